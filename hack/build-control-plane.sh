@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from their
+# Go modules (through the Go module proxy) and caches the binaries outside the clone,
+# keyed by version. A warm cache makes this a no-op.
+#
+#   WAITGATE_CACHE   cache root (default: ~/.cache/waitgate)
+#
+# Prints the bin directory as its last line.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+. "$here/versions.env"
+
+cache=${WAITGATE_CACHE:-$HOME/.cache/waitgate}
+k8s_bin=$cache/bin/kubernetes-$K8S_VERSION
+etcd_bin=$cache/bin/etcd-$ETCD_VERSION
+kwok_bin=$cache/bin/kwok-$KWOK_VERSION
+mkdir -p "$cache/build" "$k8s_bin" "$etcd_bin" "$kwok_bin"
+
+command -v go >/dev/null || { echo "build-control-plane: go is required on PATH" >&2; exit 1; }
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+# Builds run one after another: two cores and the Kubernetes link step want most of them.
+
+log() { printf 'build-control-plane: %s\n' "$*" >&2; }
+started=$(date +%s)
+built_any=0
+
+build_etcd() {
+  [ -x "$etcd_bin/etcd" ] && return 0
+  built_any=1
+  local dir=$cache/build/etcd-$ETCD_VERSION
+  rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+  log "building etcd $ETCD_VERSION"
+  cat > main.go <<'GO'
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+  go mod init waitgate.local/etcd >/dev/null 2>&1
+  go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null
+  go mod tidy >/dev/null
+  go build -trimpath -ldflags "-s -w" -o "$etcd_bin/etcd.tmp" .
+  mv "$etcd_bin/etcd.tmp" "$etcd_bin/etcd"
+}
+
+build_kubernetes() {
+  if [ -x "$k8s_bin/kube-apiserver" ] && [ -x "$k8s_bin/kube-controller-manager" ] && [ -x "$k8s_bin/kube-scheduler" ]; then
+    return 0
+  fi
+  built_any=1
+  local dir=$cache/build/kubernetes-$K8S_VERSION
+  rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+  log "building kube-apiserver, kube-controller-manager, kube-scheduler $K8S_VERSION"
+  go mod init waitgate.local/kubernetes >/dev/null 2>&1
+  go mod edit -go=1.26.0 -godebug=default=go1.24
+  local m
+  for m in api apiextensions-apiserver apimachinery apiserver cli-runtime client-go \
+    cloud-provider cluster-bootstrap code-generator component-base component-helpers \
+    controller-manager cri-api cri-client csi-translation-lib dynamic-resource-allocation \
+    endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy \
+    kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission \
+    sample-apiserver sample-cli-plugin sample-controller; do
+    go mod edit -replace="k8s.io/$m=k8s.io/$m@$K8S_STAGING_VERSION"
+  done
+  cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+)
+GO
+  go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
+  go mod tidy >/dev/null
+  local minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
+  local ld="-s -w"
+  local pkg
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld="$ld -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+  done
+  local cmd
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
+    [ -x "$k8s_bin/$cmd" ] && continue
+    log "linking $cmd"
+    go build -tags tools -trimpath -ldflags "$ld" -o "$k8s_bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
+    mv "$k8s_bin/$cmd.tmp" "$k8s_bin/$cmd"
+  done
+}
+
+build_kwok() {
+  [ -x "$kwok_bin/kwok" ] && return 0
+  built_any=1
+  log "building kwok $KWOK_VERSION"
+  local gobin=$cache/build/kwok-$KWOK_VERSION
+  mkdir -p "$gobin"
+  GOBIN=$gobin go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  mv "$gobin/kwok" "$kwok_bin/kwok"
+}
+
+build_etcd
+build_kwok
+build_kubernetes
+
+if [ "$built_any" = 1 ]; then
+  log "cold build took $(( $(date +%s) - started ))s"
+fi
+mkdir -p "$cache/bin/current"
+ln -sf "$etcd_bin/etcd" "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
+  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok" "$cache/bin/current/" 2>/dev/null || true
+echo "$cache/bin/current"

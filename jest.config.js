@@ -1,0 +1,22 @@
+// ESM set-up: @kubernetes/client-node 1.x ships only ESM, so tests run as ES modules
+// (NODE_OPTIONS=--experimental-vm-modules) through ts-jest's ESM mode.
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testEnvironment: 'node',
+};
+
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{operator,receiver,cli,hack}/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+  ],
+  // e2e files each start their own operator in their own namespace, so they can run side by side.
+  maxWorkers: 4,
+};

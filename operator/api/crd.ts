@@ -1,0 +1,128 @@
+// Builds the HeldJob CustomResourceDefinition from the zod schemas in heldjob-schema.ts.
+import { z } from 'zod';
+import { heldJobSpecSchema, heldJobStatusSchema } from './heldjob-schema.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  HELDJOB_KIND,
+  HELDJOB_PLURAL,
+  HELDJOB_SHORT_NAMES,
+  HELDJOB_SINGULAR,
+} from './vocabulary.js';
+
+type Schema = Record<string, unknown>;
+
+function isObjectSchema(s: Schema): boolean {
+  return s['type'] === 'object';
+}
+
+/**
+ * Turns zod's JSON Schema into a Kubernetes structural schema:
+ * - a union of objects becomes one object holding every branch's properties, exactly one
+ *   of which may be set (min/maxProperties 1);
+ * - a union of string enums or constants becomes one enum;
+ * - `additionalProperties` is dropped: where unknown fields must survive (so that a stale
+ *   schema can never silently prune a term of a wait) the schema says
+ *   x-kubernetes-preserve-unknown-fields and the operator's strict re-check refuses them.
+ */
+export function toStructural(input: Schema): Schema {
+  const s: Schema = { ...input };
+  delete s['$schema'];
+  delete s['additionalProperties'];
+  const anyOf = s['anyOf'] as Schema[] | undefined;
+  if (anyOf) {
+    delete s['anyOf'];
+    const branches = anyOf.map(toStructural);
+    if (branches.every(isObjectSchema)) {
+      const properties: Schema = {};
+      for (const b of branches) Object.assign(properties, b['properties'] as Schema);
+      return {
+        ...s,
+        type: 'object',
+        properties,
+        minProperties: 1,
+        maxProperties: 1,
+        'x-kubernetes-preserve-unknown-fields': true,
+      };
+    }
+    if (branches.every((b) => b['type'] === 'string' && (b['enum'] || b['const'] !== undefined))) {
+      const values = branches.flatMap((b) => (b['enum'] as string[] | undefined) ?? [b['const'] as string]);
+      return { ...s, type: 'string', enum: values };
+    }
+    throw new Error(`cannot express this union in a structural schema: ${JSON.stringify(anyOf)}`);
+  }
+  if (s['const'] !== undefined) {
+    s['enum'] = [s['const']];
+    delete s['const'];
+  }
+  const props = s['properties'] as Schema | undefined;
+  if (props) {
+    const out: Schema = {};
+    for (const [k, v] of Object.entries(props)) out[k] = toStructural(v as Schema);
+    if (Object.keys(out).length === 0) delete s['properties'];
+    else s['properties'] = out;
+  }
+  if (s['items']) s['items'] = toStructural(s['items'] as Schema);
+  return s;
+}
+
+function jsonSchema(schema: z.ZodType): Schema {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' }) as Schema;
+}
+
+export function buildCrd(): Schema {
+  const spec = toStructural(jsonSchema(heldJobSpecSchema));
+  // Unknown spec fields are kept so a misspelt or newer field reaches the operator and is
+  // refused loudly (wait-unreadable) instead of being pruned into a wait that never happens.
+  spec['x-kubernetes-preserve-unknown-fields'] = true;
+  const status = toStructural(jsonSchema(heldJobStatusSchema));
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${HELDJOB_PLURAL}.${API_GROUP}` },
+    spec: {
+      group: API_GROUP,
+      names: {
+        kind: HELDJOB_KIND,
+        listKind: `${HELDJOB_KIND}List`,
+        plural: HELDJOB_PLURAL,
+        singular: HELDJOB_SINGULAR,
+        shortNames: [...HELDJOB_SHORT_NAMES],
+        categories: ['waitgate'],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: API_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'Target', type: 'string', jsonPath: '.spec.target' },
+            { name: 'Conditions', type: 'string', jsonPath: '.status.waitLabel' },
+            { name: 'State', type: 'string', jsonPath: '.status.phase' },
+            { name: 'Waited', type: 'date', jsonPath: '.status.waitingSince', description: 'How long it has waited so far (empty once it stopped waiting).' },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+            { name: 'Reason', type: 'string', jsonPath: '.status.reason', priority: 1 },
+            { name: 'Job', type: 'string', jsonPath: '.status.jobName', priority: 1 },
+            { name: 'Next Check', type: 'date', jsonPath: '.status.nextCheckAt', priority: 1 },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: 'A job held unstarted until every wait condition it names has cleared.',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec,
+                status,
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}

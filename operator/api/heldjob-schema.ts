@@ -1,0 +1,149 @@
+// The HeldJob's schema, once. The CRD in crds/ is generated from these zod schemas
+// (hack/gen-crd.ts), and the operator re-checks every HeldJob it reads against them, so
+// admission and the operator cannot disagree about what a wait may say.
+import { z } from 'zod';
+import { INSTANT_PATTERN } from './instant.js';
+import { PHASES, REFUSAL_TOKENS } from './vocabulary.js';
+
+export const MAX_CONDITIONS = 4;
+
+/** `acme/web#7` (an issue or a GitHub pull request) or `acme/web!12` (a GitLab merge request). */
+export const TARGET_PATTERN = '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+[#!][1-9][0-9]{0,9}$';
+
+const afterCondition = z
+  .object({
+    after: z.string().max(64).regex(new RegExp(INSTANT_PATTERN)).meta({
+      description: 'An ISO 8601 instant carrying its own zone (Z or ±HH:MM). The job is held until then.',
+    }),
+  })
+  .strict();
+
+const profileCondition = z
+  .object({
+    profile: z.string().min(1).max(63).regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/).meta({
+      description: 'The name of a wait profile (a check script) declared in the waitgate-profiles ConfigMap.',
+    }),
+  })
+  .strict();
+
+export const waitConditionSchema = z.union([afterCondition, profileCondition]);
+export type WaitCondition = z.infer<typeof waitConditionSchema>;
+
+/** CEL rules the apiserver enforces on spec.waitFor; the zod refinements below say the same. */
+export const WAIT_FOR_CEL = [
+  { rule: 'self.filter(c, has(c.after)).size() <= 1', message: 'waitFor may hold at most one after condition' },
+  {
+    rule: 'self.all(a, !has(a.profile) || self.filter(b, has(b.profile) && b.profile == a.profile).size() == 1)',
+    message: 'waitFor may not name the same profile twice',
+  },
+] as const;
+
+export const waitForSchema = z
+  .array(waitConditionSchema)
+  .max(MAX_CONDITIONS)
+  .superRefine((conds, ctx) => {
+    if (conds.filter((c) => 'after' in c).length > 1) {
+      ctx.addIssue({ code: 'custom', message: WAIT_FOR_CEL[0].message });
+    }
+    const profiles = conds.flatMap((c) => ('profile' in c ? [c.profile] : []));
+    if (new Set(profiles).size !== profiles.length) {
+      ctx.addIssue({ code: 'custom', message: WAIT_FOR_CEL[1].message });
+    }
+  })
+  .meta({
+    description: 'Up to four conditions, one key each; all must clear before the job starts.',
+    'x-kubernetes-validations': WAIT_FOR_CEL,
+  });
+
+/** A batch/v1 JobSpec. The apiserver validates it when the Job is created. */
+const jobSpecSchema = z
+  .object({
+    template: z.object({}).passthrough().meta({ 'x-kubernetes-preserve-unknown-fields': true }),
+  })
+  .passthrough()
+  .meta({
+    description: 'The batch/v1 JobSpec of the Job to launch once every condition has cleared.',
+    'x-kubernetes-preserve-unknown-fields': true,
+  });
+
+export const heldJobSpecSchema = z
+  .object({
+    target: z.string().max(256).regex(new RegExp(TARGET_PATTERN)).meta({
+      description: 'The id-only target: <owner>/<repo>#<n> or <owner>/<repo>!<n>. Never a title or body.',
+    }),
+    trigger: z.string().min(1).max(253).meta({ description: 'The name of the trigger entry that fired.' }),
+    waitFor: waitForSchema.optional(),
+    job: jobSpecSchema,
+  })
+  .strict();
+export type HeldJobSpec = z.infer<typeof heldJobSpecSchema>;
+
+const time = z.string().meta({ format: 'date-time' });
+
+const kubeConditionSchema = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  lastTransitionTime: time.optional(),
+  observedGeneration: z.number().int().optional(),
+});
+export type KubeCondition = z.infer<typeof kubeConditionSchema>;
+
+export const heldJobStatusSchema = z
+  .object({
+    phase: z.enum(PHASES).optional(),
+    reason: z.union([z.enum(REFUSAL_TOKENS), z.literal('')]).optional().meta({
+      description: 'The refusal token when phase is Refused.',
+    }),
+    message: z.string().optional(),
+    waitLabel: z.string().optional().meta({ description: 'The conditions in one line, as the CONDITIONS column shows them.' }),
+    heldSince: time.optional().meta({ description: 'When the first hold began; waiting is measured from here.' }),
+    waitingSince: time.optional().meta({ description: 'Set while the HeldJob waits (the WAITED column); cleared when it stops waiting.' }),
+    waitedSeconds: z.number().int().optional().meta({ description: 'How long the HeldJob waited, once it stopped waiting.' }),
+    nextCheckAt: time.optional().meta({ description: 'The next instant the operator will look at this HeldJob again.' }),
+    checks: z.number().int().optional(),
+    faults: z.number().int().optional(),
+    lastExitCode: z.number().int().optional(),
+    jobName: z.string().optional(),
+    launchedAt: time.optional(),
+    finishedAt: time.optional(),
+    observedGeneration: z.number().int().optional(),
+    conditions: z.array(kubeConditionSchema).optional(),
+  })
+  .strict();
+export type HeldJobStatus = z.infer<typeof heldJobStatusSchema>;
+
+export interface HeldJobMetadata {
+  name: string;
+  namespace: string;
+  uid: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string | Date;
+  deletionTimestamp?: string | Date;
+  labels?: Record<string, string>;
+}
+
+/** A HeldJob as read from the apiserver; spec is unknown until checked. */
+export interface HeldJobObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: HeldJobMetadata;
+  spec?: unknown;
+  status?: HeldJobStatus;
+}
+
+export type SpecCheck =
+  | { readonly ok: true; readonly spec: HeldJobSpec }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+/** The operator's own re-check of a spec it has read. */
+export function checkSpec(spec: unknown): SpecCheck {
+  const r = heldJobSpecSchema.safeParse(spec);
+  if (r.success) return { ok: true, spec: r.data };
+  return {
+    ok: false,
+    problems: r.error.issues.map((i) => `${i.path.length ? `spec.${i.path.join('.')}` : 'spec'}: ${i.message}`),
+  };
+}

@@ -1,0 +1,72 @@
+// Closed vocabularies of waitgate. Every switch over one of these is exhaustive.
+
+export const API_GROUP = 'waitgate.dev';
+export const API_VERSION = 'v1alpha1';
+export const HELDJOB_KIND = 'HeldJob';
+export const HELDJOB_PLURAL = 'heldjobs';
+export const HELDJOB_SINGULAR = 'heldjob';
+export const HELDJOB_SHORT_NAMES = ['hj'] as const;
+
+/** The life of a HeldJob. Succeeded, Failed and Refused are terminal. */
+export const Phase = {
+  Pending: 'Pending',
+  Held: 'Held',
+  Running: 'Running',
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+  Refused: 'Refused',
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+export const PHASES = Object.values(Phase);
+
+export function isTerminal(phase: Phase | undefined): boolean {
+  switch (phase) {
+    case undefined:
+    case Phase.Pending:
+    case Phase.Held:
+    case Phase.Running:
+      return false;
+    case Phase.Succeeded:
+    case Phase.Failed:
+    case Phase.Refused:
+      return true;
+    default:
+      return assertNever(phase);
+  }
+}
+
+/** Refusal tokens, exactly the behaviour reference's. A refused HeldJob is never retried. */
+export const RefusalToken = {
+  Refused: 'wait-refused',
+  Expired: 'wait-expired',
+  Unanswerable: 'wait-unanswerable',
+  ProfileUnknown: 'wait-profile-unknown',
+  Superseded: 'wait-superseded',
+  Skew: 'wait-skew',
+  Unreadable: 'wait-unreadable',
+  AfterBeyondMax: 'wait-after-beyond-max',
+} as const;
+export type RefusalToken = (typeof RefusalToken)[keyof typeof RefusalToken];
+export const REFUSAL_TOKENS = Object.values(RefusalToken);
+
+/** Types of the Kubernetes-style conditions in status.conditions. */
+export const ConditionType = {
+  /** True while the HeldJob waits on at least one wait condition. */
+  Waiting: 'Waiting',
+  /** True once the Job has been created. */
+  Launched: 'Launched',
+  /** True once the HeldJob has reached a terminal phase. */
+  Finished: 'Finished',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** Labels and annotations waitgate puts on what it creates. */
+export const Labels = {
+  managedBy: 'app.kubernetes.io/managed-by',
+  heldJob: 'waitgate.dev/heldjob',
+} as const;
+export const MANAGED_BY = 'waitgate';
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}
