@@ -113,7 +113,10 @@ build_kubernetes
 if [ "$built_any" = 1 ]; then
   log "cold build took $(( $(date +%s) - started ))s"
 fi
-mkdir -p "$cache/bin/current"
-ln -sf "$etcd_bin/etcd" "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
-  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok" "$cache/bin/current/" 2>/dev/null || true
-echo "$cache/bin/current"
+out=$cache/bin/control-plane-$K8S_VERSION-$ETCD_VERSION-$KWOK_VERSION
+mkdir -p "$out"
+for f in "$etcd_bin/etcd" "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
+  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok"; do
+  ln -sfn "$f" "$out/$(basename "$f")"
+done
+echo "$out"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Stops what hack/cluster-up.sh started (and only that), then removes its state.
+#   --keep-state   stop the processes but keep etcd's data, certificates and kubeconfig
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+state=${WAITGATE_CLUSTER_DIR:-$root/.cluster}
+[ -d "$state/pids" ] || { echo "cluster-down: nothing started from $state" >&2; exit 0; }
+stop() {
+  local name=$1 pidfile=$state/pids/$1.pid pid i
+  [ -s "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  # Only a process that is still the one we started (same pid, same program).
+  if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "$2"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    echo "cluster-down: stopped $name" >&2
+  fi
+  rm -f "$pidfile"
+}
+# The operator and receiver that `make up` started, then the control plane, last etcd.
+stop operator "dist/operator/main.js"
+stop receiver "dist/receiver/main.js"
+stop kwok kwok
+stop kube-scheduler kube-scheduler
+stop kube-controller-manager kube-controller-manager
+stop kube-apiserver kube-apiserver
+stop redis redis-server
+stop etcd etcd
+if [ "${1:-}" != "--keep-state" ]; then rm -rf "$state"; fi

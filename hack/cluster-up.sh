@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Starts a real local control plane on loopback: etcd, kube-apiserver (RBAC on),
+# kube-controller-manager (Job controller, garbage collector, ...), kube-scheduler, kwok with
+# fake nodes, and redis-server standing in for Valkey. Installs the HeldJob CRD.
+#
+# Idempotent: what already runs is left alone. `hack/cluster-down.sh` stops what this started.
+#
+#   WAITGATE_CLUSTER_DIR  state folder (default: <repo>/.cluster); the admin kubeconfig is
+#                         written to $WAITGATE_CLUSTER_DIR/kubeconfig
+#   WAITGATE_PORT_BASE    first of the loopback ports used (default 36400): +0 etcd client,
+#                         +1 etcd peer, +2 kube-apiserver, +3 redis
+#
+# The last two lines printed are `export KUBECONFIG=...` and `export VALKEY_URL=...`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+state=${WAITGATE_CLUSTER_DIR:-$root/.cluster}
+base=${WAITGATE_PORT_BASE:-36400}
+etcd_port=$base
+etcd_peer_port=$((base + 1))
+api_port=$((base + 2))
+redis_port=$((base + 3))
+log() { printf 'cluster-up: %s\n' "$*" >&2; }
+started_at=$(date +%s)
+
+bin=$("$here/install-tools.sh" | tail -n 1)
+export PATH="$bin:$PATH"
+mkdir -p "$state"/{pki,logs,pids,etcd,redis}
+chmod 700 "$state/etcd" "$state/pki"
+kubeconfig=$state/kubeconfig
+
+# --- credentials (made once per state folder) --------------------------------------------
+pki=$state/pki
+if [ ! -s "$pki/apiserver.crt" ]; then
+  log "creating certificates"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=waitgate-local-ca" \
+    -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+    -keyout "$pki/apiserver.key" -out "$pki/apiserver.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n' > "$pki/apiserver.ext"
+  openssl x509 -req -in "$pki/apiserver.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$pki/apiserver.ext" -out "$pki/apiserver.crt" 2>/dev/null
+  openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+fi
+if [ ! -s "$pki/tokens.csv" ]; then
+  token=$(openssl rand -hex 24)
+  printf '%s,waitgate-admin,waitgate-admin,"system:masters"\n' "$token" > "$pki/tokens.csv"
+  chmod 600 "$pki/tokens.csv"
+fi
+token=$(cut -d, -f1 "$pki/tokens.csv")
+cat > "$kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: waitgate-local
+  cluster:
+    server: https://127.0.0.1:$api_port
+    certificate-authority: $pki/ca.crt
+users:
+- name: waitgate-admin
+  user:
+    token: $token
+contexts:
+- name: waitgate-local
+  context: { cluster: waitgate-local, user: waitgate-admin }
+current-context: waitgate-local
+KC
+chmod 600 "$kubeconfig"
+
+# --- processes -----------------------------------------------------------------------------
+running() { # name -> 0 if the process we started under that name is alive
+  local pidfile=$state/pids/$1.pid pid
+  [ -s "$pidfile" ] || return 1
+  pid=$(cat "$pidfile")
+  [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "$2"
+}
+start() { # name match-string command...
+  local name=$1 match=$2; shift 2
+  if running "$name" "$match"; then return 0; fi
+  log "starting $name"
+  setsid nohup "$@" >"$state/logs/$name.log" 2>&1 < /dev/null &
+  echo $! > "$state/pids/$name.pid"
+}
+wait_for() { # what seconds command...
+  local what=$1 secs=$2; shift 2
+  local deadline=$(( $(date +%s) + secs ))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      log "$what did not come up within ${secs}s; last lines of its log:"
+      tail -n 20 "$state/logs/$what.log" >&2 || true
+      exit 1
+    fi
+    sleep 0.2
+  done
+}
+http_ok() { python3 - "$1" <<'PY'
+import sys, urllib.request
+sys.exit(0 if urllib.request.urlopen(sys.argv[1], timeout=2).status == 200 else 1)
+PY
+}
+kc() { kubectl --kubeconfig "$kubeconfig" "$@"; }
+
+start etcd "$state/etcd" "$bin/etcd" \
+  --name waitgate --data-dir "$state/etcd" \
+  --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster "waitgate=http://127.0.0.1:$etcd_peer_port" \
+  --unsafe-no-fsync --quota-backend-bytes 4294967296 --log-level warn
+wait_for etcd 30 http_ok "http://127.0.0.1:$etcd_port/health"
+
+start kube-apiserver "--secure-port=$api_port" "$bin/kube-apiserver" \
+  --etcd-servers "http://127.0.0.1:$etcd_port" \
+  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 "--secure-port=$api_port" \
+  --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
+  --client-ca-file "$pki/ca.crt" \
+  --token-auth-file "$pki/tokens.csv" \
+  --authorization-mode=RBAC \
+  --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+  --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+  --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+  --api-audiences=https://kubernetes.default.svc.cluster.local \
+  --endpoint-reconciler-type=none --profiling=false --v=1
+wait_for kube-apiserver 60 kc get --raw /readyz
+
+# The CRD goes in before the controller-manager starts: its garbage collector reads
+# discovery at start and would otherwise lag on HeldJob-owned Jobs.
+kc apply -f "$root/crds/" >/dev/null
+kc wait --for condition=Established --timeout=30s crd/heldjobs.waitgate.dev >/dev/null
+
+start kube-controller-manager "kube-controller-manager" "$bin/kube-controller-manager" \
+  --kubeconfig "$kubeconfig" \
+  --controllers=job,garbagecollector,namespace,ttl-after-finished,serviceaccount \
+  --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
+  --concurrent-job-syncs=10 --concurrent-gc-syncs=20 --v=1
+start kube-scheduler "kube-scheduler" "$bin/kube-scheduler" \
+  --kubeconfig "$kubeconfig" --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 --v=1
+start kwok "kwok" "$bin/kwok" \
+  --kubeconfig "$kubeconfig" --manage-all-nodes=false \
+  --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --config "$here/cluster/kwok-stages.yaml"
+kc apply -f "$here/cluster/kwok-nodes.yaml" >/dev/null
+
+start redis "redis-server 127.0.0.1:$redis_port" redis-server \
+  --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$state/redis" --daemonize no
+wait_for redis 15 redis-cli -p "$redis_port" ping
+
+# Ready when a fake node is Ready and the default ServiceAccount exists.
+wait_for kwok 60 kc wait --for condition=Ready --timeout=2s node/kwok-node-0
+log "up in $(( $(date +%s) - started_at ))s (state in $state)"
+echo "export KUBECONFIG=$kubeconfig"
+echo "export VALKEY_URL=redis://127.0.0.1:$redis_port"

@@ -1,0 +1,79 @@
+// A client-node informer that restarts itself. client-node stops an informer on any watch
+// error other than 410 Gone; a controller must not go deaf, so this one starts again with
+// backoff and re-lists, which replays every object as an add.
+import * as k8s from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+
+export type InformerEvent = 'add' | 'update' | 'delete';
+
+export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
+  readonly kubeConfig: k8s.KubeConfig;
+  readonly path: string;
+  readonly list: () => Promise<k8s.KubernetesListObject<T>>;
+  readonly labelSelector?: string;
+  readonly onEvent: (event: InformerEvent, obj: T) => void;
+  readonly log: Logger;
+  readonly minBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+export class RestartingInformer<T extends k8s.KubernetesObject> {
+  private readonly informer: k8s.Informer<T> & k8s.ObjectCache<T>;
+  private backoffMs: number;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private synced = false;
+  /** How many times the informer has been restarted after an error. */
+  restarts = 0;
+
+  constructor(private readonly opts: RestartingInformerOptions<T>) {
+    this.backoffMs = opts.minBackoffMs ?? 500;
+    this.informer = k8s.makeInformer(opts.kubeConfig, opts.path, opts.list, opts.labelSelector);
+    this.informer.on('add', (o) => opts.onEvent('add', o));
+    this.informer.on('update', (o) => opts.onEvent('update', o));
+    this.informer.on('delete', (o) => opts.onEvent('delete', o));
+    this.informer.on('connect', () => {
+      this.backoffMs = opts.minBackoffMs ?? 500;
+    });
+    this.informer.on('error', (err) => this.restartLater(err));
+  }
+
+  async start(): Promise<void> {
+    try {
+      await this.informer.start();
+      this.synced = true;
+    } catch (err) {
+      this.restartLater(err);
+    }
+  }
+
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.informer.get(name, namespace);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.informer.list(namespace);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    await this.informer.stop();
+  }
+
+  private restartLater(err: unknown): void {
+    if (this.stopped || this.restartTimer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 30_000);
+    this.restarts++;
+    this.opts.log.warn({ err, path: this.opts.path, retryInMs: delay }, 'Informer stopped; restarting');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.stopped) void this.start();
+    }, delay);
+  }
+}

@@ -1,0 +1,71 @@
+// HeldJob I/O: status writes (optimistic, with resourceVersion) and Events.
+import * as k8s from '@kubernetes/client-node';
+import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../api/vocabulary.js';
+import type { EventSpec } from '../decide/decide.js';
+
+export class KubeHeldJobs {
+  private readonly custom: k8s.CustomObjectsApi;
+  private readonly core: k8s.CoreV1Api;
+
+  constructor(
+    kc: k8s.KubeConfig,
+    private readonly component: string,
+  ) {
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+  }
+
+  /** Lists HeldJobs in one namespace, or in all when namespace is empty. */
+  list(namespace: string): Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>> {
+    const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
+    return namespace
+      ? this.custom.listNamespacedCustomObject({ ...base, namespace })
+      : this.custom.listClusterCustomObject(base);
+  }
+
+  /** Replaces the status; fails with 409 when the HeldJob changed since it was read. */
+  async writeStatus(heldJob: HeldJobObject, status: HeldJobStatus): Promise<HeldJobObject> {
+    const body = {
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: HELDJOB_KIND,
+      metadata: { name: heldJob.metadata.name, namespace: heldJob.metadata.namespace, resourceVersion: heldJob.metadata.resourceVersion },
+      spec: heldJob.spec,
+      status,
+    };
+    return (await this.custom.replaceNamespacedCustomObjectStatus({
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace: heldJob.metadata.namespace,
+      plural: HELDJOB_PLURAL,
+      name: heldJob.metadata.name,
+      body,
+    })) as HeldJobObject;
+  }
+
+  async recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void> {
+    const t = new Date(now);
+    await this.core.createNamespacedEvent({
+      namespace: heldJob.metadata.namespace,
+      body: {
+        metadata: { generateName: `${heldJob.metadata.name}.`, namespace: heldJob.metadata.namespace },
+        involvedObject: {
+          apiVersion: `${API_GROUP}/${API_VERSION}`,
+          kind: HELDJOB_KIND,
+          name: heldJob.metadata.name,
+          namespace: heldJob.metadata.namespace,
+          uid: heldJob.metadata.uid,
+          resourceVersion: heldJob.metadata.resourceVersion,
+        },
+        type: event.type,
+        reason: event.reason,
+        message: event.message,
+        firstTimestamp: t,
+        lastTimestamp: t,
+        count: 1,
+        source: { component: this.component },
+        reportingComponent: this.component,
+      },
+    });
+  }
+}

@@ -1,0 +1,109 @@
+// Operator configuration, from the environment. Parsed once, in main.ts; nothing else
+// reads process.env. Empty strings (Helm renders unset values as "") count as unset.
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly { variable: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/** A whole number of milliseconds (or a count), with an optional floor that clamps. */
+function integer(def: number, opts: { min?: number; max?: number } = {}) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*\d+\s*$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(opts.min ?? 0).max(opts.max ?? Number.MAX_SAFE_INTEGER))
+      .optional()
+      .transform((n) => n ?? def),
+  );
+}
+
+function text() {
+  return z.preprocess(unsetIfEmpty, z.string().trim().optional());
+}
+
+function textOr(def: string) {
+  return text().transform((s): string => s ?? def);
+}
+
+export const WAIT_INTERVAL_FLOOR_MS = 30_000;
+
+export const operatorEnvSchema = z.object({
+  KUBECONFIG: text(),
+  VALKEY_URL: text(),
+  WAITGATE_WAIT_INTERVAL_MS: integer(60_000, { min: 1 }),
+  WAITGATE_WAIT_CHECK_TIMEOUT_MS: integer(10_000, { min: 1 }),
+  WAITGATE_WAIT_CHECK_SLOTS: integer(1, { min: 1 }),
+  WAITGATE_WAIT_MAX_MS: integer(86_400_000, { min: 1 }),
+  WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
+  WAITGATE_WAIT_MAX_CHECKS: integer(96, { min: 1 }),
+  WAITGATE_WAIT_MAX_FAULTS: integer(5, { min: 1 }),
+  WAITGATE_CONCURRENCY: integer(4, { min: 1, max: 10_000 }),
+  WAITGATE_WORKER_NAME: textOr('waitgate'),
+  WAITGATE_NAMESPACE: textOr('waitgate-system'),
+  WAITGATE_WATCH_NAMESPACE: textOr(''),
+  WAITGATE_RECONCILE_WORKERS: integer(8, { min: 1, max: 256 }),
+  WAITGATE_LOG_LEVEL: z
+    .preprocess(unsetIfEmpty, z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).optional())
+    .transform((l) => l ?? 'info'),
+});
+
+export interface OperatorConfig {
+  readonly kubeconfigPath: string | undefined;
+  readonly valkeyUrl: string | undefined;
+  readonly wait: {
+    readonly intervalMs: number;
+    /** True when the configured interval was under the floor and was raised to it. */
+    readonly intervalFloored: boolean;
+    readonly checkTimeoutMs: number;
+    readonly checkSlots: number;
+    readonly maxMs: number;
+    readonly afterMaxMs: number;
+    readonly maxChecks: number;
+    readonly maxFaults: number;
+  };
+  readonly concurrency: number;
+  readonly workerName: string;
+  readonly namespace: string;
+  /** Empty: every namespace. */
+  readonly watchNamespace: string;
+  readonly reconcileWorkers: number;
+  readonly logLevel: string;
+}
+
+export function parseOperatorConfig(env: Record<string, string | undefined>): OperatorConfig {
+  const r = operatorEnvSchema.safeParse(env);
+  if (!r.success) {
+    throw new ConfigError(
+      r.error.issues.map((i) => ({ variable: String(i.path[0] ?? '(environment)'), message: i.message })),
+    );
+  }
+  const e = r.data;
+  return {
+    kubeconfigPath: e.KUBECONFIG,
+    valkeyUrl: e.VALKEY_URL,
+    wait: {
+      intervalMs: Math.max(e.WAITGATE_WAIT_INTERVAL_MS, WAIT_INTERVAL_FLOOR_MS),
+      intervalFloored: e.WAITGATE_WAIT_INTERVAL_MS < WAIT_INTERVAL_FLOOR_MS,
+      checkTimeoutMs: e.WAITGATE_WAIT_CHECK_TIMEOUT_MS,
+      checkSlots: e.WAITGATE_WAIT_CHECK_SLOTS,
+      maxMs: e.WAITGATE_WAIT_MAX_MS,
+      afterMaxMs: e.WAITGATE_WAIT_AFTER_MAX_MS,
+      maxChecks: e.WAITGATE_WAIT_MAX_CHECKS,
+      maxFaults: e.WAITGATE_WAIT_MAX_FAULTS,
+    },
+    concurrency: e.WAITGATE_CONCURRENCY,
+    workerName: e.WAITGATE_WORKER_NAME,
+    namespace: e.WAITGATE_NAMESPACE,
+    watchNamespace: e.WAITGATE_WATCH_NAMESPACE,
+    reconcileWorkers: e.WAITGATE_RECONCILE_WORKERS,
+    logLevel: e.WAITGATE_LOG_LEVEL,
+  };
+}

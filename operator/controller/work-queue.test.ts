@@ -1,0 +1,73 @@
+import { describe, expect, test } from '@jest/globals';
+import { WorkQueue } from './work-queue.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('WorkQueue', () => {
+  test('never runs one key twice at once, and coalesces adds made while it runs', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    let runs = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const q = new WorkQueue(
+      async () => {
+        running++;
+        runs++;
+        maxRunning = Math.max(maxRunning, running);
+        if (runs === 1) await gate;
+        running--;
+      },
+      { workers: 4, retryBaseMs: 10, retryMaxMs: 100 },
+      () => {},
+    );
+    q.add('k');
+    await tick();
+    q.add('k');
+    q.add('k');
+    q.add('k');
+    await tick();
+    expect(maxRunning).toBe(1);
+    release();
+    await q.whenIdle();
+    expect(runs).toBe(2);
+  });
+
+  test('a failing key is retried with backoff and reported', async () => {
+    const errors: number[] = [];
+    let calls = 0;
+    const q = new WorkQueue(
+      async () => {
+        calls++;
+        if (calls < 3) throw new Error('apiserver unavailable');
+      },
+      { workers: 1, retryBaseMs: 5, retryMaxMs: 50 },
+      (_k, _e, retry) => errors.push(retry),
+    );
+    q.add('k');
+    const deadline = Date.now() + 2000;
+    while (calls < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toBe(3);
+    expect(errors).toEqual([5, 10]);
+    q.stop();
+  });
+
+  test('different keys run side by side up to the worker count', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const q = new WorkQueue(
+      async () => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((r) => setTimeout(r, 10));
+        running--;
+      },
+      { workers: 3, retryBaseMs: 5, retryMaxMs: 50 },
+      () => {},
+    );
+    for (let i = 0; i < 10; i++) q.add(`k${i}`);
+    await new Promise((r) => setTimeout(r, 1));
+    await q.whenIdle();
+    expect(maxRunning).toBe(3);
+  });
+});

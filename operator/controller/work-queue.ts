@@ -1,0 +1,101 @@
+// A keyed work queue in the manner of client-go's: a key is processed by one worker at a
+// time, adds while it is being processed coalesce into one more pass, and a failing key is
+// retried with exponential backoff instead of spinning.
+
+export interface WorkQueueOptions {
+  readonly workers: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+}
+
+export type KeyHandler = (key: string) => Promise<void>;
+export type ErrorReporter = (key: string, err: unknown, retryInMs: number) => void;
+
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
+  private active = 0;
+  private stopped = false;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly handler: KeyHandler,
+    private readonly options: WorkQueueOptions,
+    private readonly onError: ErrorReporter,
+  ) {}
+
+  add(key: string): void {
+    if (this.stopped || this.queued.has(key)) return;
+    this.queued.add(key);
+    if (!this.processing.has(key)) this.queue.push(key);
+    this.pump();
+  }
+
+  /** Adds the key after a delay; a shorter pending delay for the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    if (delayMs <= 0) return this.add(key);
+    const existing = this.delayed.get(key);
+    if (existing) clearTimeout(existing);
+    const t = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    t.unref?.();
+    this.delayed.set(key, t);
+  }
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.delayed.values()) clearTimeout(t);
+    this.delayed.clear();
+    this.queue.length = 0;
+    this.queued.clear();
+  }
+
+  /** Resolves once nothing is queued or running. */
+  whenIdle(): Promise<void> {
+    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active < this.options.workers && this.queue.length > 0) {
+      const key = this.queue.shift() as string;
+      this.queued.delete(key);
+      this.processing.add(key);
+      this.active++;
+      void this.run(key);
+    }
+    if (this.active === 0 && this.queue.length === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  private async run(key: string): Promise<void> {
+    try {
+      await this.handler(key);
+      this.failures.delete(key);
+    } catch (err) {
+      const n = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, n);
+      const retryInMs = Math.min(this.options.retryBaseMs * 2 ** (n - 1), this.options.retryMaxMs);
+      this.onError(key, err, retryInMs);
+      this.addAfter(key, retryInMs);
+    } finally {
+      this.processing.delete(key);
+      this.active--;
+      if (this.queued.has(key)) this.queue.push(key);
+      this.pump();
+    }
+  }
+}
