@@ -19,4 +19,5 @@ export default {
   ],
   // e2e files each start their own operator in their own namespace, so they can run side by side.
   maxWorkers: 4,
+  maxConcurrency: 16,
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stops what hack/cluster-up.sh started (and only that), then removes its state.
-#   --keep-state   stop the processes but keep etcd's data, certificates and kubeconfig
+#   --keep-state     stop the processes but keep etcd's data, certificates and kubeconfig
+#   --only NAME      stop one process (operator, receiver, ...) and keep the rest
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -19,6 +20,14 @@ stop() {
   fi
   rm -f "$pidfile"
 }
+if [ "${1:-}" = "--only" ]; then
+  case "${2:-}" in
+    operator) stop operator "dist/operator/main.js" ;;
+    receiver) stop receiver "dist/receiver/main.js" ;;
+    *) echo "cluster-down: --only operator|receiver" >&2; exit 2 ;;
+  esac
+  exit 0
+fi
 # The operator and receiver that `make up` started, then the control plane, last etcd.
 stop operator "dist/operator/main.js"
 stop receiver "dist/receiver/main.js"

@@ -1,0 +1,49 @@
+# waitgate. The README's two commands are `make up` and `make test`.
+SHELL := /bin/bash
+WAITGATE_CACHE ?= $(HOME)/.cache/waitgate
+export WAITGATE_CACHE
+export PATH := $(WAITGATE_CACHE)/bin/active:$(PATH)
+CLUSTER_DIR := $(if $(WAITGATE_CLUSTER_DIR),$(WAITGATE_CLUSTER_DIR),$(CURDIR)/.cluster)
+# run-operator / run-receiver use $KUBECONFIG and $VALKEY_URL, defaulting to the local cluster.
+KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
+export KUBECONFIG
+
+.PHONY: up test cluster-up cluster-down run-operator deps build crd unit e2e
+
+## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
+up:
+	@hack/up.sh
+
+## test: install what is missing, start what the tests need, run every test
+test:
+	@hack/test.sh
+
+## cluster-up: start the local control plane and Valkey (last two lines: export KUBECONFIG / VALKEY_URL)
+cluster-up:
+	@hack/cluster-up.sh
+
+## cluster-down: stop what cluster-up started and remove its state
+cluster-down:
+	@hack/cluster-down.sh
+
+## run-operator: the operator in the foreground against $KUBECONFIG and $VALKEY_URL
+run-operator: build
+	node dist/operator/main.js
+
+deps:
+	@hack/install-tools.sh >/dev/null
+
+build: deps
+	@npm run --silent build
+
+## crd: regenerate crds/ from operator/api/heldjob-schema.ts
+crd: build
+	@npm run --silent gen:crd
+
+## unit: the unit tests alone (no cluster)
+unit: deps
+	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects unit
+
+## e2e: the end-to-end tests alone
+e2e:
+	@hack/test.sh --selectProjects e2e

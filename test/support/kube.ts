@@ -1,0 +1,80 @@
+// Test-side access to the real apiserver.
+import * as k8s from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import type { HeldJobObject } from '../../operator/api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../operator/api/vocabulary.js';
+import { kubeconfigPath } from './env.js';
+
+export class TestKube {
+  readonly kc: k8s.KubeConfig;
+  readonly core: k8s.CoreV1Api;
+  readonly batch: k8s.BatchV1Api;
+  readonly custom: k8s.CustomObjectsApi;
+
+  constructor() {
+    this.kc = new k8s.KubeConfig();
+    this.kc.loadFromFile(kubeconfigPath());
+    this.core = this.kc.makeApiClient(k8s.CoreV1Api);
+    this.batch = this.kc.makeApiClient(k8s.BatchV1Api);
+    this.custom = this.kc.makeApiClient(k8s.CustomObjectsApi);
+  }
+
+  /** A fresh namespace for one test. */
+  async createNamespace(prefix: string): Promise<string> {
+    const name = `${prefix}-${randomBytes(3).toString('hex')}`;
+    await this.core.createNamespace({ body: { metadata: { name, labels: { 'waitgate.dev/test': 'true' } } } });
+    return name;
+  }
+
+  async deleteNamespace(name: string): Promise<void> {
+    await this.core.deleteNamespace({ name }).catch(() => undefined);
+  }
+
+  async createHeldJob(namespace: string, body: object): Promise<HeldJobObject> {
+    return (await this.custom.createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: HELDJOB_PLURAL,
+      namespace,
+      body,
+    })) as HeldJobObject;
+  }
+
+  async getHeldJob(namespace: string, name: string): Promise<HeldJobObject | undefined> {
+    try {
+      return (await this.custom.getNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: HELDJOB_PLURAL,
+        namespace,
+        name,
+      })) as HeldJobObject;
+    } catch (err) {
+      if (err instanceof k8s.ApiException && err.code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async listJobs(namespace: string): Promise<k8s.V1Job[]> {
+    return (await this.batch.listNamespacedJob({ namespace })).items;
+  }
+
+  async listPods(namespace: string): Promise<k8s.V1Pod[]> {
+    return (await this.core.listNamespacedPod({ namespace })).items;
+  }
+
+  async jobExists(namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.batch.readNamespacedJob({ namespace, name });
+      return true;
+    } catch (err) {
+      if (err instanceof k8s.ApiException && err.code === 404) return false;
+      throw err;
+    }
+  }
+
+  async eventsFor(namespace: string, name: string): Promise<k8s.CoreV1Event[]> {
+    const list = await this.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+    return list.items;
+  }
+}

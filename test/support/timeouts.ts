@@ -1,0 +1,13 @@
+/** Shared timeouts for tests that wait on the real cluster. */
+export const Timeouts = {
+  /** One poll step. */
+  pollMs: 100,
+  /** An object appearing or changing after an action. */
+  shortMs: 15_000,
+  /** A Job running to its end through controller-manager, scheduler and kwok. */
+  jobMs: 45_000,
+  /** The garbage collector removing dependents. */
+  gcMs: 60_000,
+  /** A whole e2e test. */
+  testMs: 120_000,
+} as const;
