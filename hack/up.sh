@@ -20,7 +20,9 @@ kubectl apply -f "$root/examples/profiles-configmap.yaml" -f "$root/examples/tri
 # (Re)start the operator so it runs the code just built.
 "$here/cluster-down.sh" --only operator 2>/dev/null || true
 log "starting the operator (log: $state/logs/operator.log)"
-(cd "$root" && setsid nohup node dist/operator/main.js >"$state/logs/operator.log" 2>&1 < /dev/null & echo $! > "$state/pids/operator.pid")
+cd "$root"
+setsid nohup node dist/operator/main.js >"$state/logs/operator.log" 2>&1 < /dev/null &
+echo $! > "$state/pids/operator.pid"
 
 after=$(date -u -d '+10 seconds' +%Y-%m-%dT%H:%M:%SZ)
 kubectl delete heldjob example-deploy -n default --ignore-not-found --wait=true >/dev/null
