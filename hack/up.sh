@@ -31,7 +31,7 @@ log "example HeldJob default/example-deploy waits until $after, then runs"
 cat <<TXT
 
 waitgate is running against the local cluster. To watch it:
-  $exports
+$(printf '  %s\n' "$exports")
   export PATH=${WAITGATE_CACHE:-$HOME/.cache/waitgate}/bin/active:\$PATH
   kubectl get heldjobs -A -w
 Stop everything with: make cluster-down
