@@ -7,8 +7,10 @@ CLUSTER_DIR := $(if $(WAITGATE_CLUSTER_DIR),$(WAITGATE_CLUSTER_DIR),$(CURDIR)/.c
 # run-operator / run-receiver use $KUBECONFIG and $VALKEY_URL, defaulting to the local cluster.
 KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
 export KUBECONFIG
+VALKEY_URL ?= redis://127.0.0.1:36403
+export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator deps build crd unit e2e
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -29,6 +31,10 @@ cluster-down:
 ## run-operator: the operator in the foreground against $KUBECONFIG and $VALKEY_URL
 run-operator: build
 	node dist/operator/main.js
+
+## run-receiver: the webhook receiver in the foreground against $KUBECONFIG and $VALKEY_URL
+run-receiver: build
+	node dist/receiver/main.js
 
 deps:
 	@hack/install-tools.sh >/dev/null

@@ -9,7 +9,7 @@ const common = {
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{operator,receiver,cli,hack}/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{operator,receiver,cli,hack,lib}/**/*.test.ts'] },
     {
       ...common,
       displayName: 'e2e',

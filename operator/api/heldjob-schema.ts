@@ -123,6 +123,7 @@ export interface HeldJobMetadata {
   creationTimestamp?: string | Date;
   deletionTimestamp?: string | Date;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 /** A HeldJob as read from the apiserver; spec is unknown until checked. */

@@ -11,8 +11,15 @@ const INSTANT =
 export const INSTANT_PATTERN =
   '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 
+/** Date.UTC, without its habit of reading years 0-99 as 1900-1999. */
+function utc(year: number, monthIndex: number, day: number, h = 0, m = 0, s = 0, ms = 0): number {
+  const d = new Date(Date.UTC(2000, monthIndex, day, h, m, s, ms));
+  d.setUTCFullYear(year, monthIndex, day);
+  return d.getTime();
+}
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utc(year, month, 0)).getUTCDate();
 }
 
 export function parseInstant(text: string): InstantResult {
@@ -46,6 +53,6 @@ export function parseInstant(text: string): InstantResult {
     offsetMinutes = sign * (oh * 60 + om);
   }
   const ms = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
-  const epochMs = Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMinutes * 60_000;
+  const epochMs = utc(year, month - 1, day, hour, minute, second, ms) - offsetMinutes * 60_000;
   return { ok: true, epochMs };
 }

@@ -67,6 +67,21 @@ export const Labels = {
 } as const;
 export const MANAGED_BY = 'waitgate';
 
+/** Annotations the receiver stamps on the HeldJobs it creates. */
+export const Annotations = {
+  /** The forge's delivery id. */
+  delivery: 'waitgate.dev/delivery',
+  /** The receiver's schema version: what it writes into a HeldJob, and how. */
+  receiverSchema: 'waitgate.dev/receiver-schema',
+  /** Set on a HeldJob that records a refused delivery: the refusal token. It never holds. */
+  refusal: 'waitgate.dev/refusal',
+  refusalMessage: 'waitgate.dev/refusal-message',
+} as const;
+
+export function isRefusalToken(v: unknown): v is RefusalToken {
+  return typeof v === 'string' && (REFUSAL_TOKENS as readonly string[]).includes(v);
+}
+
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);
 }

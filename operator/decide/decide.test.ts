@@ -10,7 +10,7 @@ const AFTER_MS = Date.parse(AFTER);
 const DAY = 86_400_000;
 
 /** Builder for the HeldJob under decision. */
-function heldJob(over: { spec?: Record<string, unknown>; status?: HeldJobStatus; deleted?: boolean } = {}): HeldJobObject {
+function heldJob(over: { spec?: Record<string, unknown>; status?: HeldJobStatus; deleted?: boolean; annotations?: Record<string, string> } = {}): HeldJobObject {
   return {
     metadata: {
       name: 'web-7-deploy',
@@ -19,6 +19,7 @@ function heldJob(over: { spec?: Record<string, unknown>; status?: HeldJobStatus;
       generation: 1,
       creationTimestamp: new Date(T0).toISOString(),
       ...(over.deleted ? { deletionTimestamp: new Date(T0).toISOString() } : {}),
+      ...(over.annotations ? { annotations: over.annotations } : {}),
     },
     spec: over.spec ?? {
       target: 'acme/web#7',
@@ -69,6 +70,8 @@ describe('decide', () => {
     ['unknown key in a condition: refused unreadable', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ until: AFTER }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
     ['misspelt waitFor in spec: refused unreadable, not run', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
     ['impossible date: refused unreadable', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ after: '2026-02-31T09:00:00Z' }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
+    ['a receiver refusal record: refused with its token, never held', heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Superseded, message: 'm' }],
+    ['a refusal record with a token this operator does not know: unreadable', heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-someday' } }), undefined, AFTER_MS, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
     ['profile condition (not yet supported): refused unreadable, not run', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ profile: 'jira' }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
   ])('%s', (_name, hj, job, now, expectedTypes, expectedStatus) => {
     const actions = decide(observed(hj, job), now);

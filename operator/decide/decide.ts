@@ -3,7 +3,7 @@
 import { checkSpec, type HeldJobObject, type HeldJobStatus, type KubeCondition } from '../api/heldjob-schema.js';
 import { parseInstant } from '../api/instant.js';
 import { jobNameFor } from '../api/job-name.js';
-import { ConditionType, isTerminal, Phase, RefusalToken, assertNever } from '../api/vocabulary.js';
+import { Annotations, ConditionType, isRefusalToken, isTerminal, Phase, RefusalToken, assertNever } from '../api/vocabulary.js';
 import { waitLabel } from '../api/wait-label.js';
 
 /** What the Job informer knows of the HeldJob's Job. */
@@ -126,6 +126,15 @@ export function decide(observed: Observed, now: number): readonly Action[] {
   if (phase === Phase.Running) {
     if (job && job.outcome !== JobOutcome.Active) return finish(status, job, now);
     return [];
+  }
+
+  // A record of a delivery the receiver refused: it never holds and never runs.
+  const refusal = heldJob.metadata.annotations?.[Annotations.refusal];
+  if (refusal !== undefined && job === undefined) {
+    const message = heldJob.metadata.annotations?.[Annotations.refusalMessage] ?? 'refused by the receiver';
+    return isRefusalToken(refusal)
+      ? refuse(status, refusal, message, now)
+      : refuse(status, RefusalToken.Unreadable, `unknown refusal token "${refusal}"`, now);
   }
 
   // Pending, Held or new: the HeldJob has not launched yet (or launched and crashed before

@@ -55,6 +55,16 @@ export class TestKube {
     }
   }
 
+  async listHeldJobs(namespace: string): Promise<HeldJobObject[]> {
+    const list = (await this.custom.listNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: HELDJOB_PLURAL,
+      namespace,
+    })) as { items: HeldJobObject[] };
+    return list.items;
+  }
+
   async listJobs(namespace: string): Promise<k8s.V1Job[]> {
     return (await this.batch.listNamespacedJob({ namespace })).items;
   }

@@ -1,14 +1,14 @@
 // One e2e scenario: its own namespace and its own operator process watching only that
 // namespace, so scenarios run side by side without seeing each other.
-import { OperatorProcess } from './operator-process.js';
+import { operatorProcess, type ServiceProcess } from './service-process.js';
 import { TestKube } from './kube.js';
 
 export interface Scenario {
   readonly kube: TestKube;
   readonly namespace: string;
-  readonly operator: OperatorProcess;
+  readonly operator: ServiceProcess;
   /** Starts another operator process on the same namespace (after a kill). */
-  restartOperator(): Promise<OperatorProcess>;
+  restartOperator(): Promise<ServiceProcess>;
 }
 
 export async function withScenario(
@@ -18,9 +18,9 @@ export async function withScenario(
 ): Promise<void> {
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label);
-  const operators: OperatorProcess[] = [];
+  const operators: ServiceProcess[] = [];
   const startOperator = async () => {
-    const op = new OperatorProcess({ WAITGATE_WATCH_NAMESPACE: namespace, ...env }, `${namespace}-${operators.length}`);
+    const op = operatorProcess({ WAITGATE_WATCH_NAMESPACE: namespace, ...env }, `${namespace}-operator-${operators.length}`);
     operators.push(op);
     await op.start();
     return op;

@@ -1,0 +1,6 @@
+// Every subcommand of `waitgate`, in the order help lists them. A new command is a file
+// beside this one and a line here.
+import type { Command } from './command.js';
+import { triggersCheck } from './triggers-check.js';
+
+export const COMMANDS: readonly Command[] = [triggersCheck];

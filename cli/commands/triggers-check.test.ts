@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from '../io.js';
+import { runTriggersCheck } from './triggers-check.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'waitgate-triggers-check-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes `content` to a temp file and runs the command on it. */
+async function checkFile(name: string, content: string) {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return { path, ...(await runOn([path])) };
+}
+
+async function runOn(args: string[]) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const io: CliIo = {
+    stdout: (line) => void stdout.push(line),
+    stderr: (line) => void stderr.push(line),
+    readFile: (p) => readFile(p, 'utf8'),
+  };
+  const code = await runTriggersCheck(args, io);
+  return { code, stdout, stderr };
+}
+
+const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
+const entry = (name: string, run: Record<string, unknown> = {}) => ({
+  name,
+  on: { type: 'label', any: ['waitgate:go'] },
+  run: { kind: 'github', flow: 'deploy', job, ...run },
+});
+const json = (v: unknown) => JSON.stringify(v, null, 2);
+const indent = (text: string, by: string) => text.split('\n').map((l) => `${by}${l}`).join('\n');
+const configMapYaml = (name: string, triggersJson: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: waitgate-system\ndata:\n  triggers.json: |\n${indent(triggersJson, '    ')}\n`;
+
+describe('waitgate triggers check', () => {
+  test.each([
+    ['no triggers', [], '0 triggers loaded'],
+    ['one trigger', [entry('deploy', { waitFor: [{ after: '2026-09-01T09:00:00+02:00' }] })], '1 trigger loaded'],
+    ['three triggers', [entry('a'), entry('b', { waitFor: [{ profile: 'jira' }] }), entry('c')], '3 triggers loaded'],
+  ])('a valid file with %s exits 0', async (_d, entries, line) => {
+    const r = await checkFile('ok.json', json(entries));
+    expect(r).toMatchObject({ code: 0, stdout: [line], stderr: [] });
+  });
+
+  test('a refused file exits 2 with one line per refusal, in order', async () => {
+    const r = await checkFile(
+      'bad.json',
+      json([
+        entry('deploy', { waitFor: [{ after: '2026-09-01T09:00:00' }, { exclusive: true }] }),
+        { on: { type: 'label', any: ['x'] }, run: { kind: 'github', flow: 'f', job, wait_for: [] } },
+      ]),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toEqual([]);
+    expect(r.stdout.map((l) => l.replace(/(: [a-z-]+): .*$/, '$1'))).toEqual([
+      'deploy $[0].run.waitFor[0].after: waitfor-after-zoneless',
+      'deploy $[0].run.waitFor[1].exclusive: waitfor-exclusive',
+      '#1 $[1].name: trigger-shape',
+      '#1 $[1].run.wait_for: waitfor-misspelled',
+    ]);
+    expect(r.stdout[0]).toMatch(/^deploy \$\[0\]\.run\.waitFor\[0\]\.after: waitfor-after-zoneless: .*zone/);
+  });
+
+  test('a name that would break the columns is quoted', async () => {
+    const r = await checkFile('spaced.json', json([entry('deploy now', { waitFor: [] })]));
+    expect(r.stdout).toEqual([expect.stringMatching(/^"deploy now" \$\[0\]\.run\.waitFor: waitfor-count: /)]);
+  });
+
+  test('text that is not JSON is refused as triggers-not-json', async () => {
+    const r = await checkFile('broken.json', '[{"name": "deploy",');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toEqual([expect.stringMatching(/^\(file\) \$: triggers-not-json: /)]);
+  });
+
+  test('a JSON object is refused as triggers-not-array', async () => {
+    const r = await checkFile('object.json', json({ triggers: [] }));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toEqual([expect.stringMatching(/^\(file\) \$: triggers-not-array: /)]);
+  });
+
+  test('the example ConfigMap in examples/ loads', async () => {
+    const r = await runOn([fileURLToPath(new URL('../../examples/triggers-configmap.yaml', import.meta.url))]);
+    expect(r).toEqual({ code: 0, stdout: ['1 trigger loaded'], stderr: [] });
+  });
+
+  test('a ConfigMap manifest in YAML is checked by its triggers.json key', async () => {
+    const ok = await checkFile('cm.yaml', configMapYaml('waitgate-triggers', json([entry('a'), entry('b')])));
+    expect(ok).toMatchObject({ code: 0, stdout: ['2 triggers loaded'] });
+    const bad = await checkFile('cm-bad.yaml', configMapYaml('waitgate-triggers', json([entry('a', { waitfor: [{ profile: 'jira' }] })])));
+    expect(bad).toMatchObject({ code: 2, stdout: [expect.stringMatching(/^a \$\[0\]\.run\.waitfor: waitfor-misspelled: /)] });
+  });
+
+  test('a ConfigMap among other resources, and a ConfigMap written as JSON, are found', async () => {
+    const other = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: waitgate\n';
+    const profiles = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: waitgate-profiles\ndata:\n  profiles.json: "{}"\n';
+    const multi = await checkFile('all.yaml', `${other}---\n${profiles}---\n${configMapYaml('waitgate-triggers', json([entry('a')]))}`);
+    expect(multi).toMatchObject({ code: 0, stdout: ['1 trigger loaded'] });
+    const asJson = await checkFile(
+      'cm.json',
+      json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't' }, data: { 'triggers.json': json([entry('a'), entry('b')]) } }),
+    );
+    expect(asJson).toMatchObject({ code: 0, stdout: ['2 triggers loaded'] });
+    const list = await checkFile('list.json', json({ apiVersion: 'v1', kind: 'List', items: [JSON.parse(readFileSync(asJson.path, 'utf8'))] }));
+    expect(list).toMatchObject({ code: 0, stdout: ['2 triggers loaded'] });
+  });
+
+  test.each([
+    ['a ConfigMap without the key', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  profiles.json: "{}"\n', /no ConfigMap in it \(other\) has a data key triggers\.json/],
+    ['a key holding YAML structure, not text', 'kind: ConfigMap\nmetadata:\n  name: t\ndata:\n  triggers.json:\n    - name: a\n', /must be text/],
+    ['two ConfigMaps with the key', `${configMapYaml('one', '[]')}---\n${configMapYaml('two', '[]')}`, /2 ConfigMaps .*waitgate-system\/one, waitgate-system\/two/],
+    ['broken YAML', 'kind: ConfigMap\ndata: [unclosed\n', /is not valid YAML/],
+  ])('%s exits 2 with a message on stderr', async (_d, content, message) => {
+    const r = await checkFile('manifest.yaml', content);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toEqual([]);
+    expect(r.stderr).toEqual([expect.stringMatching(message)]);
+  });
+
+  test('triggers written as YAML are refused, with a note saying why', async () => {
+    const r = await checkFile('triggers.yaml', '- name: deploy\n  on: { type: label, any: [x] }\n');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toEqual([expect.stringMatching(/triggers-not-json/)]);
+    expect(r.stderr).toEqual([expect.stringMatching(/a triggers file is JSON/)]);
+  });
+
+  test.each([
+    ['a file that does not exist', () => join(dir, 'missing.json'), /cannot read .*missing\.json: .*ENOENT/],
+    ['a directory', () => dir, /cannot read .*EISDIR/],
+  ])('%s exits 2 with a clear message', async (_d, path, message) => {
+    const r = await runOn([path()]);
+    expect(r).toEqual({ code: 2, stdout: [], stderr: [expect.stringMatching(message)] });
+  });
+
+  test.each([[[]], [['a.json', 'b.json']], [['--frobnicate']]])('arguments %j are a usage error', async (args) => {
+    const r = await runOn(args);
+    expect(r).toEqual({ code: 2, stdout: [], stderr: ['Usage: waitgate triggers check FILE'] });
+  });
+
+  test('--help explains the command and exits 0', async () => {
+    const r = await runOn(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.join('\n')).toMatch(/^Usage: waitgate triggers check FILE\n[\s\S]*ConfigMap/);
+  });
+});

@@ -1,0 +1,20 @@
+// What a command may touch: two output streams and the file system, passed in so that a
+// command can be run, and tested, without a process around it.
+import { readFile } from 'node:fs/promises';
+
+export interface CliIo {
+  /** Writes one line (the newline is added) to standard output. */
+  stdout(line: string): void;
+  /** Writes one line (the newline is added) to standard error. */
+  stderr(line: string): void;
+  /** Reads a whole file as UTF-8 text. */
+  readFile(path: string): Promise<string>;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: (line) => void process.stdout.write(`${line}\n`),
+    stderr: (line) => void process.stderr.write(`${line}\n`),
+    readFile: (path) => readFile(path, 'utf8'),
+  };
+}

@@ -1,0 +1,48 @@
+import { describe, expect, test } from '@jest/globals';
+import type { Command } from './commands/command.js';
+import type { CliIo } from './io.js';
+import { run, usage } from './main.js';
+
+function capture(files: Record<string, string> = {}) {
+  const out = { stdout: [] as string[], stderr: [] as string[] };
+  const io: CliIo = {
+    stdout: (line) => void out.stdout.push(line),
+    stderr: (line) => void out.stderr.push(line),
+    readFile: async (p) => {
+      const text = files[p];
+      if (text === undefined) throw new Error(`ENOENT: no such file, open '${p}'`);
+      return text;
+    },
+  };
+  return { io, out };
+}
+
+describe('waitgate', () => {
+  test.each([['--help'], ['-h'], ['help']])('%s prints the commands and exits 0', async (flag) => {
+    const { io, out } = capture();
+    expect(await run([flag], io)).toBe(0);
+    expect(out.stdout.join('\n')).toMatch(/Usage: waitgate <command>[\s\S]*triggers check FILE/);
+    expect(out.stderr).toEqual([]);
+  });
+
+  test.each([[['frobnicate']], [['triggers']], [['triggers', 'lint', 'x']], [[]]])('%j is an error with usage, exit 2', async (argv) => {
+    const { io, out } = capture();
+    expect(await run(argv, io)).toBe(2);
+    expect(out.stdout).toEqual([]);
+    expect(out.stderr[0]).toMatch(/^waitgate: (unknown command|no command given)/);
+    expect(out.stderr.join('\n')).toContain('triggers check FILE');
+  });
+
+  test('dispatches triggers check with the arguments after its words', async () => {
+    const { io, out } = capture({ 't.json': '[]' });
+    expect(await run(['triggers', 'check', 't.json'], io)).toBe(0);
+    expect(out.stdout).toEqual(['0 triggers loaded']);
+  });
+
+  test('help lists every command it is given, so a new command shows up by being registered', async () => {
+    const extra: Command = { words: ['held'], args: '', summary: 'list held jobs', help: '', run: async () => 0 };
+    expect(usage([extra])).toMatch(/^ {2}held {2}list held jobs$/m);
+    const { io } = capture();
+    expect(await run(['held'], io, [extra])).toBe(0);
+  });
+});

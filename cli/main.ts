@@ -1,0 +1,45 @@
+// The `waitgate` command line: picks the subcommand named by the first words of argv and
+// runs it. bin/waitgate.js calls main() on the build output of this file.
+import { COMMANDS } from './commands/index.js';
+import { ExitCode, usageLine, type Command } from './commands/command.js';
+import { processIo, type CliIo } from './io.js';
+
+export function usage(commands: readonly Command[] = COMMANDS): string {
+  const lines = commands.map((c) => [usageLine(c).slice('waitgate '.length), c.summary] as const);
+  const width = Math.max(...lines.map(([u]) => u.length));
+  return [
+    'Usage: waitgate <command> [arguments]',
+    '',
+    'Commands:',
+    ...lines.map(([u, summary]) => `  ${u.padEnd(width)}  ${summary}`),
+    '',
+    'Run `waitgate <command> --help` for more about one command.',
+  ].join('\n');
+}
+
+/** Runs the command line `argv` (without node and the script); resolves to the exit code. */
+export async function run(argv: readonly string[], io: CliIo, commands: readonly Command[] = COMMANDS): Promise<number> {
+  const [first] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    io.stdout(usage(commands));
+    return ExitCode.Ok;
+  }
+  const command = commands.find((c) => c.words.every((w, i) => argv[i] === w));
+  if (command) return command.run(argv.slice(command.words.length), io);
+  io.stderr(first === undefined ? 'waitgate: no command given' : `waitgate: unknown command: ${argv.join(' ')}`);
+  io.stderr(usage(commands));
+  return ExitCode.Refused;
+}
+
+/** The process entry: real streams and file system, and no crash when stdout is closed early. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+  try {
+    return await run(argv, processIo());
+  } catch (err) {
+    process.stderr.write(`waitgate: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return ExitCode.Failure;
+  }
+}

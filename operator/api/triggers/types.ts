@@ -1,0 +1,49 @@
+// The shapes a loaded triggers file has, and the shape of a refusal.
+import type { WaitCondition } from '../heldjob-schema.js';
+import type { TriggerRefusalCode } from './refusal-codes.js';
+
+export interface TriggerRefusal {
+  /** The trigger's name when it has a usable one, else `#<index>` (0-based); `(file)` for the file itself. */
+  readonly where: string;
+  /** A JSON path into the file, such as `$[2].run.waitFor[1].after`. */
+  readonly path: string;
+  readonly code: TriggerRefusalCode;
+  /** Plain English: what is wrong and why it matters. */
+  readonly message: string;
+}
+
+export interface LabelOn {
+  readonly type: 'label';
+  readonly any: readonly string[];
+  readonly once?: boolean;
+}
+
+export interface CronOn {
+  readonly type: 'cron';
+  readonly schedule: string;
+  readonly once?: boolean;
+}
+
+export interface TriggerRun {
+  readonly kind: string;
+  readonly flow: string;
+  readonly replicas?: number;
+  readonly waitFor?: readonly WaitCondition[];
+  /** A batch/v1 JobSpec, checked only for a `template` object; the apiserver checks the rest. */
+  readonly job: Record<string, unknown> & { template: Record<string, unknown> };
+  /** Keys this version does not know are kept, for forward compatibility. */
+  readonly [extra: string]: unknown;
+}
+
+export interface Trigger {
+  readonly name: string;
+  readonly on: LabelOn | CronOn;
+  readonly run: TriggerRun;
+}
+
+export type TriggersCheck =
+  | { readonly ok: true; readonly triggers: readonly Trigger[] }
+  | { readonly ok: false; readonly refusals: readonly TriggerRefusal[] };
+
+/** A refusal before it is attributed to a trigger. */
+export type PathRefusal = Omit<TriggerRefusal, 'where'>;

@@ -1,0 +1,84 @@
+// The triggers and profiles ConfigMaps, watched: a change applies without a restart.
+import * as k8s from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { RestartingInformer } from '../../operator/adapters/informer.js';
+import { parseTriggersFile, type Trigger } from '../../operator/api/triggers/triggers-file.js';
+import type { TriggerView } from '../delivery/deliver.js';
+
+export const TRIGGERS_CONFIGMAP = 'waitgate-triggers';
+export const TRIGGERS_KEY = 'triggers.json';
+export const PROFILES_CONFIGMAP = 'waitgate-profiles';
+export const PROFILES_KEY = 'profiles.json';
+
+/** Profile names declared in a profiles.json text (names only; their scripts are the operator's business). */
+export function declaredProfiles(text: string | undefined): Set<string> {
+  if (!text) return new Set();
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? new Set(Object.keys(v)) : new Set();
+  } catch {
+    return new Set();
+  }
+}
+
+export class ConfigMapTriggerView implements TriggerView {
+  private loaded: readonly Trigger[] | undefined;
+  private declared: ReadonlySet<string> = new Set();
+  private readonly informer: RestartingInformer<k8s.V1ConfigMap>;
+  /** Called with each refused triggers file (refusal count), for metrics. */
+  onRefusedFile: (count: number) => void = () => {};
+
+  constructor(kc: k8s.KubeConfig, namespace: string, private readonly log: Logger) {
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    this.informer = new RestartingInformer<k8s.V1ConfigMap>({
+      kubeConfig: kc,
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace }),
+      log,
+      onEvent: (event, cm) => this.apply(event, cm),
+    });
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): Promise<void> {
+    return this.informer.stop();
+  }
+
+  triggers(): readonly Trigger[] | undefined {
+    return this.loaded;
+  }
+
+  profiles(): ReadonlySet<string> {
+    return this.declared;
+  }
+
+  private apply(event: 'add' | 'update' | 'delete', cm: k8s.V1ConfigMap): void {
+    const name = cm.metadata?.name;
+    if (name === PROFILES_CONFIGMAP) {
+      this.declared = event === 'delete' ? new Set() : declaredProfiles(cm.data?.[PROFILES_KEY]);
+      this.log.info({ profiles: this.declared.size }, 'Loaded profiles');
+      return;
+    }
+    if (name !== TRIGGERS_CONFIGMAP) return;
+    if (event === 'delete') {
+      this.loaded = undefined;
+      this.log.warn('Triggers ConfigMap deleted; refusing deliveries until it returns');
+      return;
+    }
+    const r = parseTriggersFile(cm.data?.[TRIGGERS_KEY] ?? '');
+    if (r.ok) {
+      this.loaded = r.triggers;
+      this.log.info({ triggers: r.triggers.length }, 'Loaded triggers');
+      return;
+    }
+    // A refused file never replaces a good one: keep serving the last file that loaded.
+    this.onRefusedFile(r.refusals.length);
+    this.log.error(
+      { refusals: r.refusals.map((x) => ({ where: x.where, path: x.path, code: x.code })), keptPrevious: this.loaded !== undefined },
+      'Refused triggers file',
+    );
+  }
+}

@@ -1,0 +1,76 @@
+// HeldJob records on the apiserver, with retries for brief outages.
+import * as k8s from '@kubernetes/client-node';
+import type { HeldJobObject, HeldJobStatus } from '../../operator/api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase, type RefusalToken } from '../../operator/api/vocabulary.js';
+import { statusCodeOf } from '../../operator/adapters/kube-client.js';
+import type { HeldJobRecords } from '../delivery/deliver.js';
+import { UnavailableError } from '../delivery/deliver.js';
+import type { HeldJobManifest } from '../delivery/plan.js';
+
+const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
+
+/** Retries what a brief apiserver outage explains (no answer, 429, 5xx); then gives up as unavailable. */
+export async function withRetries<T>(op: () => Promise<T>, delaysMs: readonly number[] = [100, 300, 900, 2000]): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      const code = statusCodeOf(err);
+      const transient = code === undefined || code === 429 || code >= 500;
+      if (!transient) throw err;
+      const delay = delaysMs[attempt];
+      if (delay === undefined) throw new UnavailableError('the apiserver is unavailable', { cause: err });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+export class KubeRecords implements HeldJobRecords {
+  private readonly custom: k8s.CustomObjectsApi;
+
+  constructor(kc: k8s.KubeConfig) {
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  }
+
+  async create(manifest: HeldJobManifest): Promise<'created' | 'existed'> {
+    try {
+      await withRetries(() =>
+        this.custom.createNamespacedCustomObject({
+          ...base,
+          namespace: manifest.metadata.namespace,
+          body: manifest,
+          fieldValidation: 'Strict',
+        }),
+      );
+      return 'created';
+    } catch (err) {
+      // The name derives from the delivery: a redelivery after a lost answer meets its own HeldJob.
+      if (statusCodeOf(err) === 409) return 'existed';
+      throw err;
+    }
+  }
+
+  async markRefused(namespace: string, name: string, token: RefusalToken, message: string): Promise<void> {
+    const now = new Date().toISOString();
+    const status: HeldJobStatus = {
+      phase: Phase.Refused,
+      reason: token,
+      message,
+      finishedAt: now,
+      conditions: [{ type: 'Finished', status: 'True', reason: token, message, lastTransitionTime: now }],
+    };
+    await withRetries(() =>
+      this.custom.patchNamespacedCustomObjectStatus(
+        { ...base, namespace, name, body: { status } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      ),
+    );
+  }
+
+  async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
+    const list = (await withRetries(() => this.custom.listNamespacedCustomObject({ ...base, namespace, labelSelector }))) as {
+      items: HeldJobObject[];
+    };
+    return list.items;
+  }
+}

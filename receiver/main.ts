@@ -1,0 +1,75 @@
+// The receiver's entry point: configuration, wiring, and nothing else.
+import { ConfigError } from '../operator/config/config.js';
+import { loadKubeConfig } from '../operator/adapters/kube-client.js';
+import { createRootLogger } from '../operator/logger.js';
+import { connectValkey, Leases } from '../lib/valkey/leases.js';
+import { ConfigMapTriggerView } from './adapters/config-maps.js';
+import { KubeRecords } from './adapters/kube-records.js';
+import { parseReceiverConfig, type ReceiverConfig } from './config.js';
+import { Deliverer } from './delivery/deliver.js';
+import { createReceiverServer } from './http/server.js';
+import { ReceiverMetrics } from './metrics.js';
+
+function readConfig(): ReceiverConfig {
+  try {
+    return parseReceiverConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const p of err.problems) process.stderr.write(`waitgate-receiver: ${p.variable}: ${p.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const log = createRootLogger('waitgate-receiver', config.logLevel);
+  if (!config.githubSecret && !config.gitlabToken) {
+    log.warn('Neither WAITGATE_GITHUB_WEBHOOK_SECRET nor WAITGATE_GITLAB_WEBHOOK_TOKEN is set: every delivery will be refused 401');
+  }
+  const kc = loadKubeConfig(config.kubeconfigPath);
+  const metrics = new ReceiverMetrics();
+  const redis = connectValkey(config.valkeyUrl);
+  redis.on('error', (err) => log.warn({ err }, 'Valkey connection error'));
+  const view = new ConfigMapTriggerView(kc, config.namespace, log);
+  view.onRefusedFile = () => metrics.triggersFileRefusals.inc();
+  const deliverer = new Deliverer({
+    view,
+    records: new KubeRecords(kc),
+    leases: new Leases(redis),
+    namespace: config.jobNamespace,
+    keyPrefix: config.valkeyPrefix,
+    afterMaxMs: config.afterMaxMs,
+    now: () => Date.now(),
+    log,
+  });
+  const server = createReceiverServer({
+    githubSecret: config.githubSecret,
+    gitlabToken: config.gitlabToken,
+    deliver: (e) => deliverer.deliver(e),
+    ready: async () => view.triggers() !== undefined && (await redis.ping()) === 'PONG',
+    metrics,
+    log,
+  });
+
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'Stopping');
+    server.close();
+    void view.stop();
+    redis.disconnect();
+    setTimeout(() => process.exit(0), 2000).unref();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await view.start();
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const addr = server.address();
+  log.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, jobNamespace: config.jobNamespace }, 'Listening');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`waitgate-receiver: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

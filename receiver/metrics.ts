@@ -1,0 +1,41 @@
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Every way a delivery can end. Labels are closed vocabularies: nothing author-typed. */
+export const DeliveryOutcome = {
+  Held: 'held',
+  Refused: 'refused',
+  Ignored: 'ignored',
+  Duplicate: 'duplicate',
+  Unhandled: 'unhandled',
+  Unauthorized: 'unauthorized',
+  TooLarge: 'too_large',
+  Malformed: 'malformed',
+  Unavailable: 'unavailable',
+  Error: 'error',
+} as const;
+export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutcome];
+
+export class ReceiverMetrics {
+  readonly registry = new Registry();
+  readonly deliveries = new Counter({
+    name: 'waitgate_receiver_deliveries_total',
+    help: 'Webhook deliveries by forge and outcome.',
+    labelNames: ['forge', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly refusals = new Counter({
+    name: 'waitgate_receiver_refusals_total',
+    help: 'Deliveries refused, by refusal token.',
+    labelNames: ['token'] as const,
+    registers: [this.registry],
+  });
+  readonly triggersFileRefusals = new Counter({
+    name: 'waitgate_receiver_triggers_file_refusals_total',
+    help: 'Triggers files refused at load (the previous file stays in force).',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'waitgate_receiver_' });
+  }
+}

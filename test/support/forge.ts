@@ -1,0 +1,71 @@
+// Builders for forge deliveries, signed as GitHub and GitLab sign them.
+import { createHmac, randomUUID } from 'node:crypto';
+
+export const GITHUB_SECRET = 'test-github-secret';
+export const GITLAB_TOKEN = 'test-gitlab-token';
+/** Author-typed text planted in every payload; it must never reach a HeldJob or a log line. */
+export const AUTHOR_TEXT = 'PLEASE-DO-NOT-COPY-this-title-or-body';
+
+export interface Delivery {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+export function githubLabeled(opts: { repo?: string; number?: number; label: string; pull?: boolean; deliveryId?: string }): Delivery {
+  const number = opts.number ?? 7;
+  const item = { number, title: AUTHOR_TEXT, body: AUTHOR_TEXT, user: { login: 'someone' } };
+  const payload = {
+    action: 'labeled',
+    label: { name: opts.label },
+    repository: { full_name: opts.repo ?? 'acme/web', description: AUTHOR_TEXT },
+    ...(opts.pull ? { pull_request: item } : { issue: item }),
+  };
+  return githubDelivery(opts.pull ? 'pull_request' : 'issues', payload, opts.deliveryId);
+}
+
+export function githubDelivery(event: string, payload: unknown, deliveryId: string = randomUUID()): Delivery {
+  const body = Buffer.from(JSON.stringify(payload));
+  return {
+    path: '/webhooks/github',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': deliveryId,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
+    },
+    body,
+  };
+}
+
+export function gitlabMergeRequestLabeled(opts: { project?: string; iid?: number; label: string; deliveryId?: string }): Delivery {
+  const payload = {
+    object_kind: 'merge_request',
+    project: { path_with_namespace: opts.project ?? 'group/sub/repo' },
+    object_attributes: { iid: opts.iid ?? 12, title: AUTHOR_TEXT, description: AUTHOR_TEXT },
+    changes: { labels: { previous: [{ title: 'other' }], current: [{ title: 'other' }, { title: opts.label }] } },
+  };
+  const body = Buffer.from(JSON.stringify(payload));
+  return {
+    path: '/webhooks/gitlab',
+    headers: {
+      'content-type': 'application/json',
+      'x-gitlab-event': 'Merge Request Hook',
+      'x-gitlab-event-uuid': opts.deliveryId ?? randomUUID(),
+      'x-gitlab-token': GITLAB_TOKEN,
+    },
+    body,
+  };
+}
+
+export async function post(baseUrl: string, d: Delivery): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${baseUrl}${d.path}`, { method: 'POST', headers: d.headers, body: d.body });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, json };
+}

@@ -1,0 +1,69 @@
+// One receiver scenario: a namespace holding its triggers and profiles ConfigMaps and its
+// HeldJobs, a Valkey key prefix of its own, and a receiver process configured for both.
+import { TestKube } from './kube.js';
+import { requireEnv } from './env.js';
+import { GITHUB_SECRET, GITLAB_TOKEN } from './forge.js';
+import { receiverProcess, type ServiceProcess } from './service-process.js';
+import { eventually } from './wait.js';
+
+export interface ReceiverScenario {
+  readonly kube: TestKube;
+  readonly namespace: string;
+  readonly url: string;
+  readonly receiver: ServiceProcess;
+  readonly env: Record<string, string>;
+}
+
+export function trigger(opts: { name?: string; labels?: string[]; waitFor?: object[]; kind?: string } = {}): object {
+  return {
+    name: opts.name ?? 'deploy',
+    on: { type: 'label', any: opts.labels ?? ['waitgate:deploy'] },
+    run: {
+      kind: opts.kind ?? 'github',
+      flow: 'deploy',
+      ...(opts.waitFor ? { waitFor: opts.waitFor } : {}),
+      job: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'deploy', image: 'busybox' }] } } },
+    },
+  };
+}
+
+export async function putConfigMap(kube: TestKube, namespace: string, name: string, data: Record<string, string>): Promise<void> {
+  try {
+    await kube.core.replaceNamespacedConfigMap({ name, namespace, body: { metadata: { name, namespace }, data } });
+  } catch {
+    await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
+  }
+}
+
+export async function withReceiver(
+  label: string,
+  setup: { triggers: object[]; profiles?: Record<string, object> },
+  body: (s: ReceiverScenario) => Promise<void>,
+  envOverrides: Record<string, string> = {},
+): Promise<void> {
+  const kube = new TestKube();
+  const namespace = await kube.createNamespace(label);
+  await putConfigMap(kube, namespace, 'waitgate-triggers', { 'triggers.json': JSON.stringify(setup.triggers) });
+  if (setup.profiles) await putConfigMap(kube, namespace, 'waitgate-profiles', { 'profiles.json': JSON.stringify(setup.profiles) });
+  const env = {
+    VALKEY_URL: requireEnv('VALKEY_URL'),
+    WAITGATE_VALKEY_PREFIX: `test-${namespace}`,
+    WAITGATE_NAMESPACE: namespace,
+    WAITGATE_JOB_NAMESPACE: namespace,
+    WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
+    WAITGATE_GITLAB_WEBHOOK_TOKEN: GITLAB_TOKEN,
+    ...envOverrides,
+  };
+  const receiver = receiverProcess(env, `${namespace}-receiver`);
+  try {
+    const ready = await receiver.start();
+    const url = `http://127.0.0.1:${String(ready['port'])}`;
+    await eventually('the receiver to be ready', async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined));
+    await body({ kube, namespace, url, receiver, env });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n(receiver log: ${receiver.logPath})`, { cause: err });
+  } finally {
+    await receiver.stop();
+    await kube.deleteNamespace(namespace);
+  }
+}

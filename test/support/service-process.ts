@@ -1,0 +1,89 @@
+// waitgate's own processes (operator, receiver), run for real from dist/, as make runs them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kubeconfigPath, ROOT } from './env.js';
+import { eventually } from './wait.js';
+
+export class ServiceProcess {
+  private child: ChildProcess | undefined;
+  readonly logPath: string;
+  private exited: Promise<number | null> = Promise.resolve(null);
+
+  constructor(
+    private readonly entry: string,
+    private readonly readyMessage: string,
+    private readonly env: Record<string, string>,
+    label: string,
+  ) {
+    const dir = join(tmpdir(), 'waitgate-e2e');
+    mkdirSync(dir, { recursive: true });
+    this.logPath = join(dir, `${label}-${Date.now()}.log`);
+  }
+
+  /** Starts the process and waits for its ready log line; returns that line. */
+  async start(): Promise<Record<string, unknown>> {
+    const out = createWriteStream(this.logPath, { flags: 'a' });
+    const before = this.linesWith(this.readyMessage).length;
+    const child = spawn(process.execPath, [join(ROOT, this.entry)], {
+      env: { PATH: process.env['PATH'] ?? '', KUBECONFIG: kubeconfigPath(), WAITGATE_LOG_LEVEL: 'debug', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    let exitedEarly = false;
+    void this.exited.then(() => (exitedEarly = true));
+    return eventually(`${this.entry} to log "${this.readyMessage}"`, () => {
+      if (exitedEarly) throw new Error(`${this.entry} exited; see ${this.logPath}`);
+      const lines = this.linesWith(this.readyMessage);
+      return lines.length > before ? lines[lines.length - 1] : undefined;
+    });
+  }
+
+  /** Kills with the signal (SIGKILL: no chance to clean up) and waits for the exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.child?.kill(signal);
+    await this.exited;
+    this.child = undefined;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child) await this.kill('SIGTERM');
+  }
+
+  /** Runs the process to its exit (for processes expected to stop by themselves). */
+  async exitCode(): Promise<number | null> {
+    return this.exited;
+  }
+
+  logText(): string {
+    try {
+      return readFileSync(this.logPath, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  /** Every JSON log line written so far. */
+  logLines(): Record<string, unknown>[] {
+    return this.logText()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  private linesWith(msg: string): Record<string, unknown>[] {
+    return this.logLines().filter((l) => l['msg'] === msg);
+  }
+}
+
+export function operatorProcess(env: Record<string, string>, label: string): ServiceProcess {
+  return new ServiceProcess('dist/operator/main.js', 'Started', env, label);
+}
+
+export function receiverProcess(env: Record<string, string>, label: string): ServiceProcess {
+  return new ServiceProcess('dist/receiver/main.js', 'Listening', { WAITGATE_RECEIVER_HOST: '127.0.0.1', WAITGATE_RECEIVER_PORT: '0', ...env }, label);
+}
