@@ -5,7 +5,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Phase } from '../../operator/api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { kubeconfigPath } from '../support/env.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { withScenario, type Scenario } from '../support/scenario.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
@@ -144,6 +148,38 @@ describe('after: held until the instant, then launched exactly once', () => {
         expect(jobs).toHaveLength(1);
         expect(created(jobs[0]!)).toBeGreaterThanOrEqual(Math.floor(restartedAt / 1000) * 1000);
       }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'an apiserver outage stops the watches; the informers restart and catch up',
+    async () => {
+      const kc = readFileSync(kubeconfigPath(), 'utf8');
+      const apiPort = Number(/server: https:\/\/127\.0\.0\.1:(\d+)/.exec(kc)?.[1]);
+      const proxy = new TcpProxy('127.0.0.1', apiPort);
+      const port = await proxy.start();
+      const proxied = join(tmpdir(), `waitgate-operator-proxied-${port}.kubeconfig`);
+      writeFileSync(proxied, kc.replace(/server: https:\/\/127\.0\.0\.1:\d+/, `server: https://127.0.0.1:${port}`));
+      try {
+        await withScenario(
+          'after-outage',
+          async (s) => {
+            await proxy.cut();
+            // Created while the operator cannot see the apiserver.
+            const { after } = afterIn(1000);
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }] }));
+            await eventually('the operator to notice the broken watch', () =>
+              s.operator.logLines().some((l) => l['msg'] === 'Informer stopped; restarting') ? true : undefined);
+            await proxy.restore();
+            await reaches(s, Phase.Succeeded);
+            expect(await s.kube.listJobs(s.namespace)).toHaveLength(1);
+          },
+          { KUBECONFIG: proxied },
+        );
+      } finally {
+        await proxy.cut();
+      }
+    },
     Timeouts.testMs,
   );
 });
