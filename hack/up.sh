@@ -44,7 +44,7 @@ log "example HeldJob default/example-deploy waits until $after, then runs"
 cat <<TXT
 
 waitgate is running against the local cluster. To watch it:
-$(printf '  %s\n' "$exports")
+$(printf '%s\n' "$exports" | sed 's/^/  /')
   export PATH=${WAITGATE_CACHE:-$HOME/.cache/waitgate}/bin/active:\$PATH
   kubectl get heldjobs -A -w
 The receiver listens on http://127.0.0.1:$receiver_port (POST /webhooks/github, /webhooks/gitlab);
