@@ -22,7 +22,7 @@ kubectl apply -f "$root/examples/profiles-configmap.yaml" -f "$root/examples/tri
 "$here/cluster-down.sh" --only receiver 2>/dev/null || true
 cd "$root"
 log "starting the operator (log: $state/logs/operator.log)"
-setsid nohup node dist/operator/main.js >"$state/logs/operator.log" 2>&1 < /dev/null &
+WAITGATE_METRICS_HOST=127.0.0.1 setsid nohup node dist/operator/main.js >"$state/logs/operator.log" 2>&1 < /dev/null &
 echo $! > "$state/pids/operator.pid"
 
 # The receiver's webhook secrets: made once per cluster, kept in the state folder.

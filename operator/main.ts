@@ -1,19 +1,34 @@
 // The operator's entry point: configuration, wiring, and nothing else.
 import * as k8s from '@kubernetes/client-node';
-import type { HeldJobObject } from './api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels } from './api/vocabulary.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectValkey } from '../lib/valkey/leases.js';
+import { Slots } from '../lib/valkey/slots.js';
+import { checkSpec, type HeldJobObject } from './api/heldjob-schema.js';
+import type { Profile } from './api/profiles.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels, Phase, PHASES } from './api/vocabulary.js';
+import { ConfigMapViews } from './adapters/config-maps.js';
+import { runExecCheck } from './adapters/exec-check.js';
 import { RestartingInformer } from './adapters/informer.js';
 import { loadKubeConfig } from './adapters/kube-client.js';
 import { KubeHeldJobs } from './adapters/kube-heldjobs.js';
 import { buildJob, JOB_LABEL_SELECTOR, KubeJobs, observeJob } from './adapters/kube-jobs.js';
+import { mountedScriptPath, ProfileScripts } from './adapters/profile-scripts.js';
 import { ConfigError, parseOperatorConfig, type OperatorConfig } from './config/config.js';
 import { systemClock } from './controller/clock.js';
 import { keyOf, Reconciler } from './controller/reconciler.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { WorkQueue } from './controller/work-queue.js';
+import { scopeKeyOf } from './decide/decide.js';
+import { effectiveCheckSlots, SlottedCheckGate } from './gate/check-gate.js';
+import { ValkeyMarkers } from './gate/markers.js';
+import { SCOPE_RENEW_EVERY_MS, ValkeyScopeSlots } from './gate/scope-slots.js';
+import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from './logger.js';
+import { OperatorMetrics } from './metrics.js';
 
-type HeldJobK8s = HeldJobObject & k8s.KubernetesObject;
+type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
 
 function readConfig(): OperatorConfig {
   try {
@@ -29,14 +44,29 @@ function readConfig(): OperatorConfig {
 
 async function main(): Promise<void> {
   const config = readConfig();
+  // The checks run with the operator's environment, handed over here and nowhere else.
+  const checkEnv: Readonly<Record<string, string | undefined>> = { ...process.env };
   const log = createRootLogger('waitgate-operator', config.logLevel);
   if (config.wait.intervalFloored) {
     log.warn({ variable: 'WAITGATE_WAIT_INTERVAL_MS', floorMs: config.wait.intervalMs }, 'Raised wait interval to its floor');
   }
+  const slotLimit = effectiveCheckSlots(config.wait.checkSlots, config.concurrency);
+  if (config.concurrency === 1) {
+    log.warn({ checkSlots: slotLimit }, 'WAITGATE_CONCURRENCY is 1: a check takes the only slot, the one configuration where checks cannot be kept below the Jobs');
+  } else if (slotLimit < config.wait.checkSlots) {
+    log.warn({ configured: config.wait.checkSlots, effective: slotLimit }, 'Held check slots below WAITGATE_CONCURRENCY');
+  }
+
   const kc = loadKubeConfig(config.kubeconfigPath);
   const ns = config.watchNamespace;
+  const metrics = new OperatorMetrics();
+  const redis = connectValkey(config.valkeyUrl);
+  redis.on('error', (err) => log.debug({ err }, 'Valkey connection error'));
+  const slots = new Slots(redis);
   const heldJobsApi = new KubeHeldJobs(kc, 'waitgate-operator');
   const jobsApi = new KubeJobs(kc);
+  const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
+  const scriptPath = (p: Profile) => (config.profilesDir ? mountedScriptPath(config.profilesDir, p.script) : (scripts as ProfileScripts).pathOf(p.script));
 
   const queue = new WorkQueue(
     (key) => reconciler.reconcile(key),
@@ -44,6 +74,20 @@ async function main(): Promise<void> {
     (key, err, retryInMs) => log.error({ heldjob: key, err, retryInMs }, 'Failed to reconcile'),
   );
   const waker = new WakeTimers(systemClock, (key) => queue.add(key));
+
+  const enqueueAll = () => {
+    for (const hj of heldJobInformer.list()) queue.add(keyOf(hj.metadata.namespace, hj.metadata.name));
+  };
+  const views = new ConfigMapViews({
+    kubeConfig: kc,
+    namespace: config.namespace,
+    log,
+    onChange: (data, profiles) => {
+      if (scripts && data) scripts.sync(data, profiles);
+      metrics.triggersReadable.set(views.triggers().state === 'ok' ? 1 : 0);
+      if (heldJobInformer.hasSynced) enqueueAll();
+    },
+  });
 
   const jobInformer = new RestartingInformer<k8s.V1Job>({
     kubeConfig: kc,
@@ -58,10 +102,8 @@ async function main(): Promise<void> {
   });
   const heldJobInformer = new RestartingInformer<HeldJobK8s>({
     kubeConfig: kc,
-    path: ns
-      ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`
-      : `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`,
-    list: () => heldJobsApi.list(ns),
+    path: ns ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}` : `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`,
+    list: () => heldJobsApi.list(ns) as Promise<k8s.KubernetesListObject<HeldJobK8s>>,
     log,
     onEvent: (event, hj) => {
       const key = keyOf(hj.metadata.namespace, hj.metadata.name);
@@ -70,18 +112,85 @@ async function main(): Promise<void> {
     },
   });
 
+  const scope = new ValkeyScopeSlots(slots, config.valkeyPrefix, config.concurrency, config.scopeLimit, () => systemClock.now());
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace) },
     writer: heldJobsApi,
     launcher: jobsApi,
+    scope,
+    checks: new SlottedCheckGate({
+      slots,
+      runner: {
+        run: (profile, target, signal) =>
+          runExecCheck({ path: scriptPath(profile), target, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv, signal }),
+      },
+      metrics: {
+        checked: (profile, verdict, seconds) => metrics.checked(profile, verdict, seconds),
+        slotDenied: () => metrics.slotDenials.inc(),
+        capacityExceeded: () => metrics.capacityExceeded.inc(),
+      },
+      log,
+      now: () => systemClock.now(),
+      slotKey: `${config.valkeyPrefix}:check-slots`,
+      slotLimit,
+      workerName: config.workerName,
+      leaseTtlMs: config.wait.checkTimeoutMs + config.wait.killGraceMs + 30_000,
+      knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
+    }),
+    markers: new ValkeyMarkers(redis, config.valkeyPrefix),
+    views,
+    metrics: {
+      refused: (token) => metrics.refused(token),
+      afterLateness: (ms) => metrics.afterLateness.observe(ms / 1000),
+      scopeDeferred: () => metrics.scopeDeferrals.inc(),
+    },
     buildJob,
     observeJob,
     waker,
     clock: systemClock,
-    config: { afterMaxMs: config.wait.afterMaxMs },
+    random: Math.random,
+    config: {
+      afterMaxMs: config.wait.afterMaxMs,
+      intervalMs: config.wait.intervalMs,
+      maxMs: config.wait.maxMs,
+      maxChecks: config.wait.maxChecks,
+      maxFaults: config.wait.maxFaults,
+      pauseWindows: config.pauseWindows,
+    },
     log,
   });
+
+  // Gauges are read from the informer cache when scraped: no extra apiserver calls.
+  metrics.onScrape = () => {
+    const byPhase = new Map<string, number>(PHASES.map((p) => [p, 0]));
+    const byProfile = new Map<string, number>();
+    for (const hj of heldJobInformer.list()) {
+      const phase = hj.status?.phase ?? Phase.Pending;
+      byPhase.set(phase, (byPhase.get(phase) ?? 0) + 1);
+      if (phase !== Phase.Held) continue;
+      const spec = checkSpec(hj.spec);
+      for (const c of spec.ok ? (spec.spec.waitFor ?? []) : []) if ('profile' in c) byProfile.set(c.profile, (byProfile.get(c.profile) ?? 0) + 1);
+    }
+    for (const [phase, n] of byPhase) metrics.heldJobs.set({ phase }, n);
+    metrics.heldByProfile.reset();
+    for (const [profile, n] of byProfile) metrics.heldByProfile.set({ profile }, n);
+  };
+
+  // Running Jobs keep their scope leases alive; a crashed operator's leases lapse by themselves.
+  const renewTimer = setInterval(() => {
+    const running = heldJobInformer
+      .list()
+      .filter((hj) => hj.status?.phase === Phase.Running)
+      .flatMap((hj) => {
+        const spec = checkSpec(hj.spec);
+        return spec.ok ? [{ scopeKey: scopeKeyOf(spec.spec.target), holder: hj.metadata.uid }] : [];
+      });
+    scope.renew(running).catch((err: unknown) => log.warn({ err }, 'Failed to renew scope leases'));
+  }, SCOPE_RENEW_EVERY_MS);
+  renewTimer.unref();
+
+  const server = createOperatorServer(metrics.registry, () => heldJobInformer.hasSynced && redis.status === 'ready');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -90,17 +199,28 @@ async function main(): Promise<void> {
     log.info({ signal }, 'Stopping');
     queue.stop();
     waker.stop();
-    await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop()]);
+    clearInterval(renewTimer);
+    server.close();
+    await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop(), views.stop()]);
+    redis.disconnect();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  // Jobs first, so the first pass over HeldJobs already sees what was launched before a restart.
+  await new Promise<void>((resolve) => server.listen(config.metricsPort, config.metricsHost, resolve));
+  const addr = server.address();
+  // The ConfigMaps and the Jobs first, so the first pass over HeldJobs sees what is already there.
+  await views.start();
   await jobInformer.start();
   await heldJobInformer.start();
   log.info(
-    { watchNamespace: ns || '(all)', workerName: config.workerName, heldJobs: heldJobInformer.list().length },
+    {
+      watchNamespace: ns || '(all)',
+      workerName: config.workerName,
+      heldJobs: heldJobInformer.list().length,
+      metricsPort: typeof addr === 'object' && addr ? addr.port : config.metricsPort,
+    },
     'Started',
   );
 }

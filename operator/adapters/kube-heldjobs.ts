@@ -2,7 +2,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../api/vocabulary.js';
-import type { EventSpec } from '../decide/decide.js';
+import type { EventSpec } from '../decide/actions.js';
 
 export class KubeHeldJobs {
   private readonly custom: k8s.CustomObjectsApi;
@@ -25,7 +25,7 @@ export class KubeHeldJobs {
   }
 
   /** Replaces the status; fails with 409 when the HeldJob changed since it was read. */
-  async writeStatus(heldJob: HeldJobObject, status: HeldJobStatus): Promise<HeldJobObject> {
+  async writeStatus<T extends HeldJobObject>(heldJob: T, status: HeldJobStatus): Promise<T> {
     const body = {
       apiVersion: `${API_GROUP}/${API_VERSION}`,
       kind: HELDJOB_KIND,
@@ -40,7 +40,22 @@ export class KubeHeldJobs {
       plural: HELDJOB_PLURAL,
       name: heldJob.metadata.name,
       body,
-    })) as HeldJobObject;
+    })) as T;
+  }
+
+  /** Sets metadata.finalizers; fails with 409 when the HeldJob changed since it was read. */
+  async setFinalizers<T extends HeldJobObject>(heldJob: T, finalizers: string[]): Promise<T> {
+    return (await this.custom.patchNamespacedCustomObject(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace: heldJob.metadata.namespace,
+        plural: HELDJOB_PLURAL,
+        name: heldJob.metadata.name,
+        body: { metadata: { finalizers, resourceVersion: heldJob.metadata.resourceVersion } },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    )) as T;
   }
 
   async recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void> {

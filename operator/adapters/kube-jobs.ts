@@ -60,6 +60,15 @@ export class KubeJobs {
       : this.batch.listJobForAllNamespaces({ labelSelector: JOB_LABEL_SELECTOR });
   }
 
+  /** Deletes the Job and, in the background, its Pods; a Job already gone is fine. */
+  async delete(name: string, namespace: string): Promise<void> {
+    try {
+      await this.batch.deleteNamespacedJob({ name, namespace, propagationPolicy: 'Background' });
+    } catch (err) {
+      if (statusCodeOf(err) !== 404) throw err;
+    }
+  }
+
   /** Creates the Job; returns 'existed' when a Job of that name is already this HeldJob's. */
   async create(job: k8s.V1Job, ownerUid: string): Promise<'created' | 'existed'> {
     const namespace = job.metadata?.namespace as string;

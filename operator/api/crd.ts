@@ -102,10 +102,13 @@ export function buildCrd(): Schema {
             { name: 'Conditions', type: 'string', jsonPath: '.status.waitLabel' },
             { name: 'State', type: 'string', jsonPath: '.status.phase' },
             { name: 'Waited', type: 'date', jsonPath: '.status.waitingSince', description: 'How long it has waited so far (empty once it stopped waiting).' },
+            // A future instant as an absolute time: a date column would print <invalid> for it.
+            { name: 'Next Check', type: 'string', jsonPath: '.status.nextCheckAt' },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
             { name: 'Reason', type: 'string', jsonPath: '.status.reason', priority: 1 },
             { name: 'Job', type: 'string', jsonPath: '.status.jobName', priority: 1 },
-            { name: 'Next Check', type: 'date', jsonPath: '.status.nextCheckAt', priority: 1 },
+            { name: 'Checks', type: 'integer', jsonPath: '.status.checks', priority: 1 },
+            { name: 'Last Exit', type: 'integer', jsonPath: '.status.lastExitCode', priority: 1 },
           ],
           schema: {
             openAPIV3Schema: {

@@ -102,9 +102,20 @@ export const heldJobStatusSchema = z
     waitingSince: time.optional().meta({ description: 'Set while the HeldJob waits (the WAITED column); cleared when it stops waiting.' }),
     waitedSeconds: z.number().int().optional().meta({ description: 'How long the HeldJob waited, once it stopped waiting.' }),
     nextCheckAt: time.optional().meta({ description: 'The next instant the operator will look at this HeldJob again.' }),
-    checks: z.number().int().optional(),
-    faults: z.number().int().optional(),
+    checksSince: time.optional().meta({ description: 'When profile checks began (the after, if any, had cleared); the maximum wait counts from here.' }),
+    expiresAt: time.optional().meta({ description: 'When a profile hold gives up (wait-expired), after one last check.' }),
+    checks: z.number().int().optional().meta({ description: 'Profile checks run so far.' }),
+    faults: z.number().int().optional().meta({ description: '"Could not tell" answers in a row.' }),
+    limits: z.object({ maxChecks: z.number().int(), maxFaults: z.number().int() }).optional(),
     lastExitCode: z.number().int().optional(),
+    lastCheckAt: time.optional(),
+    lastCheckProfile: z.string().optional(),
+    clearedProfiles: z.array(z.string()).optional().meta({ description: 'Profiles that answered go in the current round of checks.' }),
+    afterClearedAt: time.optional(),
+    waits: z
+      .array(z.object({ condition: z.string(), state: z.string(), detail: z.string().optional() }))
+      .optional()
+      .meta({ description: 'Each wait condition and its state.' }),
     jobName: z.string().optional(),
     launchedAt: time.optional(),
     finishedAt: time.optional(),

@@ -57,6 +57,8 @@ export const ConditionType = {
   Launched: 'Launched',
   /** True once the HeldJob has reached a terminal phase. */
   Finished: 'Finished',
+  /** Whether the trigger entry in the triggers ConfigMap was compared with this HeldJob (wait-skew). */
+  TriggerChecked: 'TriggerChecked',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -66,6 +68,20 @@ export const Labels = {
   heldJob: 'waitgate.dev/heldjob',
 } as const;
 export const MANAGED_BY = 'waitgate';
+
+/** The finalizer that lets the operator release leases and stop a check before a HeldJob goes. */
+export const FINALIZER = 'waitgate.dev/cleanup';
+
+/** What the record says when a HeldJob was deleted while its Job ran. */
+export const OPERATOR_CANCEL = 'operator-cancel';
+
+/** The state of one wait condition, as `kubectl describe` shows it. */
+export const WaitState = {
+  Waiting: 'Waiting',
+  Cleared: 'Cleared',
+  NotChecked: 'NotChecked',
+} as const;
+export type WaitState = (typeof WaitState)[keyof typeof WaitState];
 
 /** Annotations the receiver stamps on the HeldJobs it creates. */
 export const Annotations = {

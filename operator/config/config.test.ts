@@ -1,9 +1,16 @@
 import { describe, expect, test } from '@jest/globals';
 import { ConfigError, parseOperatorConfig } from './config.js';
 
+const BASE = { VALKEY_URL: 'redis://127.0.0.1:6379' };
+
 describe('parseOperatorConfig', () => {
+  test('pause windows parse from JSON', () => {
+    const c = parseOperatorConfig({ ...BASE, WAITGATE_PAUSE_WINDOWS: '[{"start":"22:00","end":"06:00","timeZone":"Europe/Berlin"}]' });
+    expect(c.pauseWindows).toEqual([{ start: '22:00', end: '06:00', timeZone: 'Europe/Berlin' }]);
+  });
+
   test('defaults are the reference values', () => {
-    const c = parseOperatorConfig({});
+    const c = parseOperatorConfig(BASE);
     expect(c.wait).toEqual({
       intervalMs: 60_000,
       intervalFloored: false,
@@ -13,16 +20,17 @@ describe('parseOperatorConfig', () => {
       afterMaxMs: 2_592_000_000,
       maxChecks: 96,
       maxFaults: 5,
+      killGraceMs: 2000,
     });
     expect(c.namespace).toBe('waitgate-system');
     expect(c.watchNamespace).toBe('');
   });
 
   test('empty strings count as unset', () => {
-    const c = parseOperatorConfig({ WAITGATE_WAIT_INTERVAL_MS: '', WAITGATE_NAMESPACE: ' ', VALKEY_URL: '' });
+    const c = parseOperatorConfig({ ...BASE, WAITGATE_WAIT_INTERVAL_MS: '', WAITGATE_NAMESPACE: ' ', WAITGATE_PROFILES_DIR: '' });
     expect(c.wait.intervalMs).toBe(60_000);
     expect(c.namespace).toBe('waitgate-system');
-    expect(c.valkeyUrl).toBeUndefined();
+    expect(c.profilesDir).toBeUndefined();
   });
 
   test.each([
@@ -30,7 +38,7 @@ describe('parseOperatorConfig', () => {
     ['WAITGATE_WAIT_INTERVAL_MS', '3600000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.intervalMs, c.wait.intervalFloored], [3_600_000, false]],
     ['WAITGATE_WAIT_AFTER_MAX_MS', '1000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.afterMaxMs], [1000]],
   ])('%s=%s', (name, value, pick, expected) => {
-    expect(pick(parseOperatorConfig({ [name]: value }))).toEqual(expected);
+    expect(pick(parseOperatorConfig({ ...BASE, [name]: value }))).toEqual(expected);
   });
 
   test.each([
@@ -39,8 +47,12 @@ describe('parseOperatorConfig', () => {
     ['WAITGATE_WAIT_MAX_FAULTS', '0'],
     ['WAITGATE_CONCURRENCY', '1.5'],
     ['WAITGATE_LOG_LEVEL', 'loud'],
+    ['VALKEY_URL', ''],
+    ['VALKEY_URL', 'http://127.0.0.1:6379'],
+    ['WAITGATE_PAUSE_WINDOWS', 'not json'],
+    ['WAITGATE_PAUSE_WINDOWS', '[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'],
   ])('refuses %s=%s naming the variable', (name, value) => {
-    expect(() => parseOperatorConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => parseOperatorConfig({ [name]: value })).toThrow(name);
+    expect(() => parseOperatorConfig({ ...BASE, [name]: value })).toThrow(ConfigError);
+    expect(() => parseOperatorConfig({ ...BASE, [name]: value })).toThrow(name);
   });
 });

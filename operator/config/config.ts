@@ -1,6 +1,7 @@
 // Operator configuration, from the environment. Parsed once, in main.ts; nothing else
 // reads process.env. Empty strings (Helm renders unset values as "") count as unset.
 import { z } from 'zod';
+import { pauseWindowsSchema, type PauseWindow } from '../gate/pause-windows.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly { variable: string; message: string }[]) {
@@ -35,9 +36,30 @@ function textOr(def: string) {
 
 export const WAIT_INTERVAL_FLOOR_MS = 30_000;
 
+const jsonOf = <T extends z.ZodType>(schema: T, def: z.infer<T>) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .transform((s, ctx) => {
+        try {
+          return JSON.parse(s) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(schema)
+      .optional()
+      .transform((v): z.infer<T> => v ?? def),
+  );
+
 export const operatorEnvSchema = z.object({
   KUBECONFIG: text(),
-  VALKEY_URL: text(),
+  VALKEY_URL: text().pipe(
+    z.string({ message: 'is required: check slots and scope slots are leased in Valkey' }).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  ),
+  WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
   WAITGATE_WAIT_INTERVAL_MS: integer(60_000, { min: 1 }),
   WAITGATE_WAIT_CHECK_TIMEOUT_MS: integer(10_000, { min: 1 }),
   WAITGATE_WAIT_CHECK_SLOTS: integer(1, { min: 1 }),
@@ -50,6 +72,12 @@ export const operatorEnvSchema = z.object({
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
   WAITGATE_WATCH_NAMESPACE: textOr(''),
   WAITGATE_RECONCILE_WORKERS: integer(8, { min: 1, max: 256 }),
+  WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
+  WAITGATE_PAUSE_WINDOWS: jsonOf(pauseWindowsSchema, []),
+  WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),
+  WAITGATE_PROFILES_DIR: text(),
+  WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
+  WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
   WAITGATE_LOG_LEVEL: z
     .preprocess(unsetIfEmpty, z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).optional())
     .transform((l) => l ?? 'info'),
@@ -57,7 +85,8 @@ export const operatorEnvSchema = z.object({
 
 export interface OperatorConfig {
   readonly kubeconfigPath: string | undefined;
-  readonly valkeyUrl: string | undefined;
+  readonly valkeyUrl: string;
+  readonly valkeyPrefix: string;
   readonly wait: {
     readonly intervalMs: number;
     /** True when the configured interval was under the floor and was raised to it. */
@@ -68,7 +97,15 @@ export interface OperatorConfig {
     readonly afterMaxMs: number;
     readonly maxChecks: number;
     readonly maxFaults: number;
+    readonly killGraceMs: number;
   };
+  /** Jobs running at once per scope key (the target's repository), fleet-wide. */
+  readonly scopeLimit: number;
+  readonly pauseWindows: readonly PauseWindow[];
+  /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
+  readonly profilesDir: string | undefined;
+  readonly metricsPort: number;
+  readonly metricsHost: string;
   readonly concurrency: number;
   readonly workerName: string;
   readonly namespace: string;
@@ -89,6 +126,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,
+    valkeyPrefix: e.WAITGATE_VALKEY_PREFIX,
     wait: {
       intervalMs: Math.max(e.WAITGATE_WAIT_INTERVAL_MS, WAIT_INTERVAL_FLOOR_MS),
       intervalFloored: e.WAITGATE_WAIT_INTERVAL_MS < WAIT_INTERVAL_FLOOR_MS,
@@ -98,7 +136,13 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
       afterMaxMs: e.WAITGATE_WAIT_AFTER_MAX_MS,
       maxChecks: e.WAITGATE_WAIT_MAX_CHECKS,
       maxFaults: e.WAITGATE_WAIT_MAX_FAULTS,
+      killGraceMs: e.WAITGATE_CHECK_KILL_GRACE_MS,
     },
+    scopeLimit: e.WAITGATE_SCOPE_LIMIT,
+    pauseWindows: e.WAITGATE_PAUSE_WINDOWS,
+    profilesDir: e.WAITGATE_PROFILES_DIR,
+    metricsPort: e.WAITGATE_METRICS_PORT,
+    metricsHost: e.WAITGATE_METRICS_HOST,
     concurrency: e.WAITGATE_CONCURRENCY,
     workerName: e.WAITGATE_WORKER_NAME,
     namespace: e.WAITGATE_NAMESPACE,

@@ -1,38 +1,47 @@
 import { describe, expect, test } from '@jest/globals';
-import { decide, JobOutcome, type Action, type Observed, type ObservedJob } from './decide.js';
+import { decide, JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './decide.js';
+import type { Action } from './actions.js';
 import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
 import { jobNameFor } from '../api/job-name.js';
-import { Phase, RefusalToken } from '../api/vocabulary.js';
+import type { Profile } from '../api/profiles.js';
+import { FINALIZER, Phase, RefusalToken } from '../api/vocabulary.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const AFTER = '2026-09-01T09:00:00Z';
 const AFTER_MS = Date.parse(AFTER);
 const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const JOB_TEMPLATE = { template: { spec: { containers: [{ name: 'c', image: 'x' }], restartPolicy: 'Never' } } };
 
 /** Builder for the HeldJob under decision. */
-function heldJob(over: { spec?: Record<string, unknown>; status?: HeldJobStatus; deleted?: boolean; annotations?: Record<string, string> } = {}): HeldJobObject {
+function heldJob(
+  over: { waitFor?: object[] | null; spec?: Record<string, unknown>; status?: HeldJobStatus; deleted?: boolean; annotations?: Record<string, string>; finalizer?: boolean } = {},
+): Observed['heldJob'] {
+  const waitFor = over.waitFor === undefined ? [{ after: AFTER }] : over.waitFor;
   return {
     metadata: {
       name: 'web-7-deploy',
       namespace: 'team-a',
       uid: 'uid-1',
       generation: 1,
-      creationTimestamp: new Date(T0).toISOString(),
-      ...(over.deleted ? { deletionTimestamp: new Date(T0).toISOString() } : {}),
+      creationTimestamp: iso(T0),
+      ...(over.deleted ? { deletionTimestamp: iso(T0) } : {}),
       ...(over.annotations ? { annotations: over.annotations } : {}),
+      ...(over.finalizer === false ? {} : { finalizers: [FINALIZER] }),
     },
-    spec: over.spec ?? {
-      target: 'acme/web#7',
-      trigger: 'deploy',
-      waitFor: [{ after: AFTER }],
-      job: { template: { spec: { containers: [{ name: 'c', image: 'x' }], restartPolicy: 'Never' } } },
-    },
+    spec: over.spec ?? { target: 'acme/web#7', trigger: 'deploy', ...(waitFor ? { waitFor } : {}), job: JOB_TEMPLATE },
     ...(over.status ? { status: over.status } : {}),
   };
 }
 
-function observed(hj: HeldJobObject, job?: ObservedJob): Observed {
-  return { heldJob: hj, job, config: { afterMaxMs: 30 * DAY } };
+const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
+const ci: Profile = { name: 'ci', mode: 'exec', script: 'ci.sh' };
+const PROFILES: ProfilesView = { state: 'ok', profiles: new Map([['jira', jira], ['ci', ci]]) };
+const TRIGGERS: TriggersView = { state: 'ok', waits: new Map([['deploy', true], ['plain', false]]) };
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+
+function observed(hj: Observed['heldJob'], job?: ObservedJob, over: Partial<Observed> = {}): Observed {
+  return { heldJob: hj, job, config: CONFIG, profiles: PROFILES, triggers: TRIGGERS, ...over };
 }
 
 const JOB = jobNameFor({ name: 'web-7-deploy', uid: 'uid-1' });
@@ -41,54 +50,55 @@ const statusOf = (as: readonly Action[]) => {
   const u = [...as].reverse().find((a) => a.type === 'updateStatus');
   return u && u.type === 'updateStatus' ? u.status : undefined;
 };
-const held: HeldJobStatus = {
+const held: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), nextCheckAt: iso(AFTER_MS), jobName: JOB };
+const profileHeld = (over: HeldJobStatus = {}): HeldJobStatus => ({
   phase: Phase.Held,
-  heldSince: new Date(T0).toISOString(),
-  waitingSince: new Date(T0).toISOString(),
-  nextCheckAt: AFTER,
+  heldSince: iso(T0),
+  waitingSince: iso(T0),
   jobName: JOB,
-};
+  checks: 0,
+  faults: 0,
+  checksSince: iso(T0),
+  expiresAt: iso(T0 + DAY),
+  ...over,
+});
 
-describe('decide', () => {
-  test.each<[string, HeldJobObject, ObservedJob | undefined, number, string[], Partial<HeldJobStatus> | undefined]>([
-    ['new, instant ahead: hold and sleep until it', heldJob(), undefined, T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held, heldSince: new Date(T0).toISOString(), waitLabel: 'after 2026-09-01T09:00Z' }],
-    ['held, instant ahead, status current: only re-arm the wake', heldJob({ status: { ...held, nextCheckAt: new Date(AFTER_MS).toISOString() } }), undefined, T0 + 1000, ['wakeAt'], undefined],
-    ['held, instant reached: create the Job and record Running', heldJob({ status: held }), undefined, AFTER_MS, ['createJob', 'updateStatus'], { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600 }],
-    ['held, instant long past (restart after the instant): launch now', heldJob({ status: held }), undefined, AFTER_MS + DAY, ['createJob', 'updateStatus'], { phase: Phase.Running }],
-    ['new, no conditions: launch at once', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', job: { template: {} } } }), undefined, T0, ['createJob', 'updateStatus'], { phase: Phase.Running, waitLabel: '-' }],
-    ['held, Job exists (crash after create): no second create', heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Active }, AFTER_MS, ['updateStatus'], { phase: Phase.Running }],
-    ['held, Job exists and already over: one write to the end', heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Succeeded }, AFTER_MS, ['updateStatus'], { phase: Phase.Succeeded }],
-    ['running, Job active: nothing', heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }, AFTER_MS, [], undefined],
-    ['running, Job not seen yet: nothing', heldJob({ status: { ...held, phase: Phase.Running } }), undefined, AFTER_MS, [], undefined],
-    ['running, Job succeeded: Succeeded', heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }, AFTER_MS, ['updateStatus'], { phase: Phase.Succeeded }],
-    ['running, Job failed: Failed', heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Failed, failureReason: 'BackoffLimitExceeded' }, AFTER_MS, ['updateStatus'], { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` }],
-    ['terminal: nothing, ever', heldJob({ status: { phase: Phase.Succeeded } }), undefined, AFTER_MS, [], undefined],
-    ['refused: nothing, ever', heldJob({ status: { phase: Phase.Refused, reason: RefusalToken.Expired } }), undefined, AFTER_MS, [], undefined],
-    ['being deleted: nothing', heldJob({ deleted: true }), undefined, AFTER_MS, [], undefined],
-    ['after beyond 30 days of the delivery: refused', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ after: new Date(T0 + 31 * DAY).toISOString() }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax }],
-    ['after exactly 30 days out: held', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ after: new Date(T0 + 30 * DAY).toISOString() }], job: { template: {} } } }), undefined, T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held }],
-    ['unknown key in a condition: refused unreadable', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ until: AFTER }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['misspelt waitFor in spec: refused unreadable, not run', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['impossible date: refused unreadable', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ after: '2026-02-31T09:00:00Z' }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['a receiver refusal record: refused with its token, never held', heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Superseded, message: 'm' }],
-    ['a refusal record with a token this operator does not know: unreadable', heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-someday' } }), undefined, AFTER_MS, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['profile condition (not yet supported): refused unreadable, not run', heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ profile: 'jira' }], job: { template: {} } } }), undefined, T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-  ])('%s', (_name, hj, job, now, expectedTypes, expectedStatus) => {
-    const actions = decide(observed(hj, job), now);
+type Row = [string, Observed, number, string[], Partial<HeldJobStatus> | undefined];
+
+describe('decide: after', () => {
+  test.each<Row>([
+    ['new, instant ahead: finalizer, hold, sleep until it', observed(heldJob({ finalizer: false })), T0, ['addFinalizer', 'updateStatus', 'wakeAt'], { phase: Phase.Held, heldSince: iso(T0), waitLabel: 'after 2026-09-01T09:00Z' }],
+    ['held, instant ahead, status current: only re-arm the wake', observed(heldJob({ status: statusOf(decide(observed(heldJob()), T0)) })), T0 + 1000, ['wakeAt'], undefined],
+    ['held, instant reached: take the scope, create the Job, leave the marker, record Running', observed(heldJob({ status: held })), AFTER_MS, ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) }],
+    ['held, instant long past (restart after the instant): launch now', observed(heldJob({ status: held })), AFTER_MS + DAY, ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
+    ['new, no conditions, its trigger does not wait: launch at once', observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })), T0, ['addFinalizer', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, waitLabel: '-' }],
+    ['held, Job exists (crash after create): no second create', observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Active }), AFTER_MS, ['updateStatus'], { phase: Phase.Running }],
+    ['held, Job exists and already over: scope back, one write to the end', observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus'], { phase: Phase.Succeeded }],
+    ['running, Job active: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), AFTER_MS, [], undefined],
+    ['running, Job not seen yet: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } })), AFTER_MS, [], undefined],
+    ['running, Job succeeded: scope back, Succeeded, finalizer off', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus', 'removeFinalizer'], { phase: Phase.Succeeded }],
+    ['running, Job failed: Failed', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Failed, failureReason: 'BackoffLimitExceeded' }), AFTER_MS, ['releaseScope', 'updateStatus', 'removeFinalizer'], { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` }],
+    ['terminal with the finalizer: take it off, nothing else', observed(heldJob({ status: { phase: Phase.Succeeded } })), AFTER_MS, ['removeFinalizer'], undefined],
+    ['refused, no finalizer: nothing, ever', observed(heldJob({ status: { phase: Phase.Refused, reason: RefusalToken.Expired }, finalizer: false })), AFTER_MS, [], undefined],
+    ['after beyond 30 days of the delivery: refused', observed(heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax }],
+    ['after exactly 30 days out: held', observed(heldJob({ waitFor: [{ after: iso(T0 + 30 * DAY) }] })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held }],
+    ['unknown key in a condition: refused unreadable', observed(heldJob({ waitFor: [{ until: AFTER }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
+    ['misspelt waitFor in spec: refused unreadable, not run', observed(heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: JOB_TEMPLATE } })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
+    ['impossible date: refused unreadable', observed(heldJob({ waitFor: [{ after: '2026-02-31T09:00:00Z' }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
+    ['a receiver refusal record: refused with its token, never held', observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' }, finalizer: false })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Superseded, message: 'm' }],
+    ['a refusal record with a token this operator does not know: unreadable', observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-someday' } })), AFTER_MS, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
+  ])('%s', (_name, o, now, expectedTypes, expectedStatus) => {
+    const actions = decide(o, now);
     expect(types(actions)).toEqual(expectedTypes);
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
 
   test('the wake is at the exact instant, with no jitter', () => {
-    const actions = decide(observed(heldJob()), T0);
-    expect(actions.find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: AFTER_MS });
+    expect(decide(observed(heldJob()), T0).find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: AFTER_MS });
   });
 
   test('a restarted operator keeps heldSince from status', () => {
-    const actions = decide(observed(heldJob({ status: held })), T0 + 5000);
-    expect(types(actions)).not.toContain('createJob');
-    const s = statusOf(decide(observed(heldJob({ status: held })), AFTER_MS));
-    expect(s?.heldSince).toBe(held.heldSince);
+    expect(statusOf(decide(observed(heldJob({ status: held })), AFTER_MS))?.heldSince).toBe(held.heldSince);
   });
 
   test('launching clears waitingSince so WAITED stops counting', () => {
@@ -100,5 +110,104 @@ describe('decide', () => {
   test('deciding twice from the same world gives the same plan', () => {
     const o = observed(heldJob({ status: held }));
     expect(decide(o, AFTER_MS)).toEqual(decide(o, AFTER_MS));
+  });
+
+  test('the wake lateness is what the clock says past the instant', () => {
+    expect(decide(observed(heldJob({ status: held })), AFTER_MS + 42).find((a) => a.type === 'observeAfterLateness')).toEqual({ type: 'observeAfterLateness', ms: 42 });
+  });
+});
+
+describe('decide: profiles, cheapest first', () => {
+  const both = [{ after: AFTER }, { profile: 'jira' }];
+  test.each<Row>([
+    ['an unreached after never costs a check', observed(heldJob({ waitFor: both })), T0, ['addFinalizer', 'updateStatus', 'wakeAt'].slice(1), { phase: Phase.Held }],
+    ['after reached: the first check, and the profile clock starts now', observed(heldJob({ waitFor: both, status: held })), AFTER_MS, ['observeAfterLateness', 'updateStatus', 'runCheck'], { checksSince: iso(AFTER_MS), expiresAt: iso(AFTER_MS + DAY) }],
+    ['new profile hold: hold, then check at once', observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false })), T0, ['addFinalizer', 'updateStatus', 'runCheck'], { phase: Phase.Held, checks: 0, limits: { maxChecks: 96, maxFaults: 5 } }],
+    ['not due yet: sleep until the next check', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })), T0 + 1000, ['updateStatus', 'wakeAt'], undefined],
+    ['due: check', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })), T0 + 60_000, ['runCheck'], undefined],
+    ['past the maximum wait: the last check still runs', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 40, nextCheckAt: iso(T0 + DAY) }) })), T0 + DAY + 5000, ['runCheck'], undefined],
+    ['one of two cleared this round: the other at once', observed(heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 1, clearedProfiles: ['jira'] }) })), T0 + 1000, ['runCheck'], undefined],
+    ['all cleared: launch', observed(heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 2, clearedProfiles: ['jira', 'ci'] }) })), T0 + 1000, ['launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
+    ['a profile not declared (any more): refused', observed(heldJob({ waitFor: [{ profile: 'gone' }], status: profileHeld() })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.ProfileUnknown }],
+    ['profiles ConfigMap unreadable: held loudly, no check, no count', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() }), undefined, { profiles: { state: 'unreadable', problem: 'bad JSON' } }), T0, ['updateStatus'], { phase: Phase.Held, checks: 0 }],
+  ])('%s', (_name, o, now, expectedTypes, expectedStatus) => {
+    const actions = decide(o, now);
+    expect(types(actions)).toEqual(expectedTypes);
+    if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
+  });
+
+  test('the check it asks for names the profile and the target', () => {
+    const run = decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() })), T0).find((a) => a.type === 'runCheck');
+    expect(run).toEqual({ type: 'runCheck', profile: jira, target: 'acme/web#7' });
+  });
+});
+
+describe('decide: pause windows', () => {
+  const lunch = [{ start: '08:00', end: '09:30', timeZone: 'UTC' }];
+  const pauseEnd = Date.parse('2026-09-01T09:30:00Z');
+  test('a new HeldJob in a pause window is not held yet: the clock has not started', () => {
+    const actions = decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
+    expect(types(actions)).toEqual(['updateStatus', 'wakeAt']);
+    expect(statusOf(actions)).toMatchObject({ phase: Phase.Pending, nextCheckAt: iso(pauseEnd) });
+    expect(statusOf(actions)?.heldSince).toBeUndefined();
+    expect(actions.find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: pauseEnd });
+  });
+
+  test('a held job in a pause window is not checked and does not launch', () => {
+    const actions = decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ clearedProfiles: ['jira'] }) }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
+    expect(types(actions)).not.toContain('runCheck');
+    expect(types(actions)).not.toContain('launch');
+  });
+
+  test('once the window ends the first hold starts then', () => {
+    const s = statusOf(decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), pauseEnd));
+    expect(s).toMatchObject({ phase: Phase.Held, heldSince: iso(pauseEnd) });
+  });
+});
+
+describe('decide: the triggers file (wait-skew)', () => {
+  const noWait = (trigger: string) => heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger, job: JOB_TEMPLATE }, finalizer: false });
+  test.each<[string, Observed, string[], Partial<HeldJobStatus>]>([
+    ['the file says wait, the HeldJob carries none: refused before any spend', observed(noWait('deploy')), ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Skew }],
+    ['the file does not wait either: launched', observed(noWait('plain')), ['addFinalizer', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
+  ])('%s', (_n, o, expectedTypes, expectedStatus) => {
+    const actions = decide(o, T0);
+    expect(types(actions)).toEqual(expectedTypes);
+    expect(statusOf(actions)).toMatchObject(expectedStatus);
+  });
+
+  test.each<[string, TriggersView, string]>([
+    ['missing', { state: 'missing' }, 'TriggersMissing'],
+    ['unreadable', { state: 'unreadable', problem: 'x' }, 'TriggersUnreadable'],
+    ['without this trigger', { state: 'ok', waits: new Map() }, 'TriggerNotInFile'],
+  ])('a triggers file %s: not silent (condition and warning event), but not a refusal', (_n, triggers, reason) => {
+    const actions = decide(observed(noWait('deploy'), undefined, { triggers }), T0);
+    const s = statusOf(actions);
+    expect(s?.phase).toBe(Phase.Running);
+    expect(s?.conditions?.find((c) => c.type === 'TriggerChecked')).toMatchObject({ status: 'Unknown', reason });
+  });
+
+  test('the warning event comes once, not on every pass', () => {
+    const first = decide(observed(heldJob({ status: held }), undefined, { triggers: { state: 'missing' } }), T0 + 1000);
+    const firstEvent = first.find((a) => a.type === 'updateStatus' && a.event?.reason === 'TriggersMissing');
+    expect(firstEvent).toBeDefined();
+    const again = decide(observed(heldJob({ status: statusOf(first) }), undefined, { triggers: { state: 'missing' } }), T0 + 2000);
+    expect(again.some((a) => a.type === 'updateStatus' && a.event?.reason === 'TriggersMissing')).toBe(false);
+  });
+});
+
+describe('decide: cancel (kubectl delete heldjob)', () => {
+  test.each<[string, Observed, string[]]>([
+    ['a held one: scope back (if any), finalizer off', observed(heldJob({ deleted: true, status: held })), ['releaseScope', 'removeFinalizer']],
+    ['a running one: its Job deleted, recorded as operator-cancel', observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), ['deleteJob', 'updateStatus', 'releaseScope', 'removeFinalizer']],
+    ['without our finalizer: nothing to do', observed(heldJob({ deleted: true, finalizer: false })), []],
+  ])('%s', (_n, o, expectedTypes) => {
+    const actions = decide(o, AFTER_MS);
+    expect(types(actions)).toEqual(expectedTypes);
+    const u = actions.find((a) => a.type === 'updateStatus');
+    if (u && u.type === 'updateStatus') {
+      expect(u.status.message).toMatch(/^operator-cancel/);
+      expect(u.event?.reason).toBe('OperatorCancel');
+    }
   });
 });

@@ -1,10 +1,29 @@
 // The decision: what to do next with one HeldJob, from what was observed and the time.
-// Pure: no I/O, no clock, no randomness. The reconciler carries out what it returns.
-import { checkSpec, type HeldJobObject, type HeldJobStatus, type KubeCondition } from '../api/heldjob-schema.js';
+// Pure: no I/O, no clock, no randomness (the jitter's random unit is observed too).
+//
+// The ladder, in order: pause window → wait (after first, then profile checks) → scope →
+// launch. Nothing is spent before the wait decides; a held job holds no slot while it sleeps.
+import { checkSpec, type HeldJobObject, type HeldJobStatus } from '../api/heldjob-schema.js';
 import { parseInstant } from '../api/instant.js';
 import { jobNameFor } from '../api/job-name.js';
-import { Annotations, ConditionType, isRefusalToken, isTerminal, Phase, RefusalToken, assertNever } from '../api/vocabulary.js';
+import type { Profile } from '../api/profiles.js';
+import {
+  Annotations,
+  assertNever,
+  ConditionType,
+  FINALIZER,
+  isRefusalToken,
+  isTerminal,
+  OPERATOR_CANCEL,
+  Phase,
+  RefusalToken,
+} from '../api/vocabulary.js';
 import { waitLabel } from '../api/wait-label.js';
+import { pausedUntil, type PauseWindow } from '../gate/pause-windows.js';
+import type { Action } from './actions.js';
+import { epochOf, iso, refuse, setCondition, stopWaiting, waitStates } from './status.js';
+
+export type { Action, EventSpec } from './actions.js';
 
 /** What the Job informer knows of the HeldJob's Job. */
 export const JobOutcome = { Active: 'Active', Succeeded: 'Succeeded', Failed: 'Failed' } as const;
@@ -20,112 +39,126 @@ export interface ObservedJob {
 export interface DecideConfig {
   /** The furthest an `after` may lie beyond the HeldJob's creation. */
   readonly afterMaxMs: number;
+  readonly intervalMs: number;
+  readonly maxMs: number;
+  readonly maxChecks: number;
+  readonly maxFaults: number;
+  readonly pauseWindows: readonly PauseWindow[];
 }
 
+/** The profiles ConfigMap as the operator last read it. */
+export type ProfilesView =
+  | { readonly state: 'ok'; readonly profiles: ReadonlyMap<string, Profile> }
+  | { readonly state: 'unreadable'; readonly problem: string };
+
+/** The triggers ConfigMap as the operator last read it: which triggers say wait. */
+export type TriggersView =
+  | { readonly state: 'ok'; readonly waits: ReadonlyMap<string, boolean> }
+  | { readonly state: 'missing' }
+  | { readonly state: 'unreadable'; readonly problem: string };
+
 export interface Observed {
-  readonly heldJob: HeldJobObject;
+  readonly heldJob: HeldJobObject & { metadata: { finalizers?: string[] } };
   /** The HeldJob's Job, if the Job informer has one. */
   readonly job: ObservedJob | undefined;
   readonly config: DecideConfig;
+  readonly profiles: ProfilesView;
+  readonly triggers: TriggersView;
 }
 
-export interface EventSpec {
-  readonly type: 'Normal' | 'Warning';
-  readonly reason: string;
-  readonly message: string;
+/** The scope a HeldJob's Job counts against: its repository (the target without #n / !n). */
+export function scopeKeyOf(target: string): string {
+  return target.replace(/[#!]\d+$/, '');
 }
 
-export type Action =
-  /** Write this whole status. */
-  | { readonly type: 'updateStatus'; readonly status: HeldJobStatus; readonly event?: EventSpec }
-  /** Create the Job with this name (AlreadyExists counts as done). */
-  | { readonly type: 'createJob'; readonly jobName: string }
-  /** Look at this HeldJob again at this instant (epoch ms). */
-  | { readonly type: 'wakeAt'; readonly at: number };
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-
-function epochOf(t: string | Date | undefined): number | undefined {
-  if (t === undefined) return undefined;
-  const ms = t instanceof Date ? t.getTime() : Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
+function hasFinalizer(o: Observed): boolean {
+  return o.heldJob.metadata.finalizers?.includes(FINALIZER) ?? false;
 }
 
-/** Sets one Kubernetes condition, keeping lastTransitionTime when the status did not change. */
-export function setCondition(
-  conditions: readonly KubeCondition[] | undefined,
-  next: Omit<KubeCondition, 'lastTransitionTime'>,
-  now: number,
-): KubeCondition[] {
-  const list = [...(conditions ?? [])];
-  const i = list.findIndex((c) => c.type === next.type);
-  const prev = i >= 0 ? list[i] : undefined;
-  const lastTransitionTime = prev && prev.status === next.status && prev.lastTransitionTime ? prev.lastTransitionTime : iso(now);
-  const merged: KubeCondition = { ...next, lastTransitionTime };
-  if (i >= 0) list[i] = merged;
-  else list.push(merged);
-  return list;
-}
-
-function stopWaiting(status: HeldJobStatus, now: number): HeldJobStatus {
-  const { waitingSince: _w, nextCheckAt: _n, ...rest } = status;
-  const heldSince = epochOf(status.heldSince);
+function finish(status: HeldJobStatus, job: ObservedJob, now: number): Action {
+  const succeeded = job.outcome === JobOutcome.Succeeded;
+  const phase = succeeded ? Phase.Succeeded : Phase.Failed;
+  const message = succeeded ? `Job ${job.name} succeeded` : `Job ${job.name} failed${job.failureReason ? ` (${job.failureReason})` : ''}`;
   return {
-    ...rest,
-    ...(heldSince !== undefined ? { waitedSeconds: Math.max(0, Math.round((now - heldSince) / 1000)) } : {}),
-    conditions: setCondition(status.conditions, { type: ConditionType.Waiting, status: 'False', reason: 'Cleared' }, now),
+    type: 'updateStatus',
+    status: {
+      ...status,
+      phase,
+      message,
+      finishedAt: iso(now),
+      conditions: setCondition(status.conditions, { type: ConditionType.Finished, status: 'True', reason: phase, message }, now),
+    },
+    event: { type: succeeded ? 'Normal' : 'Warning', reason: phase, message },
   };
 }
 
-function refuse(status: HeldJobStatus, token: RefusalToken, message: string, now: number): Action[] {
-  const base = status.waitingSince ? stopWaiting(status, now) : status;
-  const conditions = setCondition(
-    setCondition(base.conditions, { type: ConditionType.Waiting, status: 'False', reason: token, message }, now),
-    { type: ConditionType.Finished, status: 'True', reason: token, message },
-    now,
-  );
-  return [
-    {
-      type: 'updateStatus',
-      status: { ...base, phase: Phase.Refused, reason: token, message, finishedAt: iso(now), conditions },
-      event: { type: 'Warning', reason: 'Refused', message: `${token}: ${message}` },
-    },
-  ];
+/** Compares the HeldJob with its trigger entry: the stale-receiver trap (wait-skew). */
+function triggerCheck(
+  o: Observed,
+  trigger: string,
+  waits: boolean,
+): { skew: boolean; condition: { status: 'True' | 'Unknown'; reason: string; message: string } } {
+  const t = o.triggers;
+  switch (t.state) {
+    case 'ok': {
+      const fileWaits = t.waits.get(trigger);
+      if (fileWaits === undefined) {
+        return { skew: false, condition: { status: 'Unknown', reason: 'TriggerNotInFile', message: `trigger "${trigger}" is not in waitgate-triggers; its waits cannot be compared` } };
+      }
+      if (fileWaits && !waits) {
+        return { skew: true, condition: { status: 'True', reason: 'Skew', message: 'the trigger says wait but this HeldJob carries no wait' } };
+      }
+      return { skew: false, condition: { status: 'True', reason: 'Matches', message: 'matches its trigger entry' } };
+    }
+    case 'missing':
+      return { skew: false, condition: { status: 'Unknown', reason: 'TriggersMissing', message: 'the waitgate-triggers ConfigMap does not exist; waits cannot be compared with their triggers' } };
+    case 'unreadable':
+      return { skew: false, condition: { status: 'Unknown', reason: 'TriggersUnreadable', message: `waitgate-triggers cannot be read (${t.problem}); waits cannot be compared with their triggers` } };
+    default:
+      return assertNever(t);
+  }
 }
 
-function finish(status: HeldJobStatus, job: ObservedJob, now: number): Action[] {
-  const succeeded = job.outcome === JobOutcome.Succeeded;
-  const phase = succeeded ? Phase.Succeeded : Phase.Failed;
-  const message = succeeded
-    ? `Job ${job.name} succeeded`
-    : `Job ${job.name} failed${job.failureReason ? ` (${job.failureReason})` : ''}`;
-  return [
-    {
-      type: 'updateStatus',
-      status: {
-        ...status,
-        phase,
-        message,
-        finishedAt: iso(now),
-        conditions: setCondition(status.conditions, { type: ConditionType.Finished, status: 'True', reason: phase, message }, now),
-      },
-      event: { type: succeeded ? 'Normal' : 'Warning', reason: phase, message },
-    },
-  ];
-}
-
-export function decide(observed: Observed, now: number): readonly Action[] {
-  const { heldJob, job, config } = observed;
+export function decide(o: Observed, now: number): readonly Action[] {
+  const { heldJob, job, config } = o;
   const status: HeldJobStatus = heldJob.status ?? {};
-  // Deletion is cancellation: the garbage collector removes a launched Job through its
-  // ownerReference, and a held one simply never starts.
-  if (heldJob.metadata.deletionTimestamp) return [];
   const phase = status.phase;
-  if (isTerminal(phase)) return [];
+
+  // Deletion is cancellation. A held one never starts; a running one's Job goes with it.
+  if (heldJob.metadata.deletionTimestamp) {
+    if (!hasFinalizer(o)) return [];
+    const actions: Action[] = [];
+    if (job && job.outcome === JobOutcome.Active) {
+      actions.push(
+        { type: 'deleteJob', jobName: job.name },
+        {
+          type: 'updateStatus',
+          status: {
+            ...status,
+            message: `${OPERATOR_CANCEL}: Job ${job.name} deleted with its HeldJob`,
+            conditions: setCondition(status.conditions, { type: ConditionType.Finished, status: 'True', reason: 'OperatorCancel', message: OPERATOR_CANCEL }, now),
+          },
+          event: { type: 'Warning', reason: 'OperatorCancel', message: `${OPERATOR_CANCEL}: Job ${job.name} deleted with its HeldJob` },
+        },
+      );
+    }
+    const spec = checkSpec(heldJob.spec);
+    if (spec.ok) actions.push({ type: 'releaseScope', scopeKey: scopeKeyOf(spec.spec.target) });
+    actions.push({ type: 'removeFinalizer' });
+    return actions;
+  }
+
+  if (isTerminal(phase)) return hasFinalizer(o) ? [{ type: 'removeFinalizer' }] : [];
+
+  const check = checkSpec(heldJob.spec);
 
   if (phase === Phase.Running) {
-    if (job && job.outcome !== JobOutcome.Active) return finish(status, job, now);
-    return [];
+    if (!job || job.outcome === JobOutcome.Active) return [];
+    const actions: Action[] = [];
+    if (check.ok) actions.push({ type: 'releaseScope', scopeKey: scopeKeyOf(check.spec.target) });
+    actions.push(finish(status, job, now));
+    if (hasFinalizer(o)) actions.push({ type: 'removeFinalizer' });
+    return actions;
   }
 
   // A record of a delivery the receiver refused: it never holds and never runs.
@@ -137,16 +170,17 @@ export function decide(observed: Observed, now: number): readonly Action[] {
       : refuse(status, RefusalToken.Unreadable, `unknown refusal token "${refusal}"`, now);
   }
 
-  // Pending, Held or new: the HeldJob has not launched yet (or launched and crashed before
-  // recording it, which the Job's existence tells).
-  const check = checkSpec(heldJob.spec);
   if (!check.ok) return refuse(status, RefusalToken.Unreadable, check.problems.join('; '), now);
-  const conditions = check.spec.waitFor ?? [];
+  const spec = check.spec;
+  const conditions = spec.waitFor ?? [];
+  const scopeKey = scopeKeyOf(spec.target);
 
   let afterMs: number | undefined;
+  const profileNames: string[] = [];
   for (const c of conditions) {
     if ('profile' in c) {
-      return refuse(status, RefusalToken.Unreadable, `profile "${c.profile}": this operator cannot run profile checks yet`, now);
+      profileNames.push(c.profile);
+      continue;
     }
     const p = parseInstant(c.after);
     if (!p.ok) return refuse(status, RefusalToken.Unreadable, `after: ${p.detail}`, now);
@@ -155,20 +189,56 @@ export function decide(observed: Observed, now: number): readonly Action[] {
 
   const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
   if (afterMs !== undefined && afterMs - createdMs > config.afterMaxMs) {
-    return refuse(
-      status,
-      RefusalToken.AfterBeyondMax,
-      `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`,
-      now,
-    );
+    return refuse(status, RefusalToken.AfterBeyondMax, `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`, now);
+  }
+
+  // The stale-receiver trap: the file says wait, the HeldJob carries none. Before any spend.
+  const trig = triggerCheck(o, spec.trigger, conditions.length > 0);
+  if (trig.skew) {
+    return refuse(status, RefusalToken.Skew, `trigger "${spec.trigger}" says wait but this HeldJob carries no wait: a receiver or CRD older than the operator dropped it; upgrade it and re-deliver`, now);
   }
 
   const jobName = status.jobName ?? jobNameFor(heldJob.metadata);
-  let held: HeldJobStatus = status;
   const actions: Action[] = [];
+  const withTrigger = (s: HeldJobStatus): HeldJobStatus => ({
+    ...s,
+    conditions: setCondition(s.conditions, { type: ConditionType.TriggerChecked, ...trig.condition }, now),
+  });
+  const triggerEvent = (s: HeldJobStatus) => {
+    const prev = s.conditions?.find((c) => c.type === ConditionType.TriggerChecked);
+    return trig.condition.status === 'Unknown' && prev?.reason !== trig.condition.reason
+      ? { type: 'Warning' as const, reason: trig.condition.reason, message: trig.condition.message }
+      : undefined;
+  };
+
+  // Launched before a restart but not recorded: the Job's existence tells.
+  if (job) return launched(o, withTrigger(status), job, jobName, now);
+
+  // Pause window: nothing starts and nothing is checked until it ends. Time paused before
+  // the first hold is not waiting.
+  const pause = pausedUntil(now, config.pauseWindows);
+  if (pause !== undefined) {
+    const base = withTrigger(phase === Phase.Held ? status : { ...status, phase: Phase.Pending, waitLabel: waitLabel(conditions) });
+    const paused: HeldJobStatus = {
+      ...base,
+      nextCheckAt: iso(pause),
+      conditions: setCondition(base.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'Paused', message: `in a pause window until ${iso(pause)}` }, now),
+    };
+    if (JSON.stringify(paused) !== JSON.stringify(status)) {
+      const ev = triggerEvent(status);
+      actions.push({ type: 'updateStatus', status: paused, ...(ev ? { event: ev } : {}) });
+    }
+    actions.push({ type: 'wakeAt', at: pause });
+    return actions;
+  }
+
+  // The first hold starts the clock.
+  let held: HeldJobStatus = withTrigger(status);
+  let dirty = false;
   if (phase !== Phase.Held) {
+    if (!hasFinalizer(o)) actions.push({ type: 'addFinalizer' });
     held = {
-      ...status,
+      ...held,
       phase: Phase.Held,
       reason: '',
       waitLabel: waitLabel(conditions),
@@ -176,61 +246,95 @@ export function decide(observed: Observed, now: number): readonly Action[] {
       waitingSince: iso(now),
       jobName,
       observedGeneration: heldJob.metadata.generation,
-      conditions: setCondition(
-        status.conditions,
-        { type: ConditionType.Waiting, status: 'True', reason: 'Held', message: `waiting on ${waitLabel(conditions)}` },
-        now,
-      ),
+      ...(profileNames.length > 0 ? { checks: 0, faults: 0, limits: { maxChecks: config.maxChecks, maxFaults: config.maxFaults } } : {}),
     };
+    dirty = true;
   }
+  const event = triggerEvent(status);
 
-  const cleared = afterMs === undefined || now >= afterMs;
-  if (!cleared && job === undefined) {
-    const nextCheckAt = iso(afterMs as number);
-    if (held.nextCheckAt !== nextCheckAt || held !== status) {
-      actions.push({ type: 'updateStatus', status: { ...held, nextCheckAt } });
-    }
-    actions.push({ type: 'wakeAt', at: afterMs as number });
+  // Cheapest first: an unreached instant never costs a check.
+  if (afterMs !== undefined && now < afterMs) {
+    const next: HeldJobStatus = {
+      ...held,
+      nextCheckAt: iso(afterMs),
+      waits: waitStates(conditions, held, afterMs, now),
+      conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'Held', message: `waiting until ${iso(afterMs)}` }, now),
+    };
+    if (dirty || JSON.stringify(next) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: next, ...(event ? { event } : {}) });
+    actions.push({ type: 'wakeAt', at: afterMs });
     return actions;
   }
+  if (afterMs !== undefined && held.afterClearedAt === undefined) {
+    held = { ...held, afterClearedAt: iso(now) };
+    dirty = true;
+    const heldSince = epochOf(held.heldSince) ?? now;
+    if (heldSince < afterMs) actions.push({ type: 'observeAfterLateness', ms: now - afterMs });
+  }
 
-  // Every condition has cleared (or the Job already exists): launch, exactly once.
-  if (job === undefined) actions.push({ type: 'createJob', jobName });
-  const released = stopWaiting(held, now);
-  const launched: HeldJobStatus = {
+  // Profile checks, in the order written; all must answer go in one round.
+  if (profileNames.length > 0) {
+    if (o.profiles.state === 'unreadable') {
+      const next: HeldJobStatus = {
+        ...held,
+        conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'ProfilesUnreadable', message: `waitgate-profiles cannot be read: ${o.profiles.problem}` }, now),
+      };
+      if (dirty || JSON.stringify(next) !== JSON.stringify(status)) {
+        actions.push({ type: 'updateStatus', status: next, event: { type: 'Warning', reason: 'ProfilesUnreadable', message: `waitgate-profiles cannot be read: ${o.profiles.problem}` } });
+      }
+      return actions; // The ConfigMap's next change wakes every hold.
+    }
+    const profiles = o.profiles.profiles;
+    for (const name of profileNames) {
+      if (!profiles.has(name)) return refuse(held, RefusalToken.ProfileUnknown, `profile "${name}" is not declared in waitgate-profiles`, now);
+    }
+    if (held.checksSince === undefined) {
+      held = { ...held, checksSince: iso(now), expiresAt: iso(now + config.maxMs) };
+      dirty = true;
+    }
+    const cleared = new Set(held.clearedProfiles ?? []);
+    const pending = profileNames.find((n) => !cleared.has(n));
+    if (pending !== undefined) {
+      const due = epochOf(held.nextCheckAt);
+      if (due !== undefined && now < due && cleared.size === 0) {
+        const next: HeldJobStatus = { ...held, waits: waitStates(conditions, held, afterMs, now) };
+        if (dirty || JSON.stringify(next) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: next, ...(event ? { event } : {}) });
+        actions.push({ type: 'wakeAt', at: due });
+        return actions;
+      }
+      if (dirty) actions.push({ type: 'updateStatus', status: { ...held, waits: waitStates(conditions, held, afterMs, now) }, ...(event ? { event } : {}) });
+      actions.push({ type: 'runCheck', profile: profiles.get(pending) as Profile, target: spec.target });
+      return actions;
+    }
+  }
+
+  // Every condition has cleared: take the scope slots, launch exactly once.
+  const ready: HeldJobStatus = {
+    ...held,
+    waits: waitStates(conditions, held, afterMs, now),
+    conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'ScopeQueued', message: 'every condition cleared; waiting for a scope slot' }, now),
+  };
+  if (!hasFinalizer(o) && phase === Phase.Held) actions.push({ type: 'addFinalizer' });
+  actions.push({ type: 'launch', jobName, scopeKey, queuedStatus: ready });
+  actions.push({ type: 'leaveMarker', trigger: spec.trigger, target: spec.target });
+  return [...actions, ...launched(o, ready, undefined, jobName, now)];
+}
+
+function launched(o: Observed, held: HeldJobStatus, job: ObservedJob | undefined, jobName: string, now: number): Action[] {
+  const released = stopWaiting(held, now, 'Cleared');
+  const running: HeldJobStatus = {
     ...released,
     phase: Phase.Running,
     jobName,
-    launchedAt: iso(now),
-    conditions: setCondition(
-      released.conditions,
-      { type: ConditionType.Launched, status: 'True', reason: 'JobCreated', message: `created Job ${jobName}` },
-      now,
-    ),
+    launchedAt: held.launchedAt ?? iso(now),
+    conditions: setCondition(released.conditions, { type: ConditionType.Launched, status: 'True', reason: 'JobCreated', message: `created Job ${jobName}` }, now),
   };
   if (job && job.outcome !== JobOutcome.Active) {
     // Launched before a restart and already over: record both in one write.
-    actions.push(...finish(launched, job, now));
-  } else {
-    actions.push({
-      type: 'updateStatus',
-      status: launched,
-      event: { type: 'Normal', reason: 'Launched', message: `Created Job ${jobName}` },
-    });
+    const actions: Action[] = [];
+    const spec = checkSpec(o.heldJob.spec);
+    if (spec.ok) actions.push({ type: 'releaseScope', scopeKey: scopeKeyOf(spec.spec.target) });
+    actions.push(finish(running, job, now));
+    return actions;
   }
-  return actions;
-}
-
-/** For exhaustive handling of actions elsewhere. */
-export function describeAction(a: Action): string {
-  switch (a.type) {
-    case 'updateStatus':
-      return `status ${a.status.phase ?? ''}`;
-    case 'createJob':
-      return `create Job ${a.jobName}`;
-    case 'wakeAt':
-      return `wake at ${iso(a.at)}`;
-    default:
-      return assertNever(a);
-  }
+  return [{ type: 'updateStatus', status: running, event: { type: 'Normal', reason: 'Launched', message: `Created Job ${jobName}` } }];
 }

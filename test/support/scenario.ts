@@ -11,16 +11,34 @@ export interface Scenario {
   restartOperator(): Promise<ServiceProcess>;
 }
 
+export interface ScenarioSetup {
+  /** Environment of the operator process. */
+  readonly env?: Record<string, string>;
+  /** ConfigMaps to create in the scenario's namespace before the operator starts. */
+  readonly configMaps?: Record<string, Record<string, string>>;
+}
+
+/**
+ * The operator watches only the scenario's namespace and reads its ConfigMaps there too
+ * (WAITGATE_NAMESPACE), with a Valkey key prefix of its own.
+ */
 export async function withScenario(
   label: string,
   body: (s: Scenario) => Promise<void>,
-  env: Record<string, string> = {},
+  setup: ScenarioSetup | Record<string, string> = {},
 ): Promise<void> {
+  const { env, configMaps } = 'env' in setup || 'configMaps' in setup ? (setup as ScenarioSetup) : { env: setup as Record<string, string>, configMaps: undefined };
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label);
+  for (const [name, data] of Object.entries(configMaps ?? {})) {
+    await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
+  }
   const operators: ServiceProcess[] = [];
   const startOperator = async () => {
-    const op = operatorProcess({ WAITGATE_WATCH_NAMESPACE: namespace, ...env }, `${namespace}-operator-${operators.length}`);
+    const op = operatorProcess(
+      { WAITGATE_WATCH_NAMESPACE: namespace, WAITGATE_NAMESPACE: namespace, WAITGATE_VALKEY_PREFIX: `test-${namespace}`, ...env },
+      `${namespace}-operator-${operators.length}`,
+    );
     operators.push(op);
     await op.start();
     return op;

@@ -81,7 +81,18 @@ export class ServiceProcess {
 }
 
 export function operatorProcess(env: Record<string, string>, label: string): ServiceProcess {
-  return new ServiceProcess('dist/operator/main.js', 'Started', env, label);
+  return new ServiceProcess(
+    'dist/operator/main.js',
+    'Started',
+    {
+      VALKEY_URL: process.env['VALKEY_URL'] ?? '',
+      WAITGATE_VALKEY_PREFIX: `test-${label}`,
+      WAITGATE_METRICS_HOST: '127.0.0.1',
+      WAITGATE_METRICS_PORT: '0',
+      ...env,
+    },
+    label,
+  );
 }
 
 export function receiverProcess(env: Record<string, string>, label: string): ServiceProcess {

@@ -1,0 +1,22 @@
+-- acquireSlot-1.lua: take one place in a counting semaphore, or renew the place the token holds.
+-- KEYS[1]  the semaphore: a sorted set of holder tokens, each scored by its lease expiry (epoch ms)
+-- ARGV[1]  token: the holder's token, which renew and release compare first
+-- ARGV[2]  limit: how many places the semaphore has (>= 1, checked by the caller)
+-- ARGV[3]  now, epoch milliseconds, from the caller's clock; places scored <= now have lapsed
+-- ARGV[4]  ttl in milliseconds: the place is held until now + ttl
+-- returns  {1} when acquired, also when the token already held a live place (renewed, idempotent);
+--          {2, 1, n} when full with n live holders, and then nothing but lapsed places has changed
+local token, limit = ARGV[1], tonumber(ARGV[2])
+local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
+local key = KEYS[1]
+
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+if not redis.call('ZSCORE', key, token) then
+  local n = redis.call('ZCARD', key)
+  if n >= limit then return {2, 1, n} end
+end
+redis.call('ZADD', key, now + ttl, token)
+-- Safety net: the key outlives its latest lease by one ttl, then goes even if nobody comes back.
+local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+redis.call('PEXPIRE', key, tonumber(last[2]) - now + ttl)
+return {1}

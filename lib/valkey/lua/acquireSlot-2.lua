@@ -1,0 +1,33 @@
+-- acquireSlot-2.lua: take one place in each of two counting semaphores, both or neither.
+-- KEYS[1]  first semaphore (e.g. the overall one): a sorted set of tokens scored by expiry (epoch ms)
+-- KEYS[2]  second semaphore (e.g. the per-scope one), same shape; in a cluster, same hash slot as KEYS[1]
+-- ARGV[1]  token: the holder's token, which renew and release compare first
+-- ARGV[2]  limit of KEYS[1] (>= 1, checked by the caller)
+-- ARGV[3]  limit of KEYS[2] (>= 1, checked by the caller)
+-- ARGV[4]  now, epoch milliseconds, from the caller's clock; places scored <= now have lapsed
+-- ARGV[5]  ttl in milliseconds: both places are held until now + ttl
+-- returns  {1} when acquired in both, also when the token already held a live place in both or in
+--          one of them (renewed, idempotent);
+--          {2, i, n} when KEYS[i] (the first full one) has n live holders, and then nothing but
+--          lapsed places has changed: a place the token held before the call stays as it was
+local token = ARGV[1]
+local limits = {tonumber(ARGV[2]), tonumber(ARGV[3])}
+local now, ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
+
+for i = 1, 2 do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+end
+-- Every check before any write: a refusal leaves no half-taken pair behind.
+for i = 1, 2 do
+  if not redis.call('ZSCORE', KEYS[i], token) then
+    local n = redis.call('ZCARD', KEYS[i])
+    if n >= limits[i] then return {2, i, n} end
+  end
+end
+for i = 1, 2 do
+  redis.call('ZADD', KEYS[i], now + ttl, token)
+  -- Safety net: the key outlives its latest lease by one ttl, then goes even if nobody comes back.
+  local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+  redis.call('PEXPIRE', KEYS[i], tonumber(last[2]) - now + ttl)
+end
+return {1}

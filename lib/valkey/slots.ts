@@ -1,0 +1,166 @@
+// Fleet-wide counting semaphores in Valkey, through the Lua scripts in lua/. Each semaphore is a
+// sorted set: member = a holder's token, score = the instant (epoch ms) its place lapses. Every
+// script that counts first sweeps the lapsed places, so a holder that dies frees its place by
+// itself. Time comes from the caller (nowMs), never from the server. One round trip per call.
+import { readFileSync } from 'node:fs';
+import type { ChainableCommander, Redis } from 'ioredis';
+
+/** What the slot scripts return (for the acquire scripts: the first element of the reply). */
+export const SlotResult = { Done: 1, NotHeld: 0, Full: 2 } as const;
+export type SlotResult = (typeof SlotResult)[keyof typeof SlotResult];
+
+export type AcquireResult =
+  | { readonly acquired: true }
+  | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
+
+function script(name: string): string {
+  return readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
+}
+
+interface SlotCommands {
+  acquireSlot1(key: string, token: string, limit: number, nowMs: number, ttlMs: number): Promise<number[]>;
+  acquireSlot2(
+    key1: string, key2: string, token: string, limit1: number, limit2: number, nowMs: number, ttlMs: number,
+  ): Promise<number[]>;
+  countSlots(key: string, nowMs: number): Promise<number>;
+}
+
+interface SlotPipeline extends ChainableCommander {
+  renewSlot(key: string, token: string, nowMs: number, ttlMs: number): SlotPipeline;
+  releaseSlot(key: string, token: string): SlotPipeline;
+}
+
+function checkKeys(keys: readonly string[]): void {
+  if (keys.length !== 1 && keys.length !== 2) {
+    throw new Error(`Slots: a place is taken in 1 or 2 keys, got ${keys.length}`);
+  }
+  if (keys.some((k) => typeof k !== 'string' || k === '')) throw new Error('Slots: keys must be non-empty strings');
+  if (keys.length === 2 && keys[0] === keys[1]) throw new Error(`Slots: the two keys must differ, got ${keys[0]} twice`);
+}
+
+function checkToken(token: string): void {
+  if (typeof token !== 'string' || token === '') throw new Error('Slots: token must be a non-empty string');
+}
+
+function checkTime(nowMs: number, ttlMs?: number): void {
+  if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
+    throw new Error(`Slots: nowMs must be a non-negative integer of epoch milliseconds, got ${nowMs}`);
+  }
+  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) {
+    throw new Error(`Slots: ttlMs must be an integer >= 1, got ${ttlMs}`);
+  }
+}
+
+function checkLimits(keys: readonly string[], limits: readonly number[]): void {
+  if (limits.length !== keys.length) {
+    throw new Error(`Slots: one limit per key, got ${limits.length} limits for ${keys.length} keys`);
+  }
+  limits.forEach((limit, i) => {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new Error(`Slots: the limit of ${keys[i]} must be an integer >= 1, got ${limit}`);
+    }
+  });
+}
+
+/** The replies of a pipeline, or the first error in it. */
+async function replies(pipeline: ChainableCommander): Promise<unknown[]> {
+  const results = await pipeline.exec();
+  if (!results) throw new Error('Slots: pipeline was discarded');
+  return results.map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+}
+
+export class Slots {
+  private readonly redis: Redis & SlotCommands;
+
+  constructor(redis: Redis) {
+    redis.defineCommand('acquireSlot1', { numberOfKeys: 1, lua: script('acquireSlot-1.lua') });
+    redis.defineCommand('acquireSlot2', { numberOfKeys: 2, lua: script('acquireSlot-2.lua') });
+    redis.defineCommand('renewSlot', { numberOfKeys: 1, lua: script('renewSlot-1.lua') });
+    redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: script('releaseSlot-1.lua') });
+    redis.defineCommand('countSlots', { numberOfKeys: 1, lua: script('countSlots-1.lua') });
+    this.redis = redis as Redis & SlotCommands;
+  }
+
+  /**
+   * One place in every key (1 or 2 keys), for `token`, atomically: in both or in neither;
+   * limits[i] is the size of keys[i]. A token already holding its place in every key is renewed
+   * and counts as acquired (idempotent: a restarted holder that reuses its token gets its place
+   * back). When refused, nothing the token held before the call changes; `fullKey` is the first
+   * full key. With 2 keys on a Valkey cluster, the keys must share a hash slot ({hash tag}).
+   */
+  async acquire(
+    keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number,
+  ): Promise<AcquireResult> {
+    checkKeys(keys);
+    checkLimits(keys, limits);
+    checkToken(token);
+    checkTime(nowMs, ttlMs);
+    const [k1, k2] = keys as [string, string | undefined];
+    const [l1, l2] = limits as [number, number | undefined];
+    const reply =
+      k2 === undefined || l2 === undefined
+        ? await this.redis.acquireSlot1(k1, token, l1, nowMs, ttlMs)
+        : await this.redis.acquireSlot2(k1, k2, token, l1, l2, nowMs, ttlMs);
+    const [code, index, holders] = reply;
+    if (code === SlotResult.Done) return { acquired: true };
+    const fullKey = index === undefined ? undefined : keys[index - 1];
+    if (code !== SlotResult.Full || fullKey === undefined || holders === undefined) {
+      throw new Error(`Slots: unexpected reply from the acquire script: ${JSON.stringify(reply)}`);
+    }
+    return { acquired: false, fullKey, holders };
+  }
+
+  /** Extends the lease in every key, only where `token` still holds a live place; true when it held all. */
+  async renew(keys: readonly string[], token: string, nowMs: number, ttlMs: number): Promise<boolean> {
+    return (await this.renewMany([{ keys, token }], nowMs, ttlMs)).length === 0;
+  }
+
+  /** Gives the place back in every key (no-op where it holds none). */
+  async release(keys: readonly string[], token: string): Promise<void> {
+    checkKeys(keys);
+    checkToken(token);
+    const pipeline = this.redis.pipeline() as SlotPipeline;
+    for (const key of keys) pipeline.releaseSlot(key, token);
+    await replies(pipeline);
+  }
+
+  /** Live holders of one key. */
+  async holders(key: string, nowMs: number): Promise<number> {
+    checkKeys([key]);
+    checkTime(nowMs);
+    return this.redis.countSlots(key, nowMs);
+  }
+
+  /**
+   * Many renewals in one pipeline (for renewing thousands of running Jobs' leases every few
+   * seconds), each as `renew` does it. Returns the tokens that had lost their place in at least
+   * one of their keys, each once, in the order given. Everything is checked before anything is sent.
+   */
+  async renewMany(
+    entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number,
+  ): Promise<string[]> {
+    checkTime(nowMs, ttlMs);
+    for (const { keys, token } of entries) {
+      checkKeys(keys);
+      checkToken(token);
+    }
+    if (entries.length === 0) return [];
+    const pipeline = this.redis.pipeline() as SlotPipeline;
+    const owners: string[] = [];
+    for (const { keys, token } of entries) {
+      for (const key of keys) {
+        pipeline.renewSlot(key, token, nowMs, ttlMs);
+        owners.push(token);
+      }
+    }
+    const results = await replies(pipeline);
+    const lost = new Set<string>();
+    results.forEach((r, i) => {
+      if (r !== SlotResult.Done) lost.add(owners[i] as string);
+    });
+    return [...lost];
+  }
+}

@@ -1,0 +1,89 @@
+// The operator's view of its two ConfigMaps in WAITGATE_NAMESPACE, watched: a change
+// applies without a restart, and every hold looks again.
+import * as k8s from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { parseProfiles, type Profile } from '../api/profiles.js';
+import { parseTriggersFile } from '../api/triggers/triggers-file.js';
+import type { ProfilesView, TriggersView } from '../decide/decide.js';
+import { RestartingInformer } from './informer.js';
+
+export const TRIGGERS_CONFIGMAP = 'waitgate-triggers';
+export const TRIGGERS_KEY = 'triggers.json';
+export const PROFILES_CONFIGMAP = 'waitgate-profiles';
+
+/** Which triggers of a triggers.json text say wait, by name. */
+export function triggersView(text: string | undefined): TriggersView {
+  if (text === undefined) return { state: 'unreadable', problem: `the ConfigMap has no ${TRIGGERS_KEY} key` };
+  const r = parseTriggersFile(text);
+  if (!r.ok) return { state: 'unreadable', problem: `${r.refusals.length} refusal(s), first: ${r.refusals[0]?.code} at ${r.refusals[0]?.path}` };
+  return { state: 'ok', waits: new Map(r.triggers.map((t) => [t.name, (t.run.waitFor ?? []).length > 0])) };
+}
+
+export interface ConfigMapViewsOptions {
+  readonly kubeConfig: k8s.KubeConfig;
+  readonly namespace: string;
+  readonly log: Logger;
+  /** Called after either ConfigMap changed (or went), with the profiles' data for the scripts. */
+  readonly onChange: (profilesData: Record<string, string> | undefined, profiles: ReadonlyMap<string, Profile>) => void;
+}
+
+export class ConfigMapViews {
+  private profilesView: ProfilesView = { state: 'unreadable', problem: 'not read yet' };
+  private triggersViewNow: TriggersView = { state: 'unreadable', problem: 'not read yet' };
+  private readonly informer: RestartingInformer<k8s.V1ConfigMap>;
+
+  constructor(private readonly opts: ConfigMapViewsOptions) {
+    const core = opts.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.informer = new RestartingInformer<k8s.V1ConfigMap>({
+      kubeConfig: opts.kubeConfig,
+      path: `/api/v1/namespaces/${opts.namespace}/configmaps`,
+      list: () => core.listNamespacedConfigMap({ namespace: opts.namespace }),
+      log: opts.log,
+      onEvent: (event, cm) => this.apply(event, cm),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.informer.start();
+    // Whatever was not listed does not exist.
+    if (!this.informer.get(TRIGGERS_CONFIGMAP, this.opts.namespace)) this.triggersViewNow = { state: 'missing' };
+    if (!this.informer.get(PROFILES_CONFIGMAP, this.opts.namespace)) this.setProfiles(undefined);
+  }
+
+  stop(): Promise<void> {
+    return this.informer.stop();
+  }
+
+  profiles(): ProfilesView {
+    return this.profilesView;
+  }
+
+  triggers(): TriggersView {
+    return this.triggersViewNow;
+  }
+
+  private apply(event: 'add' | 'update' | 'delete', cm: k8s.V1ConfigMap): void {
+    const name = cm.metadata?.name;
+    if (name === PROFILES_CONFIGMAP) {
+      this.setProfiles(event === 'delete' ? undefined : (cm.data ?? {}));
+    } else if (name === TRIGGERS_CONFIGMAP) {
+      this.triggersViewNow = event === 'delete' ? { state: 'missing' } : triggersView(cm.data?.[TRIGGERS_KEY]);
+      if (this.triggersViewNow.state === 'ok') this.opts.log.info({ triggers: this.triggersViewNow.waits.size }, 'Loaded triggers');
+      else this.opts.log.error({ triggers: this.triggersViewNow }, 'Cannot compare holds with their triggers');
+      this.opts.onChange(undefined, this.profilesView.state === 'ok' ? this.profilesView.profiles : new Map());
+    }
+  }
+
+  private setProfiles(data: Record<string, string> | undefined): void {
+    const r = parseProfiles(data);
+    if (r.ok) {
+      this.profilesView = { state: 'ok', profiles: r.profiles };
+      this.opts.log.info({ profiles: [...r.profiles.keys()] }, 'Loaded profiles');
+      this.opts.onChange(data, r.profiles);
+    } else {
+      this.profilesView = { state: 'unreadable', problem: r.problems.join('; ') };
+      this.opts.log.error({ problems: r.problems }, 'Refused profiles ConfigMap');
+      this.opts.onChange(undefined, new Map());
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { describe, expect, test } from '@jest/globals';
+import { isScriptKey, parseProfiles, ProfileMode, type Profile } from './profiles.js';
+
+const SH = '#!/bin/sh\nexit 3\n';
+
+function cm(profiles: unknown, scripts: Record<string, string> = { 'wait-jira.sh': SH, 'wait-ci.sh': SH }): Record<string, string> {
+  return { 'profiles.json': typeof profiles === 'string' ? profiles : JSON.stringify(profiles), ...scripts };
+}
+
+describe('parseProfiles: accepted', () => {
+  test.each<[string, Record<string, string> | undefined, Profile[]]>([
+    ['no ConfigMap data', undefined, []],
+    ['no profiles.json key', { 'wait-jira.sh': SH }, []],
+    ['an empty object', cm({}), []],
+    [
+      'an exec profile',
+      cm({ jira: { mode: 'exec', script: 'wait-jira.sh' } }),
+      [{ name: 'jira', mode: ProfileMode.Exec, script: 'wait-jira.sh' }],
+    ],
+    [
+      'a pod profile with an image',
+      cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 'alpine:3.20' } }),
+      [{ name: 'ci', mode: ProfileMode.Pod, script: 'wait-ci.sh', image: 'alpine:3.20' }],
+    ],
+    [
+      'a pod profile with resources, passed through',
+      cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 'registry.example/ci@sha256:abc', resources: { limits: { cpu: '100m' } } } }),
+      [{ name: 'ci', mode: ProfileMode.Pod, script: 'wait-ci.sh', image: 'registry.example/ci@sha256:abc', resources: { limits: { cpu: '100m' } } }],
+    ],
+    [
+      'two profiles sharing one script',
+      cm({ a: { mode: 'exec', script: 'wait-jira.sh' }, 'b-2': { mode: 'exec', script: 'wait-jira.sh' } }),
+      [
+        { name: 'a', mode: ProfileMode.Exec, script: 'wait-jira.sh' },
+        { name: 'b-2', mode: ProfileMode.Exec, script: 'wait-jira.sh' },
+      ],
+    ],
+    [
+      'a 63-character name and a dotted script key',
+      cm({ ['a'.repeat(63)]: { mode: 'exec', script: '.check_1.sh' } }, { '.check_1.sh': SH }),
+      [{ name: 'a'.repeat(63), mode: ProfileMode.Exec, script: '.check_1.sh' }],
+    ],
+  ])('%s', (_what, data, expected) => {
+    const r = parseProfiles(data);
+    expect(r).toEqual({ ok: true, profiles: new Map(expected.map((p) => [p.name, p])) });
+  });
+});
+
+describe('parseProfiles: refused, naming the profile and the field', () => {
+  test.each<[string, Record<string, string>, RegExp[]]>([
+    ['profiles.json that is not JSON', cm('{"jira": '), [/^profiles\.json is not valid JSON/]],
+    ['an empty profiles.json', cm(''), [/^profiles\.json is not valid JSON/]],
+    ['profiles.json that is an array', cm([{ mode: 'exec' }]), [/^profiles\.json must be a JSON object.*an array$/]],
+    ['profiles.json that is null', cm('null'), [/^profiles\.json must be a JSON object.*null$/]],
+    ['an uppercase name', cm({ Jira: { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "Jira": the name is not a profile name/]],
+    ['a name ending in -', cm({ 'jira-': { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "jira-": the name/]],
+    ['a 64-character name', cm({ ['a'.repeat(64)]: { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "a{64}": the name/]],
+    ['an empty name', cm({ '': { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "": the name/]],
+    ['an entry that is a string', cm({ jira: 'wait-jira.sh' }), [/^profile "jira": must be an object.*the string "wait-jira.sh"$/]],
+    ['a missing mode', cm({ jira: { script: 'wait-jira.sh' } }), [/^profile "jira": mode is missing/]],
+    ['an unknown mode', cm({ jira: { mode: 'shell', script: 'wait-jira.sh' } }), [/^profile "jira": mode must be "exec" or "pod", but it is "shell"$/]],
+    ['a missing script', cm({ jira: { mode: 'exec' } }), [/^profile "jira": script is missing/]],
+    ['a script that is a number', cm({ jira: { mode: 'exec', script: 7 } }), [/^profile "jira": script must be a string.*number 7$/]],
+    ['a script key with a slash', cm({ jira: { mode: 'exec', script: '../etc/passwd' } }), [/^profile "jira": script "..\/etc\/passwd" is not a ConfigMap key/]],
+    ['a script key of ..', cm({ jira: { mode: 'exec', script: '..' } }), [/^profile "jira": script "\.\." is not a ConfigMap key/]],
+    ['a script key that is profiles.json', cm({ jira: { mode: 'exec', script: 'profiles.json' } }), [/^profile "jira": script may not be profiles\.json/]],
+    ['a script key that is absent', cm({ jira: { mode: 'exec', script: 'wait-gone.sh' } }), [/^profile "jira": script "wait-gone.sh" is not a key of the waitgate-profiles ConfigMap$/]],
+    ['a script key that is an inherited name', cm({ jira: { mode: 'exec', script: 'constructor' } }), [/^profile "jira": script "constructor" is not a key/]],
+    ['an empty script', cm({ jira: { mode: 'exec', script: 'wait-jira.sh' } }, { 'wait-jira.sh': ' \n' }), [/^profile "jira": script "wait-jira.sh" is empty$/]],
+    ['a pod profile without an image', cm({ ci: { mode: 'pod', script: 'wait-ci.sh' } }), [/^profile "ci": image is missing/]],
+    ['a pod profile with an empty image', cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: ' ' } }), [/^profile "ci": image " " is not a container image/]],
+    ['a pod profile with an image that is a number', cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 3 } }), [/^profile "ci": image must be a string/]],
+    ['resources that are an array', cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 'alpine', resources: [] } }), [/^profile "ci": resources must be an object.*an array$/]],
+    ['an exec profile with an image', cm({ jira: { mode: 'exec', script: 'wait-jira.sh', image: 'alpine' } }), [/^profile "jira": image is for pod mode only/]],
+    ['an exec profile with resources', cm({ jira: { mode: 'exec', script: 'wait-jira.sh', resources: {} } }), [/^profile "jira": resources is for pod mode only/]],
+    ['a misspelled setting', cm({ jira: { mode: 'exec', script: 'wait-jira.sh', imgae: 'x' } }), [/^profile "jira": "imgae" is not a setting of a profile/]],
+    [
+      'every problem at once, one line each',
+      cm({ Bad: { mode: 'exec', script: 'wait-jira.sh' }, jira: { mode: 'x', script: 'wait-jira.sh' }, ci: { mode: 'pod', script: 'nope.sh', image: 'alpine' } }),
+      [/^profile "Bad": the name/, /^profile "jira": mode must be/, /^profile "ci": script "nope.sh" is not a key/],
+    ],
+  ])('%s', (_what, data, expected) => {
+    const r = parseProfiles(data);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problems).toHaveLength(expected.length);
+    expected.forEach((re, i) => expect(r.problems[i]).toMatch(re));
+    for (const line of r.problems) expect(line).not.toContain('\n');
+  });
+
+  test('never throws, whatever the data holds', () => {
+    for (const raw of ['', '[]', '1', '"x"', 'true', '{"__proto__": {"mode": "exec"}}', '{"a": null}', '{"a": {"mode": ["exec"]}}', '\u0000']) {
+      expect(() => parseProfiles({ 'profiles.json': raw })).not.toThrow();
+    }
+  });
+});
+
+describe('isScriptKey', () => {
+  test.each([
+    ['a plain file name', 'wait-jira.sh', true],
+    ['a leading dot', '.hidden', true],
+    ['every allowed character', 'a_b.C-1', true],
+    ['.', '.', false],
+    ['..', '..', false],
+    ['empty', '', false],
+    ['a slash', 'a/b', false],
+    ['a space', 'a b', false],
+    ['254 characters', 'x'.repeat(254), false],
+  ])('%s', (_what, key, ok) => {
+    expect(isScriptKey(key)).toBe(ok);
+  });
+});

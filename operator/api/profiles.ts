@@ -1,0 +1,192 @@
+// The profiles ConfigMap (`waitgate-profiles`). Its `profiles.json` key maps each profile
+// name to how its check runs; each check script is another key of the same ConfigMap.
+//
+//   { "jira": { "mode": "exec", "script": "wait-jira.sh" },
+//     "ci":   { "mode": "pod", "script": "wait-ci.sh", "image": "alpine:3.20", "resources": {...} } }
+//
+// parseProfiles never throws: a broken ConfigMap is reported as plain-English problems, one
+// per line, each naming the profile and the field.
+import { z } from 'zod';
+import { waitConditionSchema } from './heldjob-schema.js';
+
+export const PROFILES_CONFIGMAP = 'waitgate-profiles';
+export const PROFILES_KEY = 'profiles.json';
+
+/** How a profile's check runs: as a process of the operator, or in a Pod of its own. */
+export const ProfileMode = {
+  Exec: 'exec',
+  Pod: 'pod',
+} as const;
+export type ProfileMode = (typeof ProfileMode)[keyof typeof ProfileMode];
+export const PROFILE_MODES = Object.values(ProfileMode);
+
+export interface Profile {
+  readonly name: string;
+  readonly mode: ProfileMode;
+  /** The ConfigMap key holding the script. */
+  readonly script: string;
+  /** The container image; pod mode only. */
+  readonly image?: string;
+  /** Container resources for pod mode, passed through untouched. */
+  readonly resources?: Record<string, unknown>;
+}
+
+export type ProfilesCheck =
+  | { readonly ok: true; readonly profiles: ReadonlyMap<string, Profile> }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+/**
+ * A ConfigMap key, and so a script's file name on disk: letters, digits, '-', '_' and '.',
+ * never '.' or '..'. The same rule keeps ProfileScripts from writing outside its directory.
+ */
+export const SCRIPT_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+export const SCRIPT_KEY_MAX = 253;
+
+export function isScriptKey(key: string): boolean {
+  return key.length <= SCRIPT_KEY_MAX && SCRIPT_KEY_PATTERN.test(key) && key !== '.' && key !== '..';
+}
+
+/** The same rule the HeldJob schema (and so the CRD) applies to a profile name. */
+export function isProfileName(name: string): boolean {
+  return waitConditionSchema.safeParse({ profile: name }).success;
+}
+
+const NAME_RULE = "1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
+const KEY_RULE = "a ConfigMap key: letters, digits, '-', '_' or '.', not '.' or '..'";
+
+const profileEntrySchema = z
+  .object({
+    mode: z.enum(PROFILE_MODES, {
+      error: (iss) =>
+        iss.input === undefined
+          ? `mode is missing; it must be "exec" or "pod"`
+          : `mode must be "exec" or "pod", but it is ${show(iss.input)}`,
+    }),
+    script: z
+      .string({
+        error: (iss) =>
+          iss.input === undefined
+            ? 'script is missing; it must name another key of this ConfigMap'
+            : `script must be a string naming another key of this ConfigMap, but it is ${kindOf(iss.input)}`,
+      })
+      .refine(isScriptKey, { error: (iss) => `script ${show(iss.input)} is not ${KEY_RULE}` })
+      .refine((key) => key !== PROFILES_KEY, { error: `script may not be ${PROFILES_KEY}, which holds the profiles themselves` }),
+    image: z
+      .string({ error: (iss) => `image must be a string naming a container image, but it is ${kindOf(iss.input)}` })
+      .refine((s) => s.trim() !== '' && !/\s/.test(s), {
+        error: (iss) => `image ${show(iss.input)} is not a container image reference`,
+      })
+      .optional(),
+    resources: z
+      .record(z.string(), z.unknown(), {
+        error: (iss) => `resources must be an object (container resources), but it is ${kindOf(iss.input)}`,
+      })
+      .optional(),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.mode === ProfileMode.Pod && p.image === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['image'], message: 'image is missing; a pod-mode profile runs its script in a container of that image' });
+    }
+    if (p.mode === ProfileMode.Exec) {
+      for (const field of ['image', 'resources'] as const) {
+        if (p[field] !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `${field} is for pod mode only; an exec-mode profile runs its script as a process of the operator, so ${field} would do nothing`,
+          });
+        }
+      }
+    }
+  });
+
+/**
+ * data: the ConfigMap's data (may be undefined). Checks profiles.json parses, each name is a
+ * valid profile name, mode/script/image are right, and that each script key exists in data and
+ * is non-empty. Never throws. Missing ConfigMap data or a missing profiles.json key is a
+ * ConfigMap declaring no profiles: ok, with none.
+ */
+export function parseProfiles(data: Record<string, string> | undefined): ProfilesCheck {
+  const raw = data?.[PROFILES_KEY];
+  if (raw === undefined) return { ok: true, profiles: new Map() };
+
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw);
+  } catch (err) {
+    return { ok: false, problems: [`${PROFILES_KEY} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    return {
+      ok: false,
+      problems: [`${PROFILES_KEY} must be a JSON object mapping each profile name to its settings, but it is ${kindOf(doc)}`],
+    };
+  }
+
+  const problems: string[] = [];
+  const profiles = new Map<string, Profile>();
+  for (const [name, entry] of Object.entries(doc)) {
+    const where = `profile ${show(name)}`;
+    if (!isProfileName(name)) {
+      problems.push(`${where}: the name is not a profile name: ${NAME_RULE}`);
+      continue;
+    }
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`${where}: must be an object such as {"mode": "exec", "script": "<key>"}, but it is ${kindOf(entry)}`);
+      continue;
+    }
+    const r = profileEntrySchema.safeParse(entry);
+    if (!r.success) {
+      for (const issue of r.error.issues) problems.push(`${where}: ${issueMessage(issue)}`);
+      continue;
+    }
+    const p = r.data;
+    const script = Object.hasOwn(data ?? {}, p.script) ? data?.[p.script] : undefined;
+    if (script === undefined) {
+      problems.push(`${where}: script ${show(p.script)} is not a key of the ${PROFILES_CONFIGMAP} ConfigMap`);
+      continue;
+    }
+    if (script.trim() === '') {
+      problems.push(`${where}: script ${show(p.script)} is empty`);
+      continue;
+    }
+    profiles.set(name, {
+      name,
+      mode: p.mode,
+      script: p.script,
+      ...(p.image !== undefined ? { image: p.image } : {}),
+      ...(p.resources !== undefined ? { resources: p.resources } : {}),
+    });
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, profiles };
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map(show).join(', ');
+    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image and resources`;
+  }
+  return issue.message;
+}
+
+function show(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  switch (typeof v) {
+    case 'string':
+      return `the string ${show(v)}`;
+    case 'number':
+    case 'boolean':
+      return `${typeof v} ${String(v)}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof v;
+  }
+}

@@ -1,0 +1,130 @@
+import { describe, expect, test } from '@jest/globals';
+import { decide, type Observed } from './decide.js';
+import { CheckVerdict, recordCheck, type CheckResult } from './record-check.js';
+import type { Action } from './actions.js';
+import type { HeldJobStatus } from '../api/heldjob-schema.js';
+import type { Profile } from '../api/profiles.js';
+import { FINALIZER, Phase, RefusalToken } from '../api/vocabulary.js';
+
+const T0 = Date.parse('2026-09-01T08:00:00Z');
+const DAY = 86_400_000;
+const MIN = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
+
+function hj(status: HeldJobStatus, waitFor: object[] = [{ profile: 'jira' }]): Observed['heldJob'] {
+  return {
+    metadata: { name: 'h', namespace: 'n', uid: 'u', creationTimestamp: iso(T0), finalizers: [FINALIZER] },
+    spec: { target: 'acme/web#7', trigger: 'deploy', waitFor, job: { template: {} } },
+    status,
+  };
+}
+const held = (over: HeldJobStatus = {}): HeldJobStatus => ({
+  phase: Phase.Held,
+  heldSince: iso(T0),
+  waitingSince: iso(T0),
+  checks: 0,
+  faults: 0,
+  checksSince: iso(T0),
+  expiresAt: iso(T0 + DAY),
+  ...over,
+});
+const answer = (verdict: CheckVerdict, exitCode?: number): CheckResult => ({ profile: 'jira', verdict, exitCode });
+const statusOf = (as: readonly Action[]) => {
+  const u = [...as].reverse().find((a) => a.type === 'updateStatus');
+  return u && u.type === 'updateStatus' ? u.status : undefined;
+};
+
+describe('recordCheck: the exit-code contract', () => {
+  test.each<[string, HeldJobStatus, CheckResult, number, Partial<HeldJobStatus>, string[]]>([
+    ['exit 0: cleared for this round, on at once', held(), answer(CheckVerdict.Go, 0), T0, { checks: 1, faults: 0, clearedProfiles: ['jira'], lastExitCode: 0 }, ['updateStatus', 'wakeAt']],
+    ['exit 3: not yet, not a fault, next at the interval', held({ faults: 2 }), answer(CheckVerdict.NotYet, 3), T0, { checks: 1, faults: 0, nextCheckAt: iso(T0 + MIN), clearedProfiles: [] }, ['updateStatus', 'wakeAt']],
+    ['exit 2: never, refused for good', held(), answer(CheckVerdict.Never, 2), T0, { phase: Phase.Refused, reason: RefusalToken.Refused }, ['updateStatus']],
+    ['exit 1: could not tell, counted', held({ faults: 1 }), answer(CheckVerdict.CouldNotTell, 1), T0, { checks: 1, faults: 2, phase: Phase.Held }, ['updateStatus', 'wakeAt']],
+    ['the 5th fault in a row: wait-unanswerable', held({ checks: 4, faults: 4 }), answer(CheckVerdict.CouldNotTell, 1), T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 }, ['updateStatus']],
+    ['a timeout counts as a fault like exit 1', held({ checks: 4, faults: 4 }), { profile: 'jira', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }, T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable }, ['updateStatus']],
+    ['the 96th check says not yet: wait-expired', held({ checks: 95 }), answer(CheckVerdict.NotYet, 3), T0 + 19 * 3_600_000, { phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 }, ['updateStatus']],
+    ['the 96th check says go: it runs', held({ checks: 95 }), answer(CheckVerdict.Go, 0), T0 + 19 * 3_600_000, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
+    ['past the maximum wait, the last check says not yet: wait-expired', held({ checks: 50 }), answer(CheckVerdict.NotYet, 3), T0 + DAY, { phase: Phase.Refused, reason: RefusalToken.Expired }, ['updateStatus']],
+    ['past the maximum wait, the last check says go: it runs', held({ checks: 50 }), answer(CheckVerdict.Go, 0), T0 + DAY + 1, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
+    ['near the maximum: the next check is clamped onto it', held({ checks: 60 }), answer(CheckVerdict.NotYet, 3), T0 + DAY - 2 * MIN, { nextCheckAt: iso(T0 + DAY) }, ['updateStatus', 'wakeAt']],
+  ])('%s', (_n, status, result, now, expected, expectedTypes) => {
+    const actions = recordCheck(hj(status), CONFIG, result, now, 0);
+    expect(actions.map((a) => a.type)).toEqual(expectedTypes);
+    expect(statusOf(actions)).toMatchObject(expected);
+  });
+
+  test('the refusal names the profile', () => {
+    const s = statusOf(recordCheck(hj(held({ faults: 4 })), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0));
+    expect(s?.message).toContain('"jira"');
+  });
+
+  test('a fault then a not-yet: the count of faults in a row starts over', () => {
+    const s1 = statusOf(recordCheck(hj(held()), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0)) as HeldJobStatus;
+    const s2 = statusOf(recordCheck(hj(s1), CONFIG, answer(CheckVerdict.NotYet, 3), T0 + MIN, 0)) as HeldJobStatus;
+    expect([s1.faults, s2.faults]).toEqual([1, 0]);
+  });
+
+  test('jitter only ever adds, up to 10%', () => {
+    const at = (unit: number) => Date.parse(statusOf(recordCheck(hj(held()), CONFIG, answer(CheckVerdict.NotYet, 3), T0, unit))?.nextCheckAt as string);
+    expect(at(0)).toBe(T0 + MIN);
+    expect(at(0.999)).toBeLessThanOrEqual(T0 + 66_000);
+    expect(at(0.5)).toBeGreaterThan(T0 + MIN);
+  });
+});
+
+/** Drives decide and recordCheck with a fake clock: a check that always answers `code`. */
+function simulate(code: 3 | 1 | 0, config = CONFIG): { status: HeldJobStatus; checks: number[] } {
+  let obj = hj({});
+  let now = T0;
+  const checks: number[] = [];
+  for (let step = 0; step < 1000; step++) {
+    const o: Observed = { heldJob: obj, job: undefined, config, profiles: { state: 'ok', profiles: new Map([['jira', jira]]) }, triggers: { state: 'missing' } };
+    let actions = decide(o, now);
+    const run = actions.find((a) => a.type === 'runCheck');
+    if (run) {
+      checks.push(now);
+      const verdict = code === 0 ? CheckVerdict.Go : code === 3 ? CheckVerdict.NotYet : CheckVerdict.CouldNotTell;
+      const pre = statusOf(actions);
+      if (pre) obj = { ...obj, status: pre };
+      actions = recordCheck(obj, config, answer(verdict, code), now, 0);
+    }
+    const s = statusOf(actions);
+    if (s) obj = { ...obj, status: s };
+    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running) return { status: obj.status, checks };
+    const wake = actions.find((a) => a.type === 'wakeAt');
+    if (wake && wake.type === 'wakeAt') now = Math.max(now, wake.at);
+  }
+  throw new Error('simulation did not end');
+}
+
+describe('a whole hold, on a fake clock', () => {
+  test('"not yet" forever at the defaults: the 96th check lands at about 19 h 40 min and ends wait-expired', () => {
+    const { status, checks } = simulate(3);
+    expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 });
+    expect(checks).toHaveLength(96);
+    const last = (checks[95] as number) - T0;
+    expect(last).toBeGreaterThan(19 * 3_600_000 + 35 * MIN);
+    expect(last).toBeLessThan(19 * 3_600_000 + 50 * MIN);
+  });
+
+  test('an hourly interval under a 15 minute maximum: the last check lands on the maximum, then wait-expired', () => {
+    const { status, checks } = simulate(3, { ...CONFIG, intervalMs: 3_600_000, maxMs: 15 * MIN });
+    expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Expired });
+    expect(checks.map((t) => t - T0)).toEqual([0, 15 * MIN]);
+  });
+
+  test('a check that cannot tell: wait-unanswerable after 5 checks, minutes not a day', () => {
+    const { status, checks } = simulate(1);
+    expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 });
+    expect(checks).toHaveLength(5);
+    expect((checks[4] as number) - T0).toBeLessThan(10 * MIN);
+  });
+
+  test('a check that says go: launched after one check', () => {
+    const { status, checks } = simulate(0);
+    expect(status.phase).toBe(Phase.Running);
+    expect(checks).toHaveLength(1);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, test } from '@jest/globals';
+import { cadenceMs, lastCheckOffsetMs, nextCheckDelayMs, slotDeniedDelayMs } from './backoff.js';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+describe('cadence', () => {
+  test.each([
+    [1, 60_000, 60_000],
+    [2, 60_000, 67_200],
+    [10, 60_000, Math.round(60_000 * 1.12 ** 9)],
+    [25, 60_000, 900_000],
+    [95, 60_000, 900_000],
+    [1, 30_000, 30_000],
+    [1, HOUR, HOUR],
+    [50, HOUR, HOUR],
+  ])('after %d checks at interval %d: %d ms', (done, interval, expected) => {
+    expect(Math.round(cadenceMs(done, interval))).toBe(expected);
+  });
+
+  test('backs off toward 15 minutes and never past it', () => {
+    let prev = 0;
+    for (let done = 1; done <= 96; done++) {
+      const c = cadenceMs(done, 60_000);
+      expect(c).toBeGreaterThanOrEqual(prev);
+      expect(c).toBeLessThanOrEqual(15 * MIN);
+      prev = c;
+    }
+    expect(prev).toBe(15 * MIN);
+  });
+
+  test('at the defaults the 96th check lands at about 19 h 40 min, before the 24 h maximum', () => {
+    const t = lastCheckOffsetMs(96, 60_000, 24 * HOUR);
+    expect(t).toBeGreaterThan(19 * HOUR + 35 * MIN);
+    expect(t).toBeLessThan(19 * HOUR + 50 * MIN);
+    // Even with the most jitter every time, the count still binds before 24 hours.
+    expect(t * 1.1).toBeLessThan(24 * HOUR);
+  });
+
+  test('with an hourly interval the 24 hours binds instead', () => {
+    expect(lastCheckOffsetMs(96, HOUR, 24 * HOUR)).toBe(24 * HOUR);
+  });
+});
+
+describe('nextCheckDelayMs', () => {
+  test.each([
+    ['no jitter', { checksDone: 1, intervalMs: 60_000, unit: 0, remainingMs: 1e9 }, 60_000],
+    ['the most jitter adds 10%', { checksDone: 1, intervalMs: 60_000, unit: 0.9999999, remainingMs: 1e9 }, 66_000],
+    ['jitter never subtracts', { checksDone: 1, intervalMs: 60_000, unit: -5, remainingMs: 1e9 }, 60_000],
+    ['clamped to what is left of the maximum', { checksDone: 30, intervalMs: 60_000, unit: 0.5, remainingMs: 120_000 }, 120_000],
+    ['an hourly interval under a 15 minute maximum stops at 15 minutes', { checksDone: 1, intervalMs: HOUR, unit: 0, remainingMs: 15 * MIN }, 15 * MIN],
+    ['nothing left: due now', { checksDone: 3, intervalMs: 60_000, unit: 0, remainingMs: -5 }, 0],
+  ])('%s', (_n, opts, expected) => {
+    expect(nextCheckDelayMs(opts)).toBe(expected);
+  });
+
+  test('jitter spreads a hundred holds over up to 10%', () => {
+    const delays = Array.from({ length: 100 }, (_, i) => nextCheckDelayMs({ checksDone: 40, intervalMs: 60_000, unit: i / 100, remainingMs: 1e9 }));
+    expect(Math.min(...delays)).toBe(900_000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(990_000);
+    expect(new Set(delays).size).toBeGreaterThan(90);
+  });
+});
+
+describe('slotDeniedDelayMs', () => {
+  test.each([
+    [1, 60_000, 15_000],
+    [1, 30_000, 11_000],
+    [60, 60_000, 225_000],
+  ])('after %d checks at %d: %d', (done, interval, expected) => {
+    expect(slotDeniedDelayMs(done, interval)).toBe(expected);
+  });
+});

@@ -1,0 +1,51 @@
+// The cadence of profile checks. Pure: the jitter's randomness comes in as a number.
+
+/** Each delay is this much longer than the one before, up to the ceiling. */
+export const BACKOFF_FACTOR = 1.12;
+/** The cadence backs off toward 15 minutes, or toward the interval when that is longer. */
+export const BACKOFF_CEILING_MS = 15 * 60_000;
+/** Jitter adds up to 10% and never takes any away (that would cut under the 30 s floor). */
+export const JITTER_MAX = 0.1;
+/** A check denied a slot waits a quarter of the cadence, never less than this. */
+export const SLOT_DENIED_MIN_MS = 11_000;
+/** Holds whose conditions cleared but whose scope is full look again this often. */
+export const SCOPE_RETRY_MS = 5_000;
+
+/** The cadence after `checksDone` checks (>= 1), before jitter and clamping. */
+export function cadenceMs(checksDone: number, intervalMs: number): number {
+  const ceiling = Math.max(BACKOFF_CEILING_MS, intervalMs);
+  const grown = intervalMs * BACKOFF_FACTOR ** Math.max(0, checksDone - 1);
+  return Math.min(ceiling, grown);
+}
+
+/**
+ * The delay until the next check: the cadence, plus jitter (`unit` in [0, 1) makes 0 to
+ * +10%), clamped to what is left of the maximum wait so the last check lands on it.
+ */
+export function nextCheckDelayMs(opts: {
+  checksDone: number;
+  intervalMs: number;
+  unit: number;
+  remainingMs: number;
+}): number {
+  const jittered = cadenceMs(opts.checksDone, opts.intervalMs) * (1 + JITTER_MAX * Math.min(Math.max(opts.unit, 0), 0.999999));
+  return Math.max(0, Math.min(Math.round(jittered), opts.remainingMs));
+}
+
+/** How long a check denied a slot waits before asking again. */
+export function slotDeniedDelayMs(checksDone: number, intervalMs: number): number {
+  return Math.max(SLOT_DENIED_MIN_MS, Math.round(cadenceMs(Math.max(1, checksDone), intervalMs) / 4));
+}
+
+/**
+ * When the last allowed check would run if every answer were "not yet" and no jitter
+ * applied: the schedule the docs and `waitgate doctor` quote (19 h 43 min at the defaults).
+ */
+export function lastCheckOffsetMs(maxChecks: number, intervalMs: number, maxMs: number): number {
+  let t = 0;
+  for (let done = 1; done < maxChecks; done++) {
+    t += cadenceMs(done, intervalMs);
+    if (t >= maxMs) return maxMs;
+  }
+  return t;
+}

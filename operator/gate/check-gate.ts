@@ -1,0 +1,124 @@
+// One profile check, as the gate runs it: take a fleet-wide check slot, run the script,
+// give the slot back. Denied or Valkey down: nothing is spawned and nothing is counted.
+import type { Logger } from 'pino';
+import type { Profile } from '../api/profiles.js';
+import { verdictOf, type CheckVerdict } from '../api/check-verdict.js';
+import type { CheckAnswer } from '../adapters/exec-check.js';
+import type { CheckResult } from '../decide/record-check.js';
+import type { CheckGate, CheckRun } from '../controller/reconciler.js';
+
+export interface SlotLeases {
+  acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
+  release(keys: readonly string[], token: string): Promise<void>;
+}
+
+export interface CheckRunner {
+  /** Runs the check; `signal` aborts it (SIGTERM, then SIGKILL). */
+  run(profile: Profile, target: string, signal: AbortSignal): Promise<CheckAnswer>;
+}
+
+export interface CheckGateMetrics {
+  checked(profile: string, verdict: CheckVerdict, seconds: number): void;
+  slotDenied(): void;
+  capacityExceeded(): void;
+}
+
+export interface CheckGateOptions {
+  readonly slots: SlotLeases;
+  readonly runner: CheckRunner;
+  readonly metrics: CheckGateMetrics;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly slotKey: string;
+  /** Checks running at once across the fleet. */
+  readonly slotLimit: number;
+  readonly workerName: string;
+  /** How long a slot lease lives if its holder dies mid-check. */
+  readonly leaseTtlMs: number;
+  /** For the wait_capacity_exceeded line: the three knobs. */
+  readonly knobs: { readonly checkSlots: number; readonly intervalMs: number; readonly concurrency: number };
+}
+
+/** The answer as the gate records it: the verdict, and the exit code or why there is none. */
+export function resultOf(profile: string, a: CheckAnswer): CheckResult {
+  const verdict = verdictOf(a);
+  if (a.timedOut) return { profile, verdict, exitCode: undefined, detail: 'timed out' };
+  if (a.spawnError) return { profile, verdict, exitCode: undefined, detail: `could not start (${a.spawnError})` };
+  if (a.exitCode === null) return { profile, verdict, exitCode: undefined, detail: `killed by ${a.signal ?? 'a signal'}` };
+  return { profile, verdict, exitCode: a.exitCode };
+}
+
+const DENIALS_BEFORE_ALARM = 3;
+const ALARM_EVERY_MS = 60_000;
+
+export class SlottedCheckGate implements CheckGate {
+  private readonly running = new Map<string, AbortController>();
+  private readonly denials = new Map<string, number>();
+  private lastAlarm = -Infinity;
+
+  constructor(private readonly o: CheckGateOptions) {}
+
+  cancel(key: string): void {
+    this.running.get(key)?.abort();
+  }
+
+  async run(key: string, profile: Profile, target: string): Promise<CheckRun> {
+    const token = `${this.o.workerName}/${key}`;
+    let acquired: boolean;
+    try {
+      acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.now(), this.o.leaseTtlMs)).acquired;
+    } catch (err) {
+      this.o.log.warn({ err, heldjob: key }, 'Deferred check: Valkey is unavailable');
+      return { kind: 'unavailable' };
+    }
+    if (!acquired) {
+      this.o.metrics.slotDenied();
+      const n = (this.denials.get(key) ?? 0) + 1;
+      this.denials.set(key, n);
+      if (n >= DENIALS_BEFORE_ALARM) this.alarm();
+      return { kind: 'denied' };
+    }
+    this.denials.delete(key);
+    const abort = new AbortController();
+    this.running.set(key, abort);
+    try {
+      const answer = await this.o.runner.run(profile, target, abort.signal);
+      if (abort.signal.aborted) return { kind: 'cancelled' };
+      const result = resultOf(profile.name, answer);
+      this.o.metrics.checked(profile.name, result.verdict, answer.durationMs / 1000);
+      // The profile's name and byte counts only: never the path, never the output.
+      this.o.log.info(
+        { heldjob: key, profile: profile.name, exitCode: answer.exitCode, signal: answer.signal, timedOut: answer.timedOut, stdoutBytes: answer.stdoutBytes, stderrBytes: answer.stderrBytes, durationMs: answer.durationMs },
+        'Ran check',
+      );
+      return { kind: 'answered', result };
+    } finally {
+      this.running.delete(key);
+      await this.o.slots.release([this.o.slotKey], token).catch((err: unknown) => {
+        this.o.log.warn({ err }, 'Failed to release check slot; its lease expires by itself');
+      });
+    }
+  }
+
+  private alarm(): void {
+    this.o.metrics.capacityExceeded();
+    const now = this.o.now();
+    if (now - this.lastAlarm < ALARM_EVERY_MS) return;
+    this.lastAlarm = now;
+    this.o.log.warn(
+      {
+        event: 'wait_capacity_exceeded',
+        checkSlots: this.o.knobs.checkSlots,
+        intervalMs: this.o.knobs.intervalMs,
+        concurrency: this.o.knobs.concurrency,
+        knobs: ['WAITGATE_WAIT_CHECK_SLOTS', 'WAITGATE_WAIT_INTERVAL_MS', 'WAITGATE_CONCURRENCY'],
+      },
+      'wait_capacity_exceeded: held jobs keep finding every check slot taken; raise WAITGATE_WAIT_CHECK_SLOTS (below WAITGATE_CONCURRENCY), lengthen WAITGATE_WAIT_INTERVAL_MS, or raise WAITGATE_CONCURRENCY',
+    );
+  }
+}
+
+/** Check slots stay below the concurrency so a check never takes the last slot from a Job; at concurrency 1 the floor is one. */
+export function effectiveCheckSlots(checkSlots: number, concurrency: number): number {
+  return Math.max(1, Math.min(checkSlots, concurrency - 1));
+}

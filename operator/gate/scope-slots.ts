@@ -1,0 +1,58 @@
+// Scope slots: a fleet-wide bound on running Jobs, overall and per scope key (the target's
+// repository), held in Valkey from launch until the Job ends.
+import { createHash } from 'node:crypto';
+import type { ScopeSlots } from '../controller/reconciler.js';
+
+export interface PairLeases {
+  acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
+  release(keys: readonly string[], token: string): Promise<void>;
+  renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]>;
+}
+
+/** A running Job's lease lives this long unless renewed; the renewal sweep runs well inside it. */
+export const SCOPE_LEASE_TTL_MS = 120_000;
+export const SCOPE_RENEW_EVERY_MS = 30_000;
+
+export class ValkeyScopeSlots implements ScopeSlots {
+  constructor(
+    private readonly leases: PairLeases,
+    private readonly prefix: string,
+    private readonly concurrency: number,
+    private readonly scopeLimit: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** Both keys share one hash tag, so one script can take them together on a Valkey cluster. */
+  keys(scopeKey: string): [string, string] {
+    const h = createHash('sha256').update(scopeKey).digest('hex').slice(0, 16);
+    return [`${this.prefix}:{scope}:all`, `${this.prefix}:{scope}:key:${h}`];
+  }
+
+  async acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'> {
+    try {
+      const r = await this.leases.acquire(this.keys(scopeKey), [this.concurrency, this.scopeLimit], holder, this.now(), SCOPE_LEASE_TTL_MS);
+      return r.acquired ? 'acquired' : 'full';
+    } catch {
+      return 'unavailable';
+    }
+  }
+
+  release(scopeKey: string, holder: string): Promise<void> {
+    return this.leases.release(this.keys(scopeKey), holder);
+  }
+
+  /** Renews the leases of every running Job; re-takes any that lapsed (the Job runs regardless). */
+  async renew(running: readonly { scopeKey: string; holder: string }[]): Promise<number> {
+    if (running.length === 0) return 0;
+    const lost = await this.leases.renewMany(
+      running.map((r) => ({ keys: this.keys(r.scopeKey), token: r.holder })),
+      this.now(),
+      SCOPE_LEASE_TTL_MS,
+    );
+    const lostSet = new Set(lost);
+    for (const r of running) {
+      if (lostSet.has(r.holder)) await this.acquire(r.scopeKey, r.holder);
+    }
+    return lost.length;
+  }
+}

@@ -1,0 +1,312 @@
+// The gate against the real apiserver, real Valkey and real check scripts.
+import { describe, expect, test } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { heldJob } from '../support/builders.js';
+import { kubeconfigPath } from '../support/env.js';
+import { fixtureScript, HANGS_WITH_PID, LOGS_ITS_RUN, NOT_YET_THEN_GO, profilesConfigMap } from '../support/profiles.js';
+import { withScenario, type Scenario } from '../support/scenario.js';
+import { operatorProcess } from '../support/service-process.js';
+import { TestKube } from '../support/kube.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually, staysTrue } from '../support/wait.js';
+
+const run = promisify(execFile);
+const NAME = 'web-7-deploy';
+
+function ends(s: Scenario, name: string, phase: string, timeoutMs: number = Timeouts.jobMs) {
+  return eventually(`${s.namespace}/${name} to reach ${phase}`, async () => {
+    const hj = await s.kube.getHeldJob(s.namespace, name);
+    return hj?.status?.phase === phase ? hj : undefined;
+  }, timeoutMs);
+}
+
+const stateDir = () => mkdtempSync(join(tmpdir(), 'waitgate-check-state-'));
+
+describe('profile checks: the exit-code contract, end to end', () => {
+  // Short bounds so each path ends in seconds: one fault refuses, the maximum wait is 4 s.
+  const fast = { WAITGATE_WAIT_MAX_FAULTS: '1', WAITGATE_WAIT_MAX_MS: '4000', WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000', WAITGATE_CHECK_KILL_GRACE_MS: '300' };
+  const scripts = {
+    go: fixtureScript('exit-0.sh'),
+    notyet: fixtureScript('exit-3.sh'),
+    never: fixtureScript('exit-2.sh'),
+    unsure: fixtureScript('exit-1.sh'),
+    odd: fixtureScript('exit-7.sh'),
+    hangs: fixtureScript('hang.sh'),
+    greptrap: fixtureScript('grep-trap.sh'),
+    chatty: fixtureScript('chatty.sh'),
+  };
+
+  test.concurrent.each<[string, string, string, string | undefined]>([
+    ['exit 0: go, the Job runs', 'go', Phase.Succeeded, undefined],
+    ['exit 2: never, refused', 'never', Phase.Refused, RefusalToken.Refused],
+    ['exit 1: could not tell, counted (one fault allowed here)', 'unsure', Phase.Refused, RefusalToken.Unanswerable],
+    ['an unknown exit code reads as could not tell', 'odd', Phase.Refused, RefusalToken.Unanswerable],
+    ['a hanging check is killed at the timeout and counts as a fault', 'hangs', Phase.Refused, RefusalToken.Unanswerable],
+    ['the grep -q trap: "no match" exits 1 and is counted as a fault, not "not yet"', 'greptrap', Phase.Refused, RefusalToken.Unanswerable],
+    ['exit 3: not yet, checked again at the clamped maximum, then wait-expired', 'notyet', Phase.Refused, RefusalToken.Expired],
+  ])(
+    '%s',
+    (_n, profile, phase, reason) =>
+      withScenario(
+        `gate-${profile}`,
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile }] }));
+          const hj = await ends(s, NAME, phase);
+          if (reason) expect(hj.status?.reason).toBe(reason);
+          if (profile === 'unsure' || profile === 'greptrap') expect(hj.status).toMatchObject({ lastExitCode: 1, faults: 1 });
+          if (profile === 'odd') expect(hj.status?.lastExitCode).toBe(7);
+          if (profile === 'notyet') {
+            // The last check really runs: one at the first hold, one on the wake at the maximum.
+            expect(hj.status?.checks).toBe(2);
+          }
+          if (reason === RefusalToken.Unanswerable) expect(hj.status?.message).toContain(`"${profile}"`);
+          const events = (await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason);
+          expect(events.some((r) => r?.startsWith('Check'))).toBe(true);
+        },
+        { env: fast, configMaps: { 'waitgate-profiles': profilesConfigMap(scripts) } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'the log names the profile and counts bytes; it never holds the path or the output',
+    () =>
+      withScenario(
+        'gate-logs',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'chatty' }] }));
+          await ends(s, NAME, Phase.Refused);
+          const ran = s.operator.logLines().find((l) => l['msg'] === 'Ran check');
+          expect(ran).toMatchObject({ profile: 'chatty', exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000 });
+          expect(s.operator.logText()).not.toContain('chatty.sh');
+          expect(s.operator.logText()).not.toContain('waitgate-profiles-');
+        },
+        { env: { WAITGATE_WAIT_MAX_CHECKS: '1' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ chatty: fixtureScript('chatty.sh') }) } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'not yet, then go: launched on the second check; an after and a profile together, cheapest first',
+    () => {
+      const dir = stateDir();
+      return withScenario(
+        'gate-thengo',
+        async (s) => {
+          const after = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }, { profile: 'later' }] }));
+          await eventually('the HeldJob to hold', async () => ((await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined));
+          // No check before the instant.
+          expect(existsSync(join(dir, 'acme_web_7'))).toBe(false);
+          const hj = await ends(s, NAME, Phase.Succeeded);
+          expect(readFileSync(join(dir, 'acme_web_7'), 'utf8').trim()).toBe('2');
+          expect(Date.parse(hj.status?.checksSince as string)).toBeGreaterThanOrEqual(Date.parse(after));
+        },
+        { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '3000' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) } },
+      );
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'operator SIGKILLed mid-hold: it resumes from status, with no extra check and no lost wake',
+    () => {
+      const dir = stateDir();
+      return withScenario(
+        'gate-restart',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'later' }] }));
+          const first = await eventually('the first check', async () => {
+            const hj = await s.kube.getHeldJob(s.namespace, NAME);
+            return hj?.status?.checks === 1 ? hj : undefined;
+          });
+          await s.operator.kill('SIGKILL');
+          await s.restartOperator();
+          const nextAt = Date.parse(first.status?.nextCheckAt as string);
+          await staysTrue('no extra check before the next one is due', async () => readFileSync(join(dir, 'acme_web_7'), 'utf8').trim() === '1', nextAt - 500);
+          const hj = await ends(s, NAME, Phase.Succeeded);
+          expect(hj.status).toMatchObject({ checks: 2, heldSince: first.status?.heldSince });
+          expect(readFileSync(join(dir, 'acme_web_7'), 'utf8').trim()).toBe('2');
+        },
+        { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '6000' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) } },
+      );
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'two operators, each on its own namespace like two clusters of a fleet, share one Valkey and one slot: never two checks at once',
+    async () => {
+      const kube = new TestKube();
+      const log = join(stateDir(), 'checks.log');
+      const fleet = `test-fleet-${Date.now()}`;
+      const namespaces = [await kube.createNamespace('fleet-a'), await kube.createNamespace('fleet-b')];
+      const operators = namespaces.map((ns) =>
+        operatorProcess(
+          { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: fleet, WAITGATE_WORKER_NAME: ns, WAITGATE_WAIT_CHECK_SLOTS: '1', WAITGATE_CONCURRENCY: '8', WAITGATE_SCOPE_LIMIT: '8', CHECK_LOG: log },
+          `${ns}-operator`,
+        ),
+      );
+      try {
+        for (const ns of namespaces) {
+          await kube.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'waitgate-profiles' }, data: profilesConfigMap({ logged: LOGS_ITS_RUN }) } });
+        }
+        await Promise.all(operators.map((o) => o.start()));
+        for (const ns of namespaces) {
+          for (let i = 1; i <= 3; i++) await kube.createHeldJob(ns, heldJob({ name: `hj-${i}`, target: `acme/web#${i}`, waitFor: [{ profile: 'logged' }] }));
+        }
+        await eventually('all six to launch', async () => {
+          const all = (await Promise.all(namespaces.map((ns) => kube.listHeldJobs(ns)))).flat();
+          return all.filter((h) => h.status?.phase === Phase.Running || h.status?.phase === Phase.Succeeded).length === 6 ? true : undefined;
+        }, 90_000);
+        const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => {
+          const [kind, t] = l.split(' ');
+          return { kind, t: BigInt(t as string) };
+        });
+        events.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+        expect(events.filter((e) => e.kind === 'start')).toHaveLength(6);
+        let running = 0;
+        for (const e of events) {
+          running += e.kind === 'start' ? 1 : -1;
+          expect(running).toBeLessThanOrEqual(1);
+        }
+        const denials = operators.flatMap((o) => o.logLines()).filter((l) => l['msg'] === 'Ran check');
+        expect(denials).toHaveLength(6);
+      } finally {
+        await Promise.all(operators.map((o) => o.stop()));
+        await Promise.all(namespaces.map((ns) => kube.deleteNamespace(ns)));
+      }
+    },
+    150_000,
+  );
+});
+
+describe('refusals, skew and cancel', () => {
+  test.concurrent(
+    'wait-skew: the trigger says wait but the HeldJob carries none (a stale receiver dropped it)',
+    () =>
+      withScenario(
+        'gate-skew',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, trigger: 'deploy' }));
+          const hj = await ends(s, NAME, Phase.Refused, Timeouts.shortMs);
+          expect(hj.status?.reason).toBe(RefusalToken.Skew);
+          expect(await s.kube.listJobs(s.namespace)).toHaveLength(0);
+        },
+        {
+          configMaps: {
+            'waitgate-triggers': {
+              'triggers.json': JSON.stringify([
+                { name: 'deploy', on: { type: 'label', any: ['d'] }, run: { kind: 'github', flow: 'f', waitFor: [{ profile: 'jira' }], job: { template: { spec: {} } } } },
+              ]),
+            },
+          },
+        },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'an unreadable triggers file is said loudly (condition, event, metric), not silently',
+    () =>
+      withScenario(
+        'gate-notriggers',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME }));
+          const hj = await ends(s, NAME, Phase.Succeeded);
+          expect(hj.status?.conditions?.find((c) => c.type === 'TriggerChecked')).toMatchObject({ status: 'Unknown', reason: 'TriggersUnreadable' });
+          expect((await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason)).toContain('TriggersUnreadable');
+          expect(s.operator.logLines().some((l) => l['msg'] === 'Cannot compare holds with their triggers')).toBe(true);
+        },
+        { configMaps: { 'waitgate-triggers': { 'triggers.json': '[{"name": "broken"' } } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'kubectl delete heldjob while its Job runs: the Job is deleted and the record says operator-cancel',
+    () =>
+      withScenario('gate-cancel', async (s) => {
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, exitCode: 'never' }));
+        const hj = await ends(s, NAME, Phase.Running);
+        await run('kubectl', ['--kubeconfig', kubeconfigPath(), 'delete', 'heldjob', NAME, '-n', s.namespace, '--wait=true']);
+        await eventually('the Job to go', async () => ((await s.kube.jobExists(s.namespace, hj.status?.jobName as string)) ? undefined : true));
+        const events = await s.kube.eventsFor(s.namespace, NAME);
+        expect(events.find((e) => e.reason === 'OperatorCancel')?.message).toMatch(/^operator-cancel/);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'kubectl delete heldjob while its check runs: the check is killed and the HeldJob goes',
+    () => {
+      const dir = stateDir();
+      return withScenario(
+        'gate-cancelcheck',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'hangs' }] }));
+          const pid = await eventually('the check to start', () => (existsSync(join(dir, 'pid')) ? Number(readFileSync(join(dir, 'pid'), 'utf8')) : undefined));
+          await run('kubectl', ['--kubeconfig', kubeconfigPath(), 'delete', 'heldjob', NAME, '-n', s.namespace, '--wait=true', '--timeout=20s']);
+          await eventually('the check process to be gone', () => (existsSync(`/proc/${pid}`) ? undefined : true), 10_000);
+          expect(await s.kube.listJobs(s.namespace)).toHaveLength(0);
+        },
+        { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ hangs: HANGS_WITH_PID }) } },
+      );
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'scope: with one Job per repository, a second cleared hold waits for the first to end',
+    () =>
+      withScenario(
+        'gate-scope',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: 'first', target: 'acme/web#1', exitCode: 'never' }));
+          await ends(s, 'first', Phase.Running);
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#2' }));
+          await eventually('the second to queue for the scope', async () => {
+            const hj = await s.kube.getHeldJob(s.namespace, 'second');
+            return hj?.status?.conditions?.some((c) => c.type === 'Waiting' && c.reason === 'ScopeQueued') ? true : undefined;
+          });
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: 'other-repo', target: 'acme/api#1' }));
+          await ends(s, 'other-repo', Phase.Succeeded);
+          expect((await s.kube.getHeldJob(s.namespace, 'second'))?.status?.phase).toBe(Phase.Held);
+          await s.kube.custom.deleteNamespacedCustomObject({ group: 'waitgate.dev', version: 'v1alpha1', plural: 'heldjobs', namespace: s.namespace, name: 'first' });
+          await ends(s, 'second', Phase.Succeeded);
+        },
+        { env: { WAITGATE_SCOPE_LIMIT: '1', WAITGATE_CONCURRENCY: '4' } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a pause window: nothing starts inside it, and the clock has not started',
+    () =>
+      withScenario(
+        'gate-pause',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME }));
+          const hj = await eventually('the HeldJob to be paused', async () => {
+            const h = await s.kube.getHeldJob(s.namespace, NAME);
+            return h?.status?.conditions?.some((c) => c.reason === 'Paused') ? h : undefined;
+          });
+          expect(hj.status?.phase).toBe(Phase.Pending);
+          expect(hj.status?.heldSince).toBeUndefined();
+          await staysTrue('no Job', async () => (await s.kube.listJobs(s.namespace)).length === 0, Date.now() + 2000);
+        },
+        (() => {
+          // A window covering now, whatever the time of day: from one minute ago for two hours.
+          const d = new Date(Date.now() - 60_000);
+          const hhmm = (x: Date) => `${String(x.getUTCHours()).padStart(2, '0')}:${String(x.getUTCMinutes()).padStart(2, '0')}`;
+          return { env: { WAITGATE_PAUSE_WINDOWS: JSON.stringify([{ start: hhmm(d), end: hhmm(new Date(d.getTime() + 2 * 3_600_000)), timeZone: 'UTC' }]) } };
+        })(),
+      ),
+    Timeouts.testMs,
+  );
+});
