@@ -68,6 +68,26 @@ async function main(): Promise<void> {
   const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
   const scriptPath = (p: Profile) => (config.profilesDir ? mountedScriptPath(config.profilesDir, p.script) : (scripts as ProfileScripts).pathOf(p.script));
 
+  const checkGate = new SlottedCheckGate({
+    slots,
+    runner: {
+      run: (profile, target, signal) =>
+        runExecCheck({ path: scriptPath(profile), target, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv, signal }),
+    },
+    metrics: {
+      checked: (profile, verdict, seconds) => metrics.checked(profile, verdict, seconds),
+      slotDenied: () => metrics.slotDenials.inc(),
+      capacityExceeded: () => metrics.capacityExceeded.inc(),
+    },
+    log,
+    now: () => systemClock.now(),
+    slotKey: `${config.valkeyPrefix}:check-slots`,
+    slotLimit,
+    workerName: config.workerName,
+    leaseTtlMs: config.wait.checkTimeoutMs + config.wait.killGraceMs + 30_000,
+    knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
+  });
+
   const queue = new WorkQueue(
     (key) => reconciler.reconcile(key),
     { workers: config.reconcileWorkers, retryBaseMs: 250, retryMaxMs: 60_000 },
@@ -108,6 +128,8 @@ async function main(): Promise<void> {
     onEvent: (event, hj) => {
       const key = keyOf(hj.metadata.namespace, hj.metadata.name);
       if (event === 'delete') waker.cancel(key);
+      // A cancel must not wait behind the check it cancels: stop that check now.
+      if (event === 'delete' || hj.metadata.deletionTimestamp) checkGate.cancel(key);
       queue.add(key);
     },
   });
@@ -119,25 +141,7 @@ async function main(): Promise<void> {
     writer: heldJobsApi,
     launcher: jobsApi,
     scope,
-    checks: new SlottedCheckGate({
-      slots,
-      runner: {
-        run: (profile, target, signal) =>
-          runExecCheck({ path: scriptPath(profile), target, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv, signal }),
-      },
-      metrics: {
-        checked: (profile, verdict, seconds) => metrics.checked(profile, verdict, seconds),
-        slotDenied: () => metrics.slotDenials.inc(),
-        capacityExceeded: () => metrics.capacityExceeded.inc(),
-      },
-      log,
-      now: () => systemClock.now(),
-      slotKey: `${config.valkeyPrefix}:check-slots`,
-      slotLimit,
-      workerName: config.workerName,
-      leaseTtlMs: config.wait.checkTimeoutMs + config.wait.killGraceMs + 30_000,
-      knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
-    }),
+    checks: checkGate,
     markers: new ValkeyMarkers(redis, config.valkeyPrefix),
     views,
     metrics: {

@@ -176,6 +176,11 @@ export class Reconciler {
           log.warn({ err }, 'Failed to leave the superseded marker');
         });
         return current;
+      case 'event':
+        await deps.writer.recordEvent(current, action.event, deps.clock.now()).catch((err: unknown) => {
+          log.warn({ err }, 'Failed to record event');
+        });
+        return current;
       case 'observeAfterLateness':
         deps.metrics.afterLateness(action.ms);
         return current;

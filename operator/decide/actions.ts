@@ -12,6 +12,8 @@ export interface EventSpec {
 export type Action =
   /** Write this whole status (and record the event, the refusal metric). */
   | { readonly type: 'updateStatus'; readonly status: HeldJobStatus; readonly event?: EventSpec; readonly refusal?: RefusalToken }
+  /** Record an Event on the HeldJob. */
+  | { readonly type: 'event'; readonly event: EventSpec }
   | { readonly type: 'addFinalizer' }
   | { readonly type: 'removeFinalizer' }
   /**

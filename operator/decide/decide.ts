@@ -204,15 +204,14 @@ export function decide(o: Observed, now: number): readonly Action[] {
     ...s,
     conditions: setCondition(s.conditions, { type: ConditionType.TriggerChecked, ...trig.condition }, now),
   });
-  const triggerEvent = (s: HeldJobStatus) => {
-    const prev = s.conditions?.find((c) => c.type === ConditionType.TriggerChecked);
-    return trig.condition.status === 'Unknown' && prev?.reason !== trig.condition.reason
-      ? { type: 'Warning' as const, reason: trig.condition.reason, message: trig.condition.message }
-      : undefined;
-  };
+  // Said once, when the comparison first becomes impossible: a Warning Event.
+  const prevTrig = status.conditions?.find((c) => c.type === ConditionType.TriggerChecked);
+  if (trig.condition.status === 'Unknown' && prevTrig?.reason !== trig.condition.reason) {
+    actions.push({ type: 'event', event: { type: 'Warning', reason: trig.condition.reason, message: trig.condition.message } });
+  }
 
   // Launched before a restart but not recorded: the Job's existence tells.
-  if (job) return launched(o, withTrigger(status), job, jobName, now);
+  if (job) return [...actions, ...launched(o, withTrigger(status), job, jobName, now)];
 
   // Pause window: nothing starts and nothing is checked until it ends. Time paused before
   // the first hold is not waiting.
@@ -224,17 +223,15 @@ export function decide(o: Observed, now: number): readonly Action[] {
       nextCheckAt: iso(pause),
       conditions: setCondition(base.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'Paused', message: `in a pause window until ${iso(pause)}` }, now),
     };
-    if (JSON.stringify(paused) !== JSON.stringify(status)) {
-      const ev = triggerEvent(status);
-      actions.push({ type: 'updateStatus', status: paused, ...(ev ? { event: ev } : {}) });
-    }
+    if (JSON.stringify(paused) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: paused });
     actions.push({ type: 'wakeAt', at: pause });
     return actions;
   }
 
   // The first hold starts the clock.
   let held: HeldJobStatus = withTrigger(status);
-  let dirty = false;
+  // A changed TriggerChecked condition is worth a write, so its Event is not said twice.
+  let dirty = JSON.stringify(held.conditions) !== JSON.stringify(status.conditions);
   if (phase !== Phase.Held) {
     if (!hasFinalizer(o)) actions.push({ type: 'addFinalizer' });
     held = {
@@ -250,7 +247,6 @@ export function decide(o: Observed, now: number): readonly Action[] {
     };
     dirty = true;
   }
-  const event = triggerEvent(status);
 
   // Cheapest first: an unreached instant never costs a check.
   if (afterMs !== undefined && now < afterMs) {
@@ -260,7 +256,7 @@ export function decide(o: Observed, now: number): readonly Action[] {
       waits: waitStates(conditions, held, afterMs, now),
       conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'Held', message: `waiting until ${iso(afterMs)}` }, now),
     };
-    if (dirty || JSON.stringify(next) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: next, ...(event ? { event } : {}) });
+    if (dirty || JSON.stringify(next) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: next });
     actions.push({ type: 'wakeAt', at: afterMs });
     return actions;
   }
@@ -285,7 +281,7 @@ export function decide(o: Observed, now: number): readonly Action[] {
     }
     const profiles = o.profiles.profiles;
     for (const name of profileNames) {
-      if (!profiles.has(name)) return refuse(held, RefusalToken.ProfileUnknown, `profile "${name}" is not declared in waitgate-profiles`, now);
+      if (!profiles.has(name)) return [...actions.filter((a) => a.type === 'event'), ...refuse(held, RefusalToken.ProfileUnknown, `profile "${name}" is not declared in waitgate-profiles`, now)];
     }
     if (held.checksSince === undefined) {
       held = { ...held, checksSince: iso(now), expiresAt: iso(now + config.maxMs) };
@@ -297,11 +293,11 @@ export function decide(o: Observed, now: number): readonly Action[] {
       const due = epochOf(held.nextCheckAt);
       if (due !== undefined && now < due && cleared.size === 0) {
         const next: HeldJobStatus = { ...held, waits: waitStates(conditions, held, afterMs, now) };
-        if (dirty || JSON.stringify(next) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: next, ...(event ? { event } : {}) });
+        if (dirty || JSON.stringify(next) !== JSON.stringify(status)) actions.push({ type: 'updateStatus', status: next });
         actions.push({ type: 'wakeAt', at: due });
         return actions;
       }
-      if (dirty) actions.push({ type: 'updateStatus', status: { ...held, waits: waitStates(conditions, held, afterMs, now) }, ...(event ? { event } : {}) });
+      if (dirty) actions.push({ type: 'updateStatus', status: { ...held, waits: waitStates(conditions, held, afterMs, now) } });
       actions.push({ type: 'runCheck', profile: profiles.get(pending) as Profile, target: spec.target });
       return actions;
     }

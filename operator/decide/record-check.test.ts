@@ -40,13 +40,13 @@ describe('recordCheck: the exit-code contract', () => {
   test.each<[string, HeldJobStatus, CheckResult, number, Partial<HeldJobStatus>, string[]]>([
     ['exit 0: cleared for this round, on at once', held(), answer(CheckVerdict.Go, 0), T0, { checks: 1, faults: 0, clearedProfiles: ['jira'], lastExitCode: 0 }, ['updateStatus', 'wakeAt']],
     ['exit 3: not yet, not a fault, next at the interval', held({ faults: 2 }), answer(CheckVerdict.NotYet, 3), T0, { checks: 1, faults: 0, nextCheckAt: iso(T0 + MIN), clearedProfiles: [] }, ['updateStatus', 'wakeAt']],
-    ['exit 2: never, refused for good', held(), answer(CheckVerdict.Never, 2), T0, { phase: Phase.Refused, reason: RefusalToken.Refused }, ['updateStatus']],
+    ['exit 2: never, refused for good', held(), answer(CheckVerdict.Never, 2), T0, { phase: Phase.Refused, reason: RefusalToken.Refused }, ['event', 'updateStatus']],
     ['exit 1: could not tell, counted', held({ faults: 1 }), answer(CheckVerdict.CouldNotTell, 1), T0, { checks: 1, faults: 2, phase: Phase.Held }, ['updateStatus', 'wakeAt']],
-    ['the 5th fault in a row: wait-unanswerable', held({ checks: 4, faults: 4 }), answer(CheckVerdict.CouldNotTell, 1), T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 }, ['updateStatus']],
-    ['a timeout counts as a fault like exit 1', held({ checks: 4, faults: 4 }), { profile: 'jira', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }, T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable }, ['updateStatus']],
-    ['the 96th check says not yet: wait-expired', held({ checks: 95 }), answer(CheckVerdict.NotYet, 3), T0 + 19 * 3_600_000, { phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 }, ['updateStatus']],
+    ['the 5th fault in a row: wait-unanswerable', held({ checks: 4, faults: 4 }), answer(CheckVerdict.CouldNotTell, 1), T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 }, ['event', 'updateStatus']],
+    ['a timeout counts as a fault like exit 1', held({ checks: 4, faults: 4 }), { profile: 'jira', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }, T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable }, ['event', 'updateStatus']],
+    ['the 96th check says not yet: wait-expired', held({ checks: 95 }), answer(CheckVerdict.NotYet, 3), T0 + 19 * 3_600_000, { phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 }, ['event', 'updateStatus']],
     ['the 96th check says go: it runs', held({ checks: 95 }), answer(CheckVerdict.Go, 0), T0 + 19 * 3_600_000, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
-    ['past the maximum wait, the last check says not yet: wait-expired', held({ checks: 50 }), answer(CheckVerdict.NotYet, 3), T0 + DAY, { phase: Phase.Refused, reason: RefusalToken.Expired }, ['updateStatus']],
+    ['past the maximum wait, the last check says not yet: wait-expired', held({ checks: 50 }), answer(CheckVerdict.NotYet, 3), T0 + DAY, { phase: Phase.Refused, reason: RefusalToken.Expired }, ['event', 'updateStatus']],
     ['past the maximum wait, the last check says go: it runs', held({ checks: 50 }), answer(CheckVerdict.Go, 0), T0 + DAY + 1, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
     ['near the maximum: the next check is clamped onto it', held({ checks: 60 }), answer(CheckVerdict.NotYet, 3), T0 + DAY - 2 * MIN, { nextCheckAt: iso(T0 + DAY) }, ['updateStatus', 'wakeAt']],
   ])('%s', (_n, status, result, now, expected, expectedTypes) => {

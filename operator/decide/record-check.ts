@@ -51,9 +51,15 @@ export function recordCheck(
   const after = conditions.find((c) => 'after' in c);
   const afterMs = after && 'after' in after ? (parseInstant(after.after) as { epochMs?: number }).epochMs : undefined;
 
+  // Every check leaves an Event, the last one of a hold too.
+  const checkEvent = (reason: string): Action => ({
+    type: 'event',
+    event: { type: result.verdict === CheckVerdict.CouldNotTell ? 'Warning' : 'Normal', reason, message: `${describe(result)}; ${tally}` },
+  });
+
   switch (result.verdict) {
     case CheckVerdict.Never:
-      return refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now);
+      return [checkEvent('CheckNever'), ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now)];
     case CheckVerdict.Go: {
       const cleared = [...new Set([...(status.clearedProfiles ?? []), result.profile])];
       const { nextCheckAt: _n, ...rest } = base;
@@ -66,14 +72,15 @@ export function recordCheck(
     }
     case CheckVerdict.NotYet:
     case CheckVerdict.CouldNotTell: {
+      const reason = result.verdict === CheckVerdict.NotYet ? 'CheckNotYet' : 'CheckCouldNotTell';
       if (result.verdict === CheckVerdict.CouldNotTell && faults >= config.maxFaults) {
-        return refuse(base, RefusalToken.Unanswerable, `profile "${result.profile}" could not tell ${faults} times in a row (last: ${describe(result)}); exit 3 means "not yet", exit 1 is a fault`, now);
+        return [checkEvent(reason), ...refuse(base, RefusalToken.Unanswerable, `profile "${result.profile}" could not tell ${faults} times in a row (last: ${describe(result)}); exit 3 means "not yet", exit 1 is a fault`, now)];
       }
       if (checks >= config.maxChecks) {
-        return refuse(base, RefusalToken.Expired, `${checks} checks used without a go (last: ${describe(result)})`, now);
+        return [checkEvent(reason), ...refuse(base, RefusalToken.Expired, `${checks} checks used without a go (last: ${describe(result)})`, now)];
       }
       if (now >= expiresAt) {
-        return refuse(base, RefusalToken.Expired, `the maximum wait of ${config.maxMs} ms ran out (last check: ${describe(result)})`, now);
+        return [checkEvent(reason), ...refuse(base, RefusalToken.Expired, `the maximum wait of ${config.maxMs} ms ran out (last check: ${describe(result)})`, now)];
       }
       const at = now + nextCheckDelayMs({ checksDone: checks, intervalMs: config.intervalMs, unit: jitterUnit, remainingMs: expiresAt - now });
       const next: HeldJobStatus = { ...base, clearedProfiles: [], nextCheckAt: iso(at) };

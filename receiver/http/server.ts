@@ -43,7 +43,6 @@ export function createReceiverServer(deps: ServerDeps): Server {
     const body = await readBody(req);
     if (body === 'too-large') {
       count(DeliveryOutcome.TooLarge);
-      res.setHeader('connection', 'close');
       return send(res, 413, { error: 'body over 1 MiB' });
     }
     // Authenticate the raw bytes before reading a single field.

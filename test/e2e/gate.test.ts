@@ -65,8 +65,9 @@ describe('profile checks: the exit-code contract, end to end', () => {
             expect(hj.status?.checks).toBe(2);
           }
           if (reason === RefusalToken.Unanswerable) expect(hj.status?.message).toContain(`"${profile}"`);
-          const events = (await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason);
-          expect(events.some((r) => r?.startsWith('Check'))).toBe(true);
+          // An Event for every check, the last one too.
+          const events = (await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason ?? '');
+          expect(events.filter((r) => r.startsWith('Check'))).toHaveLength(hj.status?.checks as number);
         },
         { env: fast, configMaps: { 'waitgate-profiles': profilesConfigMap(scripts) } },
       ),

@@ -21,7 +21,8 @@ const GENEROUS_MS = 10_000;
 const SLACK_MS = 2000;
 /** A row that has not answered by now is stuck, not slow. */
 const ROW_TIMEOUT_MS = 15_000;
-const ABORT_AFTER_MS = 300;
+// Long enough that the check has surely started on a loaded machine (an earlier abort starts nothing).
+const ABORT_AFTER_MS = 1500;
 
 // Set in this process's environment and never passed on: a check that sees it read
 // process.env instead of opts.env.
