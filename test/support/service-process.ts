@@ -4,6 +4,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubeconfigPath, ROOT } from './env.js';
+import { Timeouts } from './timeouts.js';
 import { eventually } from './wait.js';
 
 export class ServiceProcess {
@@ -40,7 +41,7 @@ export class ServiceProcess {
       if (exitedEarly) throw new Error(`${this.entry} exited; see ${this.logPath}`);
       const lines = this.linesWith(this.readyMessage);
       return lines.length > before ? lines[lines.length - 1] : undefined;
-    });
+    }, Timeouts.startMs);
   }
 
   /** Kills with the signal (SIGKILL: no chance to clean up) and waits for the exit. */

@@ -2,6 +2,8 @@
 export const Timeouts = {
   /** One poll step. */
   pollMs: 100,
+  /** A waitgate process starting up, on a machine busy with the rest of the suite. */
+  startMs: 45_000,
   /** An object appearing or changing after an action. */
   shortMs: 15_000,
   /** A Job running to its end through controller-manager, scheduler and kwok. */
