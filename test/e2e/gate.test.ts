@@ -12,6 +12,7 @@ import { fixtureScript, HANGS_WITH_PID, LOGS_ITS_RUN, NOT_YET_THEN_GO, profilesC
 import { withScenario, type Scenario } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
 import { TestKube } from '../support/kube.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
 
@@ -86,6 +87,11 @@ describe('profile checks: the exit-code contract, end to end', () => {
           expect(ran).toMatchObject({ profile: 'chatty', exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000 });
           expect(s.operator.logText()).not.toContain('chatty.sh');
           expect(s.operator.logText()).not.toContain('waitgate-profiles-');
+          const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
+          const metrics = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+          expect(metrics).toContain('waitgate_checks_total{profile="chatty",verdict="not-yet"} 1');
+          expect(metrics).toContain('waitgate_refusals_total{token="wait-expired"} 1');
+          expect(metrics).toContain('waitgate_heldjobs{phase="Refused"} 1');
         },
         { env: { WAITGATE_WAIT_MAX_CHECKS: '1' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ chatty: fixtureScript('chatty.sh') }) } },
       ),
@@ -308,6 +314,36 @@ describe('refusals, skew and cancel', () => {
           return { env: { WAITGATE_PAUSE_WINDOWS: JSON.stringify([{ start: hhmm(d), end: hhmm(new Date(d.getTime() + 2 * 3_600_000)), timeZone: 'UTC' }]) } };
         })(),
       ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'Valkey unreachable: no check runs and nothing is counted; the hold carries on when it returns',
+    async () => {
+      const valkey = new URL(process.env['VALKEY_URL'] as string);
+      const proxy = new TcpProxy('127.0.0.1', Number(valkey.port));
+      const port = await proxy.start();
+      const dir = stateDir();
+      try {
+        await withScenario(
+          'gate-novalkey',
+          async (s) => {
+            await proxy.cut();
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'later' }] }));
+            await eventually('the hold', async () => ((await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined));
+            await staysTrue('no check while Valkey is away', async () => !existsSync(join(dir, 'acme_web_7')), Date.now() + 3000);
+            expect((await s.kube.getHeldJob(s.namespace, NAME))?.status).toMatchObject({ checks: 0, faults: 0 });
+            await proxy.restore();
+            const hj = await ends(s, NAME, Phase.Succeeded, 90_000);
+            expect(hj.status).toMatchObject({ checks: 2, faults: 0 });
+          },
+          // The maximum wait outlasts the first deferral (a quarter cadence, at least 11 s).
+          { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '25000', VALKEY_URL: `redis://127.0.0.1:${port}` }, configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) } },
+        );
+      } finally {
+        await proxy.cut();
+      }
+    },
     Timeouts.testMs,
   );
 });
