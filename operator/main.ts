@@ -15,7 +15,8 @@ import { loadKubeConfig } from './adapters/kube-client.js';
 import { KubeHeldJobs } from './adapters/kube-heldjobs.js';
 import { buildJob, JOB_LABEL_SELECTOR, KubeJobs, observeJob } from './adapters/kube-jobs.js';
 import { mountedScriptPath, ProfileScripts } from './adapters/profile-scripts.js';
-import { ConfigError, parseOperatorConfig, type OperatorConfig } from './config/config.js';
+import { configOrExit } from '../lib/config/env.js';
+import { parseOperatorConfig } from './config/config.js';
 import { systemClock } from './controller/clock.js';
 import { keyOf, Reconciler } from './controller/reconciler.js';
 import { WakeTimers } from './controller/wake-timers.js';
@@ -30,20 +31,8 @@ import { OperatorMetrics } from './metrics.js';
 
 type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
 
-function readConfig(): OperatorConfig {
-  try {
-    return parseOperatorConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      for (const p of err.problems) process.stderr.write(`waitgate-operator: ${p.variable}: ${p.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-}
-
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = configOrExit('waitgate-operator', () => parseOperatorConfig(process.env));
   // The checks run with the operator's environment, handed over here and nowhere else.
   const checkEnv: Readonly<Record<string, string | undefined>> = { ...process.env };
   const log = createRootLogger('waitgate-operator', config.logLevel);

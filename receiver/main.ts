@@ -1,29 +1,17 @@
 // The receiver's entry point: configuration, wiring, and nothing else.
-import { ConfigError } from '../operator/config/config.js';
+import { configOrExit } from '../lib/config/env.js';
 import { loadKubeConfig } from '../operator/adapters/kube-client.js';
 import { createRootLogger } from '../operator/logger.js';
 import { connectValkey, Leases } from '../lib/valkey/leases.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeRecords } from './adapters/kube-records.js';
-import { parseReceiverConfig, type ReceiverConfig } from './config.js';
+import { parseReceiverConfig } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
 import { createReceiverServer } from './http/server.js';
 import { ReceiverMetrics } from './metrics.js';
 
-function readConfig(): ReceiverConfig {
-  try {
-    return parseReceiverConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      for (const p of err.problems) process.stderr.write(`waitgate-receiver: ${p.variable}: ${p.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-}
-
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = configOrExit('waitgate-receiver', () => parseReceiverConfig(process.env));
   const log = createRootLogger('waitgate-receiver', config.logLevel);
   if (!config.githubSecret && !config.gitlabToken) {
     log.warn('Neither WAITGATE_GITHUB_WEBHOOK_SECRET nor WAITGATE_GITLAB_WEBHOOK_TOKEN is set: every delivery will be refused 401');

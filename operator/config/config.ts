@@ -1,38 +1,10 @@
 // Operator configuration, from the environment. Parsed once, in main.ts; nothing else
 // reads process.env. Empty strings (Helm renders unset values as "") count as unset.
 import { z } from 'zod';
+import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../gate/pause-windows.js';
 
-export class ConfigError extends Error {
-  constructor(readonly problems: readonly { variable: string; message: string }[]) {
-    super(`invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
-/** A whole number of milliseconds (or a count), with an optional floor that clamps. */
-function integer(def: number, opts: { min?: number; max?: number } = {}) {
-  return z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\s*\d+\s*$/, 'must be a whole number')
-      .transform(Number)
-      .pipe(z.number().int().min(opts.min ?? 0).max(opts.max ?? Number.MAX_SAFE_INTEGER))
-      .optional()
-      .transform((n) => n ?? def),
-  );
-}
-
-function text() {
-  return z.preprocess(unsetIfEmpty, z.string().trim().optional());
-}
-
-function textOr(def: string) {
-  return text().transform((s): string => s ?? def);
-}
+export { ConfigError } from '../../lib/config/env.js';
 
 export const WAIT_INTERVAL_FLOOR_MS = 30_000;
 
@@ -56,9 +28,7 @@ const jsonOf = <T extends z.ZodType>(schema: T, def: z.infer<T>) =>
 
 export const operatorEnvSchema = z.object({
   KUBECONFIG: text(),
-  VALKEY_URL: text().pipe(
-    z.string({ message: 'is required: check slots and scope slots are leased in Valkey' }).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
-  ),
+  VALKEY_URL: valkeyUrl('check slots and scope slots are leased in Valkey'),
   WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
   WAITGATE_WAIT_INTERVAL_MS: integer(60_000, { min: 1 }),
   WAITGATE_WAIT_CHECK_TIMEOUT_MS: integer(10_000, { min: 1 }),
@@ -78,9 +48,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
   WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
-  WAITGATE_LOG_LEVEL: z
-    .preprocess(unsetIfEmpty, z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).optional())
-    .transform((l) => l ?? 'info'),
+  WAITGATE_LOG_LEVEL: logLevel(),
 });
 
 export interface OperatorConfig {
@@ -116,13 +84,7 @@ export interface OperatorConfig {
 }
 
 export function parseOperatorConfig(env: Record<string, string | undefined>): OperatorConfig {
-  const r = operatorEnvSchema.safeParse(env);
-  if (!r.success) {
-    throw new ConfigError(
-      r.error.issues.map((i) => ({ variable: String(i.path[0] ?? '(environment)'), message: i.message })),
-    );
-  }
-  const e = r.data;
+  const e = parseEnv(operatorEnvSchema, env);
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,

@@ -1,0 +1,70 @@
+// Building blocks for parsing a process's environment with zod. Empty strings (Helm renders
+// unset values as "") count as unset.
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly { variable: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/** An optional string. */
+export function text() {
+  return z.preprocess(unsetIfEmpty, z.string().trim().optional());
+}
+
+/** A string with a default. */
+export function textOr(def: string) {
+  return text().transform((s): string => s ?? def);
+}
+
+/** A whole number with a default and bounds. */
+export function integer(def: number, opts: { min?: number; max?: number } = {}) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*\d+\s*$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(opts.min ?? 0).max(opts.max ?? Number.MAX_SAFE_INTEGER))
+      .optional()
+      .transform((n) => n ?? def),
+  );
+}
+
+/** A pino log level, `info` by default. */
+export function logLevel() {
+  return z
+    .preprocess(unsetIfEmpty, z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).optional())
+    .transform((l) => l ?? 'info');
+}
+
+/** A required redis:// or rediss:// URL. */
+export function valkeyUrl(why: string) {
+  return text().pipe(z.string({ message: `is required: ${why}` }).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'));
+}
+
+/** Parses `env` with `schema`, throwing a ConfigError that names each bad variable. */
+export function parseEnv<T extends z.ZodType>(schema: T, env: Record<string, string | undefined>): z.infer<T> {
+  const r = schema.safeParse(env);
+  if (!r.success) {
+    throw new ConfigError(r.error.issues.map((i) => ({ variable: String(i.path[0] ?? '(environment)'), message: i.message })));
+  }
+  return r.data;
+}
+
+/** For main.ts: the parsed configuration, or exit 2 with one line per bad variable. */
+export function configOrExit<T>(program: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const p of err.problems) process.stderr.write(`${program}: ${p.variable}: ${p.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
