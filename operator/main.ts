@@ -1,7 +1,8 @@
 // The operator's entry point: configuration, wiring, and nothing else.
 import * as k8s from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectValkey } from '../lib/valkey/leases.js';
 import { Slots } from '../lib/valkey/slots.js';
@@ -9,6 +10,7 @@ import { checkSpec, type HeldJobObject } from './api/heldjob-schema.js';
 import type { Profile } from './api/profiles.js';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels, Phase, PHASES } from './api/vocabulary.js';
 import { ConfigMapViews } from './adapters/config-maps.js';
+import { LeaderElector } from './adapters/leader-election.js';
 import { runExecCheck } from './adapters/exec-check.js';
 import { RestartingInformer } from './adapters/informer.js';
 import { loadKubeConfig } from './adapters/kube-client.js';
@@ -28,6 +30,10 @@ import { SCOPE_RENEW_EVERY_MS, ValkeyScopeSlots } from './gate/scope-slots.js';
 import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from './logger.js';
 import { OperatorMetrics } from './metrics.js';
+
+/** A follower takes over within this (plus one retry) of the leader's last renewal. */
+const LEASE_DURATION_MS = 10_000;
+const LEASE_RETRY_MS = 2_000;
 
 type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
 
@@ -183,13 +189,31 @@ async function main(): Promise<void> {
   }, SCOPE_RENEW_EVERY_MS);
   renewTimer.unref();
 
-  const server = createOperatorServer(metrics.registry, () => heldJobInformer.hasSynced && redis.status === 'ready');
+  const elector = config.leaderElection.enabled
+    ? new LeaderElector({
+        kubeConfig: kc,
+        namespace: config.namespace,
+        name: config.leaderElection.leaseName,
+        identity: `${config.workerName}-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        leaseDurationMs: LEASE_DURATION_MS,
+        retryPeriodMs: LEASE_RETRY_MS,
+        log,
+        now: () => systemClock.now(),
+      })
+    : undefined;
+
+  // A follower is ready: it stands by. The leader is ready once its caches are synced.
+  const server = createOperatorServer(
+    metrics.registry,
+    () => (elector !== undefined && !elector.isLeader) || (heldJobInformer.hasSynced && redis.status === 'ready'),
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'Stopping');
+    await elector?.release();
     queue.stop();
     waker.stop();
     clearInterval(renewTimer);
@@ -203,6 +227,11 @@ async function main(): Promise<void> {
 
   await new Promise<void>((resolve) => server.listen(config.metricsPort, config.metricsHost, resolve));
   const addr = server.address();
+  if (elector) {
+    log.info({ lease: `${config.namespace}/${config.leaderElection.leaseName}` }, 'Waiting to lead');
+    // A leader that cannot renew stops at once, so two never reconcile together.
+    await elector.run(() => process.exit(1));
+  }
   // The ConfigMaps and the Jobs first, so the first pass over HeldJobs sees what is already there.
   await views.start();
   await jobInformer.start();

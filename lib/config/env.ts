@@ -35,6 +35,21 @@ export function integer(def: number, opts: { min?: number; max?: number } = {}) 
   );
 }
 
+/** true/false (or 1/0, yes/no) with a default. */
+export function boolean(def: boolean) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' }))
+      .transform((v) => v === 'true' || v === '1' || v === 'yes')
+      .optional()
+      .transform((b): boolean => b ?? def),
+  );
+}
+
 /** A pino log level, `info` by default. */
 export function logLevel() {
   return z

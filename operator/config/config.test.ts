@@ -50,6 +50,7 @@ describe('parseOperatorConfig', () => {
     ['VALKEY_URL', ''],
     ['VALKEY_URL', 'http://127.0.0.1:6379'],
     ['WAITGATE_PAUSE_WINDOWS', 'not json'],
+    ['WAITGATE_LEADER_ELECTION', 'maybe'],
     ['WAITGATE_PAUSE_WINDOWS', '[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => parseOperatorConfig({ ...BASE, [name]: value })).toThrow(ConfigError);

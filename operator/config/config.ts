@@ -1,7 +1,7 @@
 // Operator configuration, from the environment. Parsed once, in main.ts; nothing else
 // reads process.env. Empty strings (Helm renders unset values as "") count as unset.
 import { z } from 'zod';
-import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../../lib/config/env.js';
+import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../gate/pause-windows.js';
 
 export { ConfigError } from '../../lib/config/env.js';
@@ -48,6 +48,8 @@ export const operatorEnvSchema = z.object({
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
   WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
+  WAITGATE_LEADER_ELECTION: boolean(false),
+  WAITGATE_LEADER_ELECTION_ID: textOr('waitgate-operator'),
   WAITGATE_LOG_LEVEL: logLevel(),
 });
 
@@ -74,6 +76,8 @@ export interface OperatorConfig {
   readonly profilesDir: string | undefined;
   readonly metricsPort: number;
   readonly metricsHost: string;
+  /** With several replicas: only the holder of this Lease (in WAITGATE_NAMESPACE) reconciles. */
+  readonly leaderElection: { readonly enabled: boolean; readonly leaseName: string };
   readonly concurrency: number;
   readonly workerName: string;
   readonly namespace: string;
@@ -105,6 +109,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,
     metricsHost: e.WAITGATE_METRICS_HOST,
+    leaderElection: { enabled: e.WAITGATE_LEADER_ELECTION, leaseName: e.WAITGATE_LEADER_ELECTION_ID },
     concurrency: e.WAITGATE_CONCURRENCY,
     workerName: e.WAITGATE_WORKER_NAME,
     namespace: e.WAITGATE_NAMESPACE,

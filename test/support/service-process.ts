@@ -25,8 +25,17 @@ export class ServiceProcess {
 
   /** Starts the process and waits for its ready log line; returns that line. */
   async start(): Promise<Record<string, unknown>> {
+    return this.startUntil(this.readyMessage);
+  }
+
+  /** Starts the process and waits for the given log line (for a replica that stands by). */
+  async startAndWaitFor(message: string): Promise<Record<string, unknown>> {
+    return this.startUntil(message);
+  }
+
+  private async startUntil(message: string): Promise<Record<string, unknown>> {
     const out = createWriteStream(this.logPath, { flags: 'a' });
-    const before = this.linesWith(this.readyMessage).length;
+    const before = this.linesWith(message).length;
     const child = spawn(process.execPath, [join(ROOT, this.entry)], {
       env: { PATH: process.env['PATH'] ?? '', KUBECONFIG: kubeconfigPath(), WAITGATE_LOG_LEVEL: 'debug', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,9 +46,9 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     let exitedEarly = false;
     void this.exited.then(() => (exitedEarly = true));
-    return eventually(`${this.entry} to log "${this.readyMessage}"`, () => {
+    return eventually(`${this.entry} to log "${message}"`, () => {
       if (exitedEarly) throw new Error(`${this.entry} exited; see ${this.logPath}`);
-      const lines = this.linesWith(this.readyMessage);
+      const lines = this.linesWith(message);
       return lines.length > before ? lines[lines.length - 1] : undefined;
     }, Timeouts.startMs);
   }
