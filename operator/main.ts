@@ -9,7 +9,8 @@ import { Slots } from '../lib/valkey/slots.js';
 import { checkSpec, type HeldJobObject } from './api/heldjob-schema.js';
 import type { Profile } from './api/profiles.js';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels, Phase, PHASES } from './api/vocabulary.js';
-import { ConfigMapViews } from './adapters/config-maps.js';
+import { ConfigMapViews, PROFILES_CONFIGMAP } from './adapters/config-maps.js';
+import { PodCheckRunner } from './adapters/pod-check.js';
 import { LeaderElector } from './adapters/leader-election.js';
 import { runExecCheck } from './adapters/exec-check.js';
 import { RestartingInformer } from './adapters/informer.js';
@@ -63,11 +64,22 @@ async function main(): Promise<void> {
   const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
   const scriptPath = (p: Profile) => (config.profilesDir ? mountedScriptPath(config.profilesDir, p.script) : (scripts as ProfileScripts).pathOf(p.script));
 
+  const podChecks = new PodCheckRunner({
+    kubeConfig: kc,
+    namespace: config.namespace,
+    configMap: PROFILES_CONFIGMAP,
+    worker: config.workerName,
+    timeoutMs: config.wait.checkTimeoutMs,
+    log,
+  });
   const checkGate = new SlottedCheckGate({
     slots,
     runner: {
-      run: (profile, target, signal) =>
-        runExecCheck({ path: scriptPath(profile), target, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv, signal }),
+      // The mode is invisible to the rest of the gate: same slots, contract and counters.
+      run: (profile, target, signal, key) =>
+        profile.mode === 'pod'
+          ? podChecks.run(profile, target, signal, key)
+          : runExecCheck({ path: scriptPath(profile), target, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv, signal }),
     },
     metrics: {
       checked: (profile, verdict, seconds) => metrics.checked(profile, verdict, seconds),
@@ -218,7 +230,7 @@ async function main(): Promise<void> {
     waker.stop();
     clearInterval(renewTimer);
     server.close();
-    await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop(), views.stop()]);
+    await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop(), views.stop(), podChecks.stop()]);
     redis.disconnect();
     process.exit(0);
   };
@@ -234,6 +246,7 @@ async function main(): Promise<void> {
   }
   // The ConfigMaps and the Jobs first, so the first pass over HeldJobs sees what is already there.
   await views.start();
+  await podChecks.start();
   await jobInformer.start();
   await heldJobInformer.start();
   log.info(

@@ -29,6 +29,8 @@ export interface Profile {
   readonly image?: string;
   /** Container resources for pod mode, passed through untouched. */
   readonly resources?: Record<string, unknown>;
+  /** Annotations for the check Pod (pod mode only), e.g. to keep a mesh sidecar out. */
+  readonly annotations?: Record<string, string>;
 }
 
 export type ProfilesCheck =
@@ -82,6 +84,11 @@ const profileEntrySchema = z
         error: (iss) => `resources must be an object (container resources), but it is ${kindOf(iss.input)}`,
       })
       .optional(),
+    annotations: z
+      .record(z.string(), z.string(), {
+        error: (iss) => `annotations must be an object of strings (Pod annotations), but it is ${kindOf(iss.input)}`,
+      })
+      .optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -89,7 +96,7 @@ const profileEntrySchema = z
       ctx.addIssue({ code: 'custom', path: ['image'], message: 'image is missing; a pod-mode profile runs its script in a container of that image' });
     }
     if (p.mode === ProfileMode.Exec) {
-      for (const field of ['image', 'resources'] as const) {
+      for (const field of ['image', 'resources', 'annotations'] as const) {
         if (p[field] !== undefined) {
           ctx.addIssue({
             code: 'custom',
@@ -157,6 +164,7 @@ export function parseProfiles(data: Record<string, string> | undefined): Profile
       script: p.script,
       ...(p.image !== undefined ? { image: p.image } : {}),
       ...(p.resources !== undefined ? { resources: p.resources } : {}),
+      ...(p.annotations !== undefined ? { annotations: p.annotations } : {}),
     });
   }
   return problems.length ? { ok: false, problems } : { ok: true, profiles };
@@ -165,7 +173,7 @@ export function parseProfiles(data: Record<string, string> | undefined): Profile
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map(show).join(', ');
-    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image and resources`;
+    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image, resources and annotations`;
   }
   return issue.message;
 }

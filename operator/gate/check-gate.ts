@@ -13,8 +13,8 @@ export interface SlotLeases {
 }
 
 export interface CheckRunner {
-  /** Runs the check; `signal` aborts it (SIGTERM, then SIGKILL). */
-  run(profile: Profile, target: string, signal: AbortSignal): Promise<CheckAnswer>;
+  /** Runs the check for the HeldJob `key`; `signal` aborts it (SIGTERM then SIGKILL, or the Pod deleted). */
+  run(profile: Profile, target: string, signal: AbortSignal, key: string): Promise<CheckAnswer>;
 }
 
 export interface CheckGateMetrics {
@@ -82,7 +82,7 @@ export class SlottedCheckGate implements CheckGate {
     const abort = new AbortController();
     this.running.set(key, abort);
     try {
-      const answer = await this.o.runner.run(profile, target, abort.signal);
+      const answer = await this.o.runner.run(profile, target, abort.signal, key);
       if (abort.signal.aborted) return { kind: 'cancelled' };
       const result = resultOf(profile.name, answer);
       this.o.metrics.checked(profile.name, result.verdict, answer.durationMs / 1000);

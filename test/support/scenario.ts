@@ -16,6 +16,8 @@ export interface ScenarioSetup {
   readonly env?: Record<string, string>;
   /** ConfigMaps to create in the scenario's namespace before the operator starts. */
   readonly configMaps?: Record<string, Record<string, string>>;
+  /** Pods to create in the namespace before the operator starts (leftovers of a crash). */
+  readonly pods?: object[];
 }
 
 /**
@@ -27,12 +29,14 @@ export async function withScenario(
   body: (s: Scenario) => Promise<void>,
   setup: ScenarioSetup | Record<string, string> = {},
 ): Promise<void> {
-  const { env, configMaps } = 'env' in setup || 'configMaps' in setup ? (setup as ScenarioSetup) : { env: setup as Record<string, string>, configMaps: undefined };
+  const { env, configMaps, pods } =
+    'env' in setup || 'configMaps' in setup || 'pods' in setup ? (setup as ScenarioSetup) : { env: setup as Record<string, string>, configMaps: undefined, pods: undefined };
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label);
   for (const [name, data] of Object.entries(configMaps ?? {})) {
     await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
   }
+  for (const body of pods ?? []) await kube.core.createNamespacedPod({ namespace, body: body as never });
   const operators: ServiceProcess[] = [];
   const startOperator = async () => {
     const op = operatorProcess(

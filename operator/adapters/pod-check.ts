@@ -1,0 +1,168 @@
+// Checks as short-lived Pods (profile mode "pod"): the same contract as exec mode, read from
+// the terminated container's exit code. The script comes from the profiles ConfigMap,
+// mounted read-only; the Pod has no service-account token, runs as non-root with a read-only
+// root filesystem, and is deleted as soon as its answer is read.
+import { createHash, randomBytes } from 'node:crypto';
+import * as k8s from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Profile } from '../api/profiles.js';
+import { Labels, MANAGED_BY } from '../api/vocabulary.js';
+import type { CheckAnswer } from './exec-check.js';
+import { RestartingInformer } from './informer.js';
+import { statusCodeOf } from './kube-client.js';
+
+export const CHECK_LABEL = 'waitgate.dev/check';
+export const WORKER_LABEL = 'waitgate.dev/worker';
+export const SCRIPTS_MOUNT = '/waitgate/profiles';
+const DEFAULT_RESOURCES = { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } };
+/** Container states that mean the check will never start: it could not tell. */
+const CANNOT_START = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+function labelSafe(s: string): string {
+  return s.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x';
+}
+
+export function checkPod(o: { name: string; namespace: string; profile: Profile; target: string; key: string; worker: string; configMap: string; timeoutMs: number }): k8s.V1Pod {
+  const script = o.profile.script;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: o.name,
+      namespace: o.namespace,
+      labels: {
+        [CHECK_LABEL]: 'true',
+        [Labels.managedBy]: MANAGED_BY,
+        [WORKER_LABEL]: labelSafe(o.worker),
+        [Labels.heldJob]: labelSafe(o.key.split('/')[1] ?? o.key),
+      },
+      annotations: { ...(o.profile.annotations ?? {}), 'waitgate.dev/heldjob': o.key, 'waitgate.dev/profile': o.profile.name },
+    },
+    spec: {
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      activeDeadlineSeconds: Math.max(1, Math.ceil(o.timeoutMs / 1000)),
+      terminationGracePeriodSeconds: 2,
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'check',
+          image: o.profile.image as string,
+          command: [`${SCRIPTS_MOUNT}/${script}`],
+          args: [o.target],
+          resources: (o.profile.resources as k8s.V1ResourceRequirements | undefined) ?? DEFAULT_RESOURCES,
+          securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } },
+          volumeMounts: [{ name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true }],
+        },
+      ],
+      volumes: [{ name: 'profiles', configMap: { name: o.configMap, defaultMode: 0o555, items: [{ key: script, path: script }] } }],
+    },
+  };
+}
+
+/** What a check Pod says so far: an answer, or nothing yet. Pure. */
+export function podAnswer(pod: k8s.V1Pod): Omit<CheckAnswer, 'durationMs'> | undefined {
+  const cs = pod.status?.containerStatuses?.[0];
+  const term = cs?.state?.terminated;
+  const none = { stdoutBytes: 0, stderrBytes: 0, signal: null };
+  if (term) return { ...none, exitCode: term.exitCode, timedOut: false };
+  if (pod.status?.phase === 'Failed') {
+    // Failed with no exit code: the deadline (activeDeadlineSeconds) or an eviction.
+    return { ...none, exitCode: null, timedOut: pod.status.reason === 'DeadlineExceeded', ...(pod.status.reason === 'DeadlineExceeded' ? {} : { spawnError: pod.status.reason ?? 'PodFailed' }) };
+  }
+  const waiting = cs?.state?.waiting?.reason;
+  if (waiting && CANNOT_START.has(waiting)) return { ...none, exitCode: null, timedOut: false, spawnError: waiting };
+  const unschedulable = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+  if (unschedulable) return { ...none, exitCode: null, timedOut: false, spawnError: 'Unschedulable' };
+  return undefined;
+}
+
+export interface PodCheckOptions {
+  readonly kubeConfig: k8s.KubeConfig;
+  readonly namespace: string;
+  readonly configMap: string;
+  readonly worker: string;
+  readonly timeoutMs: number;
+  readonly log: Logger;
+}
+
+export class PodCheckRunner {
+  private readonly core: k8s.CoreV1Api;
+  private readonly informer: RestartingInformer<k8s.V1Pod>;
+  private readonly waiters = new Map<string, (pod: k8s.V1Pod | 'deleted') => void>();
+
+  constructor(private readonly o: PodCheckOptions) {
+    this.core = o.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    const selector = `${CHECK_LABEL}=true,${WORKER_LABEL}=${labelSafe(o.worker)}`;
+    this.informer = new RestartingInformer<k8s.V1Pod>({
+      kubeConfig: o.kubeConfig,
+      path: `/api/v1/namespaces/${o.namespace}/pods`,
+      list: () => this.core.listNamespacedPod({ namespace: o.namespace, labelSelector: selector }),
+      labelSelector: selector,
+      log: o.log,
+      onEvent: (event, pod) => {
+        const w = this.waiters.get(pod.metadata?.name ?? '');
+        if (w) w(event === 'delete' ? 'deleted' : pod);
+      },
+    });
+  }
+
+  /** Starts watching, and removes check Pods a crashed predecessor left behind. */
+  async start(): Promise<void> {
+    await this.informer.start();
+    for (const pod of this.informer.list()) {
+      this.o.log.info({ pod: pod.metadata?.name }, 'Deleted orphaned check Pod');
+      await this.delete(pod.metadata?.name as string);
+    }
+  }
+
+  stop(): Promise<void> {
+    return this.informer.stop();
+  }
+
+  async run(profile: Profile, target: string, signal: AbortSignal, key: string): Promise<CheckAnswer> {
+    const started = Date.now();
+    const done = (a: Omit<CheckAnswer, 'durationMs'>): CheckAnswer => ({ ...a, durationMs: Date.now() - started });
+    const name = `waitgate-check-${createHash('sha256').update(key).digest('hex').slice(0, 10)}-${randomBytes(3).toString('hex')}`;
+    const answer = new Promise<Omit<CheckAnswer, 'durationMs'>>((resolve) => {
+      const timer = setTimeout(() => finish({ exitCode: null, signal: null, timedOut: true, stdoutBytes: 0, stderrBytes: 0 }), this.o.timeoutMs);
+      const onAbort = () => finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
+      const finish = (a: Omit<CheckAnswer, 'durationMs'>) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.waiters.delete(name);
+        resolve(a);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.set(name, (pod) => {
+        if (pod === 'deleted') return finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'PodDeleted', stdoutBytes: 0, stderrBytes: 0 });
+        const a = podAnswer(pod);
+        if (a) finish(a);
+      });
+    });
+    if (signal.aborted) return done({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
+    try {
+      await this.core.createNamespacedPod({
+        namespace: this.o.namespace,
+        body: checkPod({ name, namespace: this.o.namespace, profile, target, key, worker: this.o.worker, configMap: this.o.configMap, timeoutMs: this.o.timeoutMs }),
+      });
+    } catch (err) {
+      this.waiters.get(name)?.('deleted');
+      this.waiters.delete(name);
+      return done({ exitCode: null, signal: null, timedOut: false, spawnError: `PodCreate${statusCodeOf(err) ?? ''}`, stdoutBytes: 0, stderrBytes: 0 });
+    }
+    const result = await answer;
+    // Read once, then gone: the Pod never outlives its answer.
+    await this.delete(name);
+    return done(result);
+  }
+
+  private async delete(name: string): Promise<void> {
+    try {
+      await this.core.deleteNamespacedPod({ name, namespace: this.o.namespace, gracePeriodSeconds: 0 });
+    } catch (err) {
+      if (statusCodeOf(err) !== 404) this.o.log.warn({ err, pod: name }, 'Failed to delete check Pod');
+    }
+  }
+}

@@ -1,0 +1,92 @@
+// Checks as short-lived Pods on the local cluster: kwok ends each check Pod with the exit
+// code the test names, and each HeldJob ends as the contract says.
+import { describe, expect, test } from '@jest/globals';
+import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { heldJob } from '../support/builders.js';
+import { withScenario, type Scenario } from '../support/scenario.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually } from '../support/wait.js';
+
+const NAME = 'web-7-deploy';
+const SCRIPT = '#!/bin/sh\nexit 3\n';
+
+function podProfiles(profiles: Record<string, { exitCode?: string; resources?: object }>): Record<string, string> {
+  const json: Record<string, object> = {};
+  for (const [name, p] of Object.entries(profiles)) {
+    json[name] = {
+      mode: 'pod',
+      script: 'check.sh',
+      image: 'busybox:1.36',
+      ...(p.exitCode !== undefined ? { annotations: { 'waitgate.dev/exit-code': p.exitCode } } : {}),
+      ...(p.resources ? { resources: p.resources } : {}),
+    };
+  }
+  return { 'profiles.json': JSON.stringify(json), 'check.sh': SCRIPT };
+}
+
+async function checkPods(s: Scenario) {
+  return (await s.kube.core.listNamespacedPod({ namespace: s.namespace, labelSelector: 'waitgate.dev/check=true' })).items;
+}
+
+describe('checks as Pods', () => {
+  test.concurrent.each<[string, string, string, string | undefined, number | undefined]>([
+    ['exit 0: go', 'go', Phase.Succeeded, undefined, 0],
+    ['exit 3: not yet, then wait-expired at the maximum', 'notyet', Phase.Refused, RefusalToken.Expired, 3],
+    ['exit 2: never', 'never', Phase.Refused, RefusalToken.Refused, 2],
+    ['exit 1: could not tell', 'unsure', Phase.Refused, RefusalToken.Unanswerable, 1],
+    ['no answer: the timeout reads as could not tell, and the Pod is deleted', 'hangs', Phase.Refused, RefusalToken.Unanswerable, undefined],
+    ['a Pod that cannot be scheduled reads as could not tell, never as not yet', 'huge', Phase.Refused, RefusalToken.Unanswerable, undefined],
+  ])(
+    '%s',
+    (_n, profile, phase, reason, lastExit) =>
+      withScenario(
+        `pod-${profile}`,
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile }] }));
+          const hj = await eventually(`${NAME} to reach ${phase}`, async () => {
+            const h = await s.kube.getHeldJob(s.namespace, NAME);
+            return h?.status?.phase === phase ? h : undefined;
+          }, Timeouts.jobMs);
+          if (reason) expect(hj.status?.reason).toBe(reason);
+          if (lastExit !== undefined) expect(hj.status?.lastExitCode).toBe(lastExit);
+          await eventually('every check Pod to be deleted', async () => ((await checkPods(s)).length === 0 ? true : undefined));
+        },
+        {
+          env: { WAITGATE_WAIT_MAX_FAULTS: '1', WAITGATE_WAIT_MAX_MS: '4000', WAITGATE_WAIT_CHECK_TIMEOUT_MS: '4000' },
+          configMaps: {
+            'waitgate-profiles': podProfiles({
+              go: { exitCode: '0' },
+              notyet: { exitCode: '3' },
+              never: { exitCode: '2' },
+              unsure: { exitCode: '1' },
+              hangs: { exitCode: 'never' },
+              huge: { resources: { requests: { cpu: '100000' } } },
+            }),
+          },
+        },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a check Pod left behind by a crashed operator is removed when the next one starts',
+    () =>
+      withScenario(
+        'pod-orphan',
+        async (s) => {
+          await eventually('the orphan to be removed', async () => ((await checkPods(s)).length === 0 ? true : undefined));
+          expect(s.operator.logLines().some((l) => l['msg'] === 'Deleted orphaned check Pod')).toBe(true);
+        },
+        {
+          configMaps: { 'waitgate-profiles': podProfiles({ go: { exitCode: '0' } }) },
+          pods: [
+            {
+              metadata: { name: 'waitgate-check-orphan', labels: { 'waitgate.dev/check': 'true', 'waitgate.dev/worker': 'waitgate' }, annotations: { 'waitgate.dev/exit-code': 'never' } },
+              spec: { restartPolicy: 'Never', containers: [{ name: 'check', image: 'busybox' }] },
+            },
+          ],
+        },
+      ),
+    Timeouts.testMs,
+  );
+});
