@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e e2e-kind
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -45,6 +45,10 @@ build: deps
 ## crd: regenerate crds/ from operator/api/heldjob-schema.ts
 crd: build
 	@npm run --silent gen:crd
+
+## e2e-kind: the e2e suite against a kind cluster with the chart installed (needs Docker and kind)
+e2e-kind:
+	@hack/e2e-kind.sh
 
 ## unit: the unit tests alone (no cluster)
 unit: deps
