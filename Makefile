@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e e2e-kind
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e e2e-kind bench chaos
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -45,6 +45,14 @@ build: deps
 ## crd: regenerate crds/ from operator/api/heldjob-schema.ts
 crd: build
 	@npm run --silent gen:crd
+
+## bench: 10,000 HeldJobs on one operator; prints figures (BENCH_HELDJOBS to change the count)
+bench:
+	@hack/with-cluster.sh bench 36800 node dist/bench/bench.js
+
+## chaos: SIGKILL the operator at random while HeldJobs come due; fails on any double or early launch
+chaos:
+	@hack/with-cluster.sh chaos 36900 node dist/bench/chaos.js
 
 ## e2e-kind: the e2e suite against a kind cluster with the chart installed (needs Docker and kind)
 e2e-kind:

@@ -1,0 +1,89 @@
+// Shared by the benchmark and the chaos run: a real cluster, real operator processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../operator/api/vocabulary.js';
+import type { HeldJobObject } from '../operator/api/heldjob-schema.js';
+
+export function env(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run through make bench / make chaos`);
+  return v;
+}
+
+export function kube() {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(env('KUBECONFIG'));
+  return {
+    kc,
+    core: kc.makeApiClient(k8s.CoreV1Api),
+    batch: kc.makeApiClient(k8s.BatchV1Api),
+    custom: kc.makeApiClient(k8s.CustomObjectsApi),
+  };
+}
+
+export async function listHeldJobs(custom: k8s.CustomObjectsApi, namespace: string): Promise<HeldJobObject[]> {
+  const items: HeldJobObject[] = [];
+  let _continue: string | undefined;
+  do {
+    const page = (await custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace, limit: 2000, ...(_continue ? { _continue } : {}) })) as {
+      items: HeldJobObject[];
+      metadata?: { continue?: string };
+    };
+    items.push(...page.items);
+    _continue = page.metadata?.continue || undefined;
+  } while (_continue);
+  return items;
+}
+
+export async function listJobs(batch: k8s.BatchV1Api, namespace: string): Promise<k8s.V1Job[]> {
+  const items: k8s.V1Job[] = [];
+  let _continue: string | undefined;
+  do {
+    const page = await batch.listNamespacedJob({ namespace, limit: 2000, ...(_continue ? { _continue } : {}) });
+    items.push(...page.items);
+    _continue = page.metadata?._continue || undefined;
+  } while (_continue);
+  return items;
+}
+
+/** Runs `fn` over `items`, `width` at a time. */
+export async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i] as T);
+      }
+    }),
+  );
+}
+
+export function startOperator(extraEnv: Record<string, string>, logPath: string): ChildProcess {
+  const child = spawn(process.execPath, ['dist/operator/main.js'], {
+    env: { PATH: process.env['PATH'] ?? '', KUBECONFIG: env('KUBECONFIG'), VALKEY_URL: env('VALKEY_URL'), WAITGATE_METRICS_PORT: '0', WAITGATE_METRICS_HOST: '127.0.0.1', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = createWriteStream(logPath, { flags: 'a' });
+  child.stdout?.pipe(out);
+  child.stderr?.pipe(out);
+  return child;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A suspended Job: the benchmark measures waitgate, not the Job controller. */
+export function heldJobBody(name: string, target: string, waitFor: object[] | undefined, suspend: boolean): object {
+  return {
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: 'HeldJob',
+    metadata: { name },
+    spec: {
+      target,
+      trigger: 'bench',
+      ...(waitFor ? { waitFor } : {}),
+      job: { suspend, backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+    },
+  };
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs a command against a local cluster of its own (state in .cluster-NAME, ports from
+# BASE), built code, and stops the cluster afterwards.
+#   hack/with-cluster.sh NAME BASE command...
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+name=$1 base=$2; shift 2
+export WAITGATE_CLUSTER_DIR=$root/.cluster-$name WAITGATE_PORT_BASE=$base
+eval "$("$here/cluster-up.sh" | tail -n 2)"
+export PATH="${WAITGATE_CACHE:-$HOME/.cache/waitgate}/bin/active:$PATH"
+trap '"$here/cluster-down.sh" >/dev/null 2>&1 || true' EXIT
+(cd "$root" && npm run --silent build)
+cd "$root"
+"$@"
