@@ -26,9 +26,15 @@ async function main(): Promise<void> {
   await core.createNamespace({ body: { metadata: { name: ns } } });
   const logs = mkdtempSync(join(tmpdir(), 'waitgate-bench-'));
   const operator = startOperator(
-    { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: `bench-${ns}`, WAITGATE_CONCURRENCY: '100000', WAITGATE_SCOPE_LIMIT: '100000', WAITGATE_LOG_LEVEL: 'warn', WAITGATE_RECONCILE_WORKERS: '32' },
+    { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: `bench-${ns}`, WAITGATE_CONCURRENCY: '10000', WAITGATE_SCOPE_LIMIT: '10000', WAITGATE_LOG_LEVEL: 'warn', WAITGATE_RECONCILE_WORKERS: '32' },
     join(logs, 'operator.log'),
   );
+  operator.once('exit', (code) => {
+    if (code !== 0 && code !== null) {
+      console.error(`bench: the operator exited with ${code}; see ${logs}/operator.log`);
+      process.exit(1);
+    }
+  });
   // Far enough ahead for all of them to be created and held first.
   const instant = Math.ceil((Date.now() + 60_000 + COUNT * 25) / 1000) * 1000;
   const after = new Date(instant).toISOString();
@@ -45,8 +51,6 @@ async function main(): Promise<void> {
   while ((held = await count(custom, ns, Phase.Held)) < COUNT && Date.now() < instant - 2000) await sleep(1000);
   const allHeld = Date.now();
   console.log(`bench: ${held} held ${((allHeld - t0) / 1000).toFixed(1)} s after the first create; operator RSS ${rssMiB(operator.pid as number).toFixed(0)} MiB while holding`);
-  const idleCpuStart = process.cpuUsage();
-  void idleCpuStart;
   while (Date.now() < instant) await sleep(200);
   let running = 0;
   const deadline = instant + 600_000;
