@@ -1,5 +1,5 @@
-// What a command may touch: two output streams and the file system, passed in so that a
-// command can be run, and tested, without a process around it.
+// What a command may touch: two output streams, the file system, the environment and the
+// clock, passed in so that a command can be run, and tested, without a process around it.
 import { readFile } from 'node:fs/promises';
 
 export interface CliIo {
@@ -9,6 +9,10 @@ export interface CliIo {
   stderr(line: string): void;
   /** Reads a whole file as UTF-8 text. */
   readFile(path: string): Promise<string>;
+  /** The environment the command runs with (settings, KUBECONFIG, VALKEY_URL; a check's own). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The time, in epoch milliseconds. */
+  now(): number;
 }
 
 export function processIo(): CliIo {
@@ -16,5 +20,7 @@ export function processIo(): CliIo {
     stdout: (line) => void process.stdout.write(`${line}\n`),
     stderr: (line) => void process.stderr.write(`${line}\n`),
     readFile: (path) => readFile(path, 'utf8'),
+    env: process.env,
+    now: () => Date.now(),
   };
 }

@@ -13,6 +13,8 @@ function capture(files: Record<string, string> = {}) {
       if (text === undefined) throw new Error(`ENOENT: no such file, open '${p}'`);
       return text;
     },
+    env: {},
+    now: () => Date.parse('2026-09-01T09:00:00Z'),
   };
   return { io, out };
 }
@@ -21,7 +23,9 @@ describe('waitgate', () => {
   test.each([['--help'], ['-h'], ['help']])('%s prints the commands and exits 0', async (flag) => {
     const { io, out } = capture();
     expect(await run([flag], io)).toBe(0);
-    expect(out.stdout.join('\n')).toMatch(/Usage: waitgate <command>[\s\S]*triggers check FILE/);
+    const help = out.stdout.join('\n');
+    expect(help).toMatch(/Usage: waitgate <command>[\s\S]*triggers check FILE/);
+    for (const command of ['held', 'cancel NAME', 'check PROFILE TARGET', 'doctor']) expect(help).toContain(`  ${command}`);
     expect(out.stderr).toEqual([]);
   });
 

@@ -8,6 +8,8 @@ export const ExitCode = {
   Failure: 1,
   /** The input was refused, could not be read, or the command line was wrong. */
   Refused: 2,
+  /** What the command was asked to act on does not exist (cancel of a missing HeldJob). */
+  NotFound: 3,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

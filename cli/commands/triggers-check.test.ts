@@ -29,6 +29,8 @@ async function runOn(args: string[]) {
     stdout: (line) => void stdout.push(line),
     stderr: (line) => void stderr.push(line),
     readFile: (p) => readFile(p, 'utf8'),
+    env: {},
+    now: () => Date.now(),
   };
   const code = await runTriggersCheck(args, io);
   return { code, stdout, stderr };

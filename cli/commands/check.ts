@@ -1,0 +1,150 @@
+// waitgate check PROFILE TARGET: runs one check the way the operator runs it, and explains
+// the answer. The profile comes from the live waitgate-profiles ConfigMap, its script is
+// written to a private directory (as an operator without a mounted ConfigMap does), and it
+// runs through the operator's own runner: argv [TARGET], stdin /dev/null, no shell, this
+// command's environment, the configured timeout, output counted and never read.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runExecCheck } from '../../operator/adapters/exec-check.js';
+import { ProfileScripts } from '../../operator/adapters/profile-scripts.js';
+import { TARGET_PATTERN } from '../../operator/api/heldjob-schema.js';
+import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../operator/api/profiles.js';
+import { RefusalToken } from '../../operator/api/vocabulary.js';
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { explainAnswer, renderExplanation } from '../check-explain.js';
+import type { CliIo } from '../io.js';
+import { describeError, loadCluster, readConfigMap } from '../kube.js';
+import { operatorNamespace, readSettings } from '../settings.js';
+import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+
+export const check: Command = {
+  words: ['check'],
+  args: 'PROFILE TARGET [--namespace NS] [-o json]',
+  summary: 'run one check as the operator would, and explain its exit code',
+  help: [
+    `Reads PROFILE from the ${PROFILES_CONFIGMAP} ConfigMap, runs its script once with TARGET`,
+    '(an id-only target such as acme/web#7 or group/repo!12) exactly as the operator runs a',
+    'check (no shell, stdin /dev/null, this command\'s environment, the timeout of',
+    'WAITGATE_WAIT_CHECK_TIMEOUT_MS, 10000 by default), and says what the answer means:',
+    '0 go, 3 not yet, 2 never (wait-refused), anything else could not tell (counted).',
+    'The output of the script is counted in bytes, never shown.',
+    '',
+    '  -n, --namespace NS   where the ConfigMap lives (default: $WAITGATE_NAMESPACE, else waitgate-system)',
+    '  -o json              the answer as one JSON object',
+    '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    '',
+    'Exit status 0 when the check ran, whatever it answered; 1 when it could not be run (the',
+    'cluster could not be asked, the ConfigMap does not load, a pod-mode profile, a script',
+    'that cannot be started); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
+  ].join('\n'),
+  run: runCheck,
+};
+
+const FLAGS = [{ name: 'namespace', short: 'n', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG];
+const TARGET = new RegExp(TARGET_PATTERN);
+
+export async function runCheck(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(`Usage: ${usageLine(check)}\n\n${check.help}`);
+    return ExitCode.Ok;
+  }
+  const usage = (problem: string) => {
+    io.stderr(`waitgate check: ${problem}`);
+    io.stderr(`Usage: ${usageLine(check)}`);
+    return ExitCode.Refused;
+  };
+  const parsed = parseArgs(args, FLAGS);
+  if (!parsed.ok) return usage(parsed.problem);
+  const [profileName, target, ...rest] = parsed.positionals;
+  if (profileName === undefined || target === undefined) return usage('give a PROFILE and a TARGET');
+  if (rest.length > 0) return usage(`unexpected argument ${rest[0]}`);
+  const json = outputJson(parsed);
+  if (typeof json === 'object') return usage(json.problem);
+  if (!isProfileName(profileName)) {
+    return usage(`${JSON.stringify(profileName)} is not a profile name (1 to 63 lowercase letters, digits or '-')`);
+  }
+  if (target.length > 256 || !TARGET.test(target)) {
+    return usage(`${JSON.stringify(target)} is not an id-only target: <owner>/<repo>#<n> or <owner>/<repo>!<n>, as in acme/web#7`);
+  }
+  const settings = readSettings(io.env);
+  if (!settings.ok) {
+    for (const p of settings.problems) io.stderr(`waitgate check: ${p.variable}: ${p.message}`);
+    return ExitCode.Refused;
+  }
+  const { checkTimeoutMs, killGraceMs, maxFaults } = settings.config.wait;
+  const namespace = operatorNamespace(flagValue(parsed, 'namespace'), io.env);
+  const where = `${namespace}/${PROFILES_CONFIGMAP}`;
+
+  let data: Record<string, string> | undefined;
+  try {
+    data = await readConfigMap(loadCluster(io, flagValue(parsed, 'kubeconfig')).kc, namespace, PROFILES_CONFIGMAP);
+  } catch (err) {
+    io.stderr(`waitgate check: cannot read ${where}: ${describeError(err)}`);
+    return ExitCode.Failure;
+  }
+  if (data === undefined) {
+    io.stderr(`waitgate check: profile ${profileName} is not declared: there is no ConfigMap ${where}, so no profile is. A HeldJob naming it would be refused ${RefusalToken.ProfileUnknown}.`);
+    return ExitCode.Refused;
+  }
+  const profiles = parseProfiles(data);
+  if (!profiles.ok) {
+    io.stderr(`waitgate check: ${where} does not load, so the operator runs no check at all (every profile hold waits until it is fixed):`);
+    for (const p of profiles.problems) io.stderr(`  ${p}`);
+    return ExitCode.Failure;
+  }
+  const profile = profiles.profiles.get(profileName);
+  if (profile === undefined) {
+    const declared = [...profiles.profiles.keys()].sort();
+    io.stderr(
+      `waitgate check: profile ${profileName} is not declared in ${where} (declared: ${declared.length ? declared.join(', ') : 'none'}). A HeldJob naming it would be refused ${RefusalToken.ProfileUnknown}.`,
+    );
+    return ExitCode.Refused;
+  }
+  if (profile.mode === ProfileMode.Pod) {
+    io.stderr(`waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? '?'} (pod mode); this command runs exec-mode checks only, and running it here would not be the check the operator runs.`);
+    return ExitCode.Failure;
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'waitgate-check-'));
+  let answer;
+  try {
+    const scripts = new ProfileScripts(dir);
+    scripts.sync(data, new Map([[profileName, profile]]));
+    answer = await runExecCheck({ path: scripts.pathOf(profile.script), target, timeoutMs: checkTimeoutMs, killGraceMs, env: io.env });
+  } catch (err) {
+    io.stderr(`waitgate check: cannot run the check: ${describeError(err)}`);
+    return ExitCode.Failure;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const e = explainAnswer(answer, { timeoutMs: checkTimeoutMs, maxFaults });
+  if (json) {
+    io.stdout(
+      JSON.stringify(
+        {
+          profile: profileName,
+          target,
+          namespace,
+          verdict: e.verdict,
+          exitCode: answer.exitCode,
+          signal: answer.signal,
+          timedOut: answer.timedOut,
+          spawnError: answer.spawnError ?? null,
+          durationMs: answer.durationMs,
+          stdoutBytes: answer.stdoutBytes,
+          stderrBytes: answer.stderrBytes,
+          grepTrap: e.grepTrap,
+          explanation: [e.summary, ...e.details],
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    io.stdout(`check ${profileName} on ${target} (${where}, script ${profile.script}, timeout ${checkTimeoutMs} ms)`);
+    for (const line of renderExplanation(answer, e)) io.stdout(line);
+  }
+  return answer.spawnError !== undefined ? ExitCode.Failure : ExitCode.Ok;
+}

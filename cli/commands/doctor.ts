@@ -1,0 +1,293 @@
+// waitgate doctor: everything that makes an operator not start, or a delivery refuse, looked
+// at from outside: settings, the two ConfigMaps, the CRD, Valkey and RBAC. Then the capacity
+// arithmetic at the current settings, and who may edit the profiles (and so run code as the
+// operator).
+import * as k8s from '@kubernetes/client-node';
+import type { OperatorConfig } from '../../operator/config/config.js';
+import { PROFILES_CONFIGMAP } from '../../operator/api/profiles.js';
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { plural } from '../format.js';
+import type { CliIo } from '../io.js';
+import { describeError, loadCluster, readConfigMap, statusOf, type Cluster } from '../kube.js';
+import { operatorNamespace, readSettings } from '../settings.js';
+import { capacity, capacityLines, type Capacity } from '../doctor/capacity.js';
+import { configFindings, TRIGGERS_CONFIGMAP, type ConfigMapRead } from '../doctor/config-checks.js';
+import { CRD_NAME, crdFindings } from '../doctor/crd-check.js';
+import { countLevels, fail, findingLine, ok, warn, type Finding } from '../doctor/findings.js';
+import { describePermission, operatorPermissions, profileEditors, type BindingInfo, type Editor, type Permission, type RoleInfo } from '../doctor/rbac.js';
+import { pingValkey, redactUrl } from '../doctor/valkey.js';
+import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+
+export const VALKEY_PING_TIMEOUT_MS = 2_000;
+
+export const doctor: Command = {
+  words: ['doctor'],
+  args: '[--namespace NS] [--as USER] [-o json]',
+  summary: 'find what would stop the operator or refuse a delivery; capacity; who can edit profiles',
+  help: [
+    'Reads the operator\'s settings from this environment (WAITGATE_*, VALKEY_URL, the same',
+    'defaults as the operator) and looks at:',
+    '  settings  every variable parses as the operator parses it',
+    '  profiles  waitgate-profiles loads; every script exists, is not empty, starts with #!',
+    '  triggers  waitgate-triggers loads; every profile a trigger names is declared; no after',
+    '            lies beyond WAITGATE_WAIT_AFTER_MAX_MS from now; a declared profile no',
+    '            trigger names is a warning',
+    '  crd       the installed heldjobs.waitgate.dev has this version\'s schema (an older one',
+    '            may drop spec.waitFor: the skew trap)',
+    '  valkey    VALKEY_URL answers PING within 2 s',
+    '  rbac      every permission the operator needs is granted (to the kubeconfig\'s user, or',
+    '            with --as to that user or service account)',
+    'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
+    'lets them update or patch waitgate-profiles: whoever can, can run code as the operator.',
+    '',
+    '  -n, --namespace NS   where waitgate\'s ConfigMaps live (default: $WAITGATE_NAMESPACE, else waitgate-system)',
+    '  --as USER            check RBAC for USER, e.g. system:serviceaccount:waitgate-system:waitgate',
+    '  -o json              findings, capacity and editors as one JSON object',
+    '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    '',
+    'Each finding is one line starting FAIL, WARN or ok. Exit status 1 when any is FAIL, 0',
+    'otherwise (warnings included); 2 for a usage error.',
+  ].join('\n'),
+  run: runDoctor,
+};
+
+const FLAGS = [{ name: 'namespace', short: 'n', value: true }, { name: 'as', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG];
+
+export interface DoctorReport {
+  readonly namespace: string;
+  readonly findings: readonly Finding[];
+  readonly capacity: Capacity | undefined;
+  /** undefined when the bindings could not be read. */
+  readonly profileEditors: readonly Editor[] | undefined;
+}
+
+export async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(`Usage: ${usageLine(doctor)}\n\n${doctor.help}`);
+    return ExitCode.Ok;
+  }
+  const usage = (problem: string) => {
+    io.stderr(`waitgate doctor: ${problem}`);
+    io.stderr(`Usage: ${usageLine(doctor)}`);
+    return ExitCode.Refused;
+  };
+  const parsed = parseArgs(args, FLAGS);
+  if (!parsed.ok) return usage(parsed.problem);
+  if (parsed.positionals.length > 0) return usage(`unexpected argument ${parsed.positionals[0]}`);
+  const json = outputJson(parsed);
+  if (typeof json === 'object') return usage(json.problem);
+  const as = flagValue(parsed, 'as');
+  if (as !== undefined && as.trim() === '') return usage('--as needs a user name');
+
+  const namespace = operatorNamespace(flagValue(parsed, 'namespace'), io.env);
+  const report = await examine(io, { namespace, as, kubeconfig: flagValue(parsed, 'kubeconfig') });
+  const { failures, warnings } = countLevels(report.findings);
+  if (json) {
+    io.stdout(
+      JSON.stringify(
+        { ...report, capacity: report.capacity ?? null, profileEditors: report.profileEditors ?? null, ok: failures === 0, failures, warnings },
+        null,
+        2,
+      ),
+    );
+  } else {
+    io.stdout(`waitgate doctor: waitgate's ConfigMaps in ${namespace}`);
+    for (const f of report.findings) io.stdout(findingLine(f));
+    if (report.capacity) {
+      io.stdout('');
+      io.stdout('capacity at these settings:');
+      for (const line of capacityLines(report.capacity)) io.stdout(`  ${line}`);
+    }
+    io.stdout('');
+    if (report.profileEditors === undefined) {
+      io.stdout(`who can edit ${namespace}/${PROFILES_CONFIGMAP}: unknown (the bindings could not be read; see the rbac warning)`);
+    } else {
+      io.stdout(`who can edit ${namespace}/${PROFILES_CONFIGMAP}, and so run code as the operator (update or patch, by RBAC):`);
+      for (const e of report.profileEditors) io.stdout(`  ${e.subject}  (${e.via.join('; ')})`);
+      if (report.profileEditors.length === 0) io.stdout('  no subject through RoleBindings or ClusterRoleBindings');
+      if (!report.profileEditors.some((e) => e.subject === 'Group system:masters')) {
+        io.stdout('  and members of the group system:masters, whom RBAC does not restrict');
+      }
+    }
+    io.stdout('');
+    io.stdout(`${plural(failures, 'failure')}, ${plural(warnings, 'warning')}`);
+  }
+  return failures > 0 ? ExitCode.Failure : ExitCode.Ok;
+}
+
+async function examine(io: CliIo, opts: { namespace: string; as: string | undefined; kubeconfig: string | undefined }): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const { namespace } = opts;
+
+  // Settings, as the operator parses them at start.
+  const settings = readSettings(io.env);
+  let config: OperatorConfig;
+  // A VALKEY_URL that does not parse is already a settings failure; one that is unset is not.
+  const valkeyUrl = io.env['VALKEY_URL']?.trim() || undefined;
+  const valkeyParses = settings.ok || !settings.problems.some((p) => p.variable === 'VALKEY_URL');
+  if (settings.ok) {
+    config = settings.config;
+    findings.push(ok('settings', 'every WAITGATE_* variable parses'));
+    if (config.wait.intervalFloored) {
+      findings.push(warn('settings', `WAITGATE_WAIT_INTERVAL_MS is under its floor; the operator raises it to ${config.wait.intervalMs}`));
+    }
+  } else {
+    for (const p of settings.problems) findings.push(fail('settings', `${p.variable}: ${p.message} (the operator will not start)`));
+    const defaults = readSettings({});
+    if (!defaults.ok) throw new Error('the default settings do not parse');
+    config = defaults.config;
+  }
+
+  // The cluster.
+  let cluster: Cluster | undefined;
+  try {
+    cluster = loadCluster(io, opts.kubeconfig);
+  } catch (err) {
+    findings.push(fail('cluster', describeError(err)));
+  }
+  let editors: Editor[] | undefined;
+  if (cluster) {
+    const kc = cluster.kc;
+    const [profiles, triggers] = await Promise.all([readMap(kc, namespace, PROFILES_CONFIGMAP), readMap(kc, namespace, TRIGGERS_CONFIGMAP)]);
+    findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
+    findings.push(...(await crdCheck(kc)));
+    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
+    findings.push(...(await rbacCheck(kc, operatorPermissions(namespace, config.watchNamespace), opts.as)));
+    const listed = await editorsOf(kc, namespace);
+    if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
+    else editors = listed.editors;
+  } else {
+    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
+  }
+
+  const w = config.wait;
+  const cap = capacity({
+    intervalMs: w.intervalMs,
+    checkTimeoutMs: w.checkTimeoutMs,
+    checkSlots: w.checkSlots,
+    concurrency: config.concurrency,
+    maxMs: w.maxMs,
+    maxChecks: w.maxChecks,
+    maxFaults: w.maxFaults,
+    afterMaxMs: w.afterMaxMs,
+  });
+  return { namespace, findings, capacity: settings.ok ? cap : undefined, profileEditors: editors };
+}
+
+async function readMap(kc: k8s.KubeConfig, namespace: string, name: string): Promise<ConfigMapRead> {
+  try {
+    const data = await readConfigMap(kc, namespace, name);
+    return data === undefined ? { state: 'missing' } : { state: 'ok', data };
+  } catch (err) {
+    return { state: 'error', problem: describeError(err) };
+  }
+}
+
+async function crdCheck(kc: k8s.KubeConfig): Promise<Finding[]> {
+  // Through the custom-objects client: it hands back the raw JSON, x-kubernetes-* keys intact.
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  try {
+    const crd: unknown = await custom.getClusterCustomObject({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      plural: 'customresourcedefinitions',
+      name: CRD_NAME,
+    });
+    return crdFindings(crd);
+  } catch (err) {
+    if (statusOf(err) === 404) return crdFindings(undefined);
+    return [fail('crd', `cannot read ${CRD_NAME}: ${describeError(err)}`)];
+  }
+}
+
+async function valkeyCheck(url: string | undefined, parses: boolean): Promise<Finding[]> {
+  if (!parses) return [];
+  if (url === undefined) return [fail('valkey', 'VALKEY_URL is not set: the operator will not start without it')];
+  const r = await pingValkey(url, VALKEY_PING_TIMEOUT_MS);
+  return r.ok
+    ? [ok('valkey', `${redactUrl(url)} answers PING (${r.ms} ms)`)]
+    : [fail('valkey', `${redactUrl(url)} does not answer PING: ${r.problem}. No check and no Job can take a slot until it does`)];
+}
+
+/** `system:serviceaccount:NS:NAME` brings the groups the apiserver gives that account. */
+function asGroups(user: string): string[] {
+  const sa = /^system:serviceaccount:([^:]+):[^:]+$/.exec(user);
+  return sa ? ['system:serviceaccounts', `system:serviceaccounts:${sa[1]}`, 'system:authenticated'] : ['system:authenticated'];
+}
+
+async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: string | undefined): Promise<Finding[]> {
+  const authz = kc.makeApiClient(k8s.AuthorizationV1Api);
+  const who = as ?? (await selfName(kc));
+  const attributes = (p: Permission): k8s.V1ResourceAttributes => ({
+    verb: p.verb,
+    group: p.group,
+    resource: p.resource,
+    ...(p.subresource ? { subresource: p.subresource } : {}),
+    ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
+  });
+  let answers: { p: Permission; allowed: boolean }[];
+  try {
+    answers = await Promise.all(
+      perms.map(async (p) => {
+        const review = as
+          ? await authz.createSubjectAccessReview({ body: { spec: { user: as, groups: asGroups(as), resourceAttributes: attributes(p) } } })
+          : await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: attributes(p) } } });
+        return { p, allowed: review.status?.allowed === true };
+      }),
+    );
+  } catch (err) {
+    return [warn('rbac', `cannot ask the apiserver what ${who} may do: ${describeError(err)}`)];
+  }
+  const missing = answers.filter((a) => !a.allowed);
+  if (missing.length === 0) {
+    return [
+      ok(
+        'rbac',
+        `${who} has all ${perms.length} permissions the operator needs${as ? '' : ' (run with --as system:serviceaccount:<namespace>:<name> to check the operator\'s own account)'}`,
+      ),
+    ];
+  }
+  // One line per resource and namespace: `may not list, watch jobs.batch in every namespace`.
+  const grouped = new Map<string, Permission[]>();
+  for (const { p } of missing) {
+    const key = describePermission({ ...p, verb: '' });
+    grouped.set(key, [...(grouped.get(key) ?? []), p]);
+  }
+  return [...grouped.entries()].map(([what, ps]) => fail('rbac', `${who} may not ${ps.map((p) => p.verb).join(', ')}${what}, which the operator needs`));
+}
+
+/** The kubeconfig user's name as the apiserver sees it, when it will say. */
+async function selfName(kc: k8s.KubeConfig): Promise<string> {
+  try {
+    const authn = kc.makeApiClient(k8s.AuthenticationV1Api);
+    const review = await authn.createSelfSubjectReview({ body: {} });
+    const name = review.status?.userInfo?.username;
+    if (name) return `the kubeconfig's user (${name})`;
+  } catch {
+    // an older apiserver: no SelfSubjectReview
+  }
+  return "the kubeconfig's user";
+}
+
+async function editorsOf(kc: k8s.KubeConfig, namespace: string): Promise<{ editors: Editor[] } | { problem: string }> {
+  const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  try {
+    const [rb, crb, roles, clusterRoles] = await Promise.all([
+      rbac.listNamespacedRoleBinding({ namespace }),
+      rbac.listClusterRoleBinding(),
+      rbac.listNamespacedRole({ namespace }),
+      rbac.listClusterRole(),
+    ]);
+    const bindings: BindingInfo[] = [
+      ...rb.items.map((b) => ({ kind: 'RoleBinding' as const, name: b.metadata?.name ?? '?', namespace: b.metadata?.namespace ?? namespace, roleRef: b.roleRef, subjects: b.subjects ?? [] })),
+      ...crb.items.map((b) => ({ kind: 'ClusterRoleBinding' as const, name: b.metadata?.name ?? '?', roleRef: b.roleRef, subjects: b.subjects ?? [] })),
+    ];
+    const roleInfos: RoleInfo[] = [
+      ...roles.items.map((r) => ({ kind: 'Role' as const, name: r.metadata?.name ?? '?', namespace: r.metadata?.namespace ?? namespace, rules: r.rules ?? [] })),
+      ...clusterRoles.items.map((r) => ({ kind: 'ClusterRole' as const, name: r.metadata?.name ?? '?', rules: r.rules ?? [] })),
+    ];
+    return { editors: profileEditors(bindings, roleInfos, namespace, PROFILES_CONFIGMAP) };
+  } catch (err) {
+    return { problem: describeError(err) };
+  }
+}

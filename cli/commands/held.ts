@@ -1,0 +1,75 @@
+// waitgate held: the panel of what is waiting, in a terminal or as data.
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { heldRows, renderPanel, rowData } from '../held-panel.js';
+import type { CliIo } from '../io.js';
+import { describeError, listHeldJobs, loadCluster } from '../kube.js';
+import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+
+export const held: Command = {
+  words: ['held'],
+  args: '[--all] [-o json] [-n NAMESPACE | -A]',
+  summary: 'what is waiting: a count and the three longest-held',
+  help: [
+    'Prints `held · N waiting`, then the three HeldJobs that have waited longest (target,',
+    'conditions, time waited since the first hold) and `↓ K more` for the rest. A HeldJob',
+    'counts as waiting in phase Held, or Pending (queued in a pause window, not held yet).',
+    'Rows show the id-only target and the operator\'s own condition label, nothing else.',
+    '',
+    '  --all                 every waiting HeldJob, not only three',
+    '  -o json               every waiting HeldJob as a JSON array, with namespace and name',
+    '  -n, --namespace NS    this namespace (default: the kubeconfig context\'s, else default)',
+    '  -A, --all-namespaces  every namespace',
+    '  --kubeconfig PATH     default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    '',
+    'Exit status 0 when the list was read (also with nothing waiting), 1 when the cluster',
+    'could not be asked, 2 for a usage error.',
+  ].join('\n'),
+  run: runHeld,
+};
+
+const FLAGS = [
+  { name: 'all' },
+  OUTPUT_FLAG,
+  { name: 'namespace', short: 'n', value: true },
+  { name: 'all-namespaces', short: 'A' },
+  KUBECONFIG_FLAG,
+  HELP_FLAG,
+];
+
+export async function runHeld(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(`Usage: ${usageLine(held)}\n\n${held.help}`);
+    return ExitCode.Ok;
+  }
+  const parsed = parseArgs(args, FLAGS);
+  const usage = (problem: string) => {
+    io.stderr(`waitgate held: ${problem}`);
+    io.stderr(`Usage: ${usageLine(held)}`);
+    return ExitCode.Refused;
+  };
+  if (!parsed.ok) return usage(parsed.problem);
+  if (parsed.positionals.length > 0) return usage(`unexpected argument ${parsed.positionals[0]}`);
+  const json = outputJson(parsed);
+  if (typeof json === 'object') return usage(json.problem);
+  const namespaceFlag = flagValue(parsed, 'namespace');
+  const allNamespaces = parsed.flags.has('all-namespaces');
+  if (namespaceFlag !== undefined && allNamespaces) return usage('-n and -A exclude each other');
+
+  let items;
+  let namespace: string | undefined;
+  try {
+    const cluster = loadCluster(io, flagValue(parsed, 'kubeconfig'));
+    namespace = allNamespaces ? undefined : (namespaceFlag ?? cluster.contextNamespace);
+    items = await listHeldJobs(cluster.kc, namespace);
+  } catch (err) {
+    io.stderr(`waitgate held: cannot list HeldJobs${namespace ? ` in ${namespace}` : ''}: ${describeError(err)}`);
+    return ExitCode.Failure;
+  }
+  const rows = heldRows(items, io.now());
+  if (json) {
+    io.stdout(JSON.stringify(rows.map(rowData), null, 2));
+  } else {
+    for (const line of renderPanel(rows, { all: parsed.flags.has('all') })) io.stdout(line);
+  }
+  return ExitCode.Ok;
+}

@@ -1,0 +1,136 @@
+// Doctor's look at the two ConfigMaps: does each load the way the operator loads it, does
+// every profile a trigger names exist, is every declared script one the operator can execute,
+// does any `after` lie beyond the maximum. Pure: the ConfigMaps come in as data.
+import { TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../operator/adapters/config-maps.js';
+import { parseInstant } from '../../operator/api/instant.js';
+import { parseProfiles, PROFILES_CONFIGMAP, PROFILES_KEY, ProfileMode, type Profile } from '../../operator/api/profiles.js';
+import { parseTriggersFile } from '../../operator/api/triggers/triggers-file.js';
+import { RefusalToken } from '../../operator/api/vocabulary.js';
+import { formatRefusal } from '../commands/triggers-check.js';
+import { formatDuration, plural } from '../format.js';
+import { fail, ok, warn, type Finding } from './findings.js';
+
+export { TRIGGERS_CONFIGMAP, TRIGGERS_KEY };
+
+/** A ConfigMap as doctor read it. */
+export type ConfigMapRead =
+  | { readonly state: 'ok'; readonly data: Record<string, string> }
+  | { readonly state: 'missing' }
+  | { readonly state: 'error'; readonly problem: string };
+
+export interface ConfigCheckInput {
+  readonly namespace: string;
+  readonly profiles: ConfigMapRead;
+  readonly triggers: ConfigMapRead;
+  readonly nowMs: number;
+  readonly afterMaxMs: number;
+}
+
+export function configFindings(input: ConfigCheckInput): Finding[] {
+  const findings: Finding[] = [];
+  const profilesRef = `${input.namespace}/${PROFILES_CONFIGMAP}`;
+  const triggersRef = `${input.namespace}/${TRIGGERS_CONFIGMAP}`;
+
+  // Profiles: undefined when they could not be read, so nothing can be compared with them.
+  let declared: ReadonlyMap<string, Profile> | undefined;
+  const p = input.profiles;
+  if (p.state === 'error') {
+    findings.push(fail('profiles', `cannot read ${profilesRef}: ${p.problem}`));
+  } else if (p.state === 'missing') {
+    declared = new Map();
+    findings.push(ok('profiles', `there is no ${profilesRef}, so no profile is declared`));
+  } else {
+    const parsed = parseProfiles(p.data);
+    if (!parsed.ok) {
+      for (const problem of parsed.problems) findings.push(fail('profiles', `${profilesRef}: ${problem}`));
+      findings.push(fail('profiles', `${profilesRef} does not load: the operator runs no check until it does`));
+    } else {
+      declared = parsed.profiles;
+      const bad = [...parsed.profiles.values()].flatMap((profile) => scriptFindings(profile, p.data));
+      findings.push(...bad);
+      if (!(PROFILES_KEY in p.data)) {
+        findings.push(ok('profiles', `${profilesRef} has no ${PROFILES_KEY} key, so no profile is declared`));
+      } else if (bad.length === 0) {
+        const names = [...parsed.profiles.keys()].sort();
+        findings.push(ok('profiles', `${profilesRef} declares ${plural(names.length, 'profile')}${names.length ? ` (${names.join(', ')})` : ''}`));
+      }
+    }
+  }
+
+  // Triggers.
+  const t = input.triggers;
+  if (t.state === 'error') {
+    findings.push(fail('triggers', `cannot read ${triggersRef}: ${t.problem}`));
+    return findings;
+  }
+  if (t.state === 'missing') {
+    findings.push(
+      warn('triggers', `there is no ${triggersRef}: the receiver matches no delivery, and the operator cannot compare holds with their triggers (wait-skew)`),
+    );
+    return findings;
+  }
+  const text = t.data[TRIGGERS_KEY];
+  if (text === undefined) {
+    findings.push(fail('triggers', `${triggersRef} has no ${TRIGGERS_KEY} key: the triggers do not load`));
+    return findings;
+  }
+  const loaded = parseTriggersFile(text);
+  if (!loaded.ok) {
+    for (const r of loaded.refusals) findings.push(fail('triggers', `${triggersRef}: ${formatRefusal(r)}`));
+    findings.push(fail('triggers', `${triggersRef} does not load: the receiver refuses every delivery, and the operator cannot check for wait-skew`));
+    return findings;
+  }
+
+  const named = new Set<string>();
+  const before = findings.length;
+  for (const trigger of loaded.triggers) {
+    for (const c of trigger.run.waitFor ?? []) {
+      if ('profile' in c) {
+        named.add(c.profile);
+        if (declared !== undefined && !declared.has(c.profile)) {
+          findings.push(
+            fail('triggers', `trigger ${show(trigger.name)} names profile ${c.profile}, which ${profilesRef} does not declare: its HeldJobs would be refused ${RefusalToken.ProfileUnknown}`),
+          );
+        }
+        continue;
+      }
+      const at = parseInstant(c.after);
+      if (at.ok && at.epochMs - input.nowMs > input.afterMaxMs) {
+        findings.push(
+          fail(
+            'triggers',
+            `trigger ${show(trigger.name)} waits until after ${c.after}, ${formatDuration(at.epochMs - input.nowMs)} from now and more than WAITGATE_WAIT_AFTER_MAX_MS (${formatDuration(input.afterMaxMs)}) ahead: its HeldJobs would be refused ${RefusalToken.AfterBeyondMax}`,
+          ),
+        );
+      }
+    }
+  }
+  if (findings.length === before) {
+    const waiting = loaded.triggers.filter((tr) => (tr.run.waitFor ?? []).length > 0).length;
+    findings.push(ok('triggers', `${triggersRef} loads: ${plural(loaded.triggers.length, 'trigger')}, ${waiting} of them with waitFor`));
+  }
+  if (declared !== undefined) {
+    for (const name of [...declared.keys()].sort()) {
+      if (!named.has(name)) findings.push(warn('profiles', `profile ${name} is declared but no trigger names it`));
+    }
+  }
+  return findings;
+}
+
+/** An exec-mode script the operator would refuse to execute (ENOEXEC) before running it. */
+function scriptFindings(profile: Profile, data: Record<string, string>): Finding[] {
+  if (profile.mode !== ProfileMode.Exec) return [];
+  const text = data[profile.script] ?? '';
+  const firstLine = text.split('\n', 1)[0] ?? '';
+  if (!text.startsWith('#!')) {
+    return [fail('profiles', `profile ${profile.name}: script ${profile.script} does not start with #!, so the operator cannot execute it (ENOEXEC) and every check of it reads as could not tell`)];
+  }
+  if (firstLine.endsWith('\r')) {
+    return [fail('profiles', `profile ${profile.name}: script ${profile.script} has CRLF line ends, so its #! line names an interpreter that does not exist and every check of it reads as could not tell`)];
+  }
+  return [];
+}
+
+function show(name: string): string {
+  return /^[-._a-zA-Z0-9]+$/.test(name) ? name : JSON.stringify(name);
+}

@@ -1,0 +1,117 @@
+import { describe, expect, test } from '@jest/globals';
+import type { HeldJobObject, HeldJobStatus } from '../operator/api/heldjob-schema.js';
+import { heldRows, renderPanel, rowData, type HeldRow } from './held-panel.js';
+
+const NOW = Date.parse('2026-09-01T12:00:00Z');
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const MIN = 60_000;
+
+function hj(name: string, spec: Record<string, unknown>, status?: HeldJobStatus, extra: Partial<HeldJobObject['metadata']> = {}): HeldJobObject {
+  return {
+    metadata: { name, namespace: 'team-a', uid: `uid-${name}`, ...extra },
+    spec: { trigger: 'deploy', job: { template: {} }, ...spec },
+    ...(status ? { status } : {}),
+  };
+}
+
+const held = (name: string, target: string, label: string, waitedMs: number) =>
+  hj(name, { target, waitFor: [{ profile: 'jira' }] }, { phase: 'Held', waitLabel: label, heldSince: ago(waitedMs) });
+
+describe('heldRows: what counts as waiting', () => {
+  test('Held and Pending count; running, finished, refused and cancelling ones do not', () => {
+    const rows = heldRows(
+      [
+        held('a', 'acme/web#7', 'jira', 10 * MIN),
+        hj('queued', { target: 'acme/web#8', waitFor: [{ profile: 'ci' }] }, { phase: 'Pending', waitLabel: 'ci' }),
+        hj('fresh', { target: 'acme/web#9', waitFor: [{ after: '2026-09-02T09:00:00+02:00' }] }),
+        hj('run', { target: 'acme/web#10' }, { phase: 'Running', heldSince: ago(MIN) }),
+        hj('done', { target: 'acme/web#11' }, { phase: 'Succeeded' }),
+        hj('refused', { target: 'acme/web#12' }, { phase: 'Refused', reason: 'wait-expired' }),
+        { ...held('going', 'acme/web#13', 'jira', 5 * MIN), metadata: { name: 'going', namespace: 'team-a', uid: 'u', deletionTimestamp: ago(1000) } },
+      ],
+      NOW,
+    );
+    expect(rows.map((r) => [r.name, r.phase])).toEqual([
+      ['a', 'Held'],
+      ['fresh', 'Pending'],
+      ['queued', 'Pending'],
+    ]);
+  });
+
+  test('longest held first; the waited time counts from heldSince, not creation', () => {
+    const rows = heldRows(
+      [held('b', 'acme/web#31', 'jira', 41 * MIN), held('a', 'acme/web#7', 'after 2026-09-01T09:00Z + jira', 134 * MIN), held('c', 'acme/api#5', 'ci', 8 * MIN)],
+      NOW,
+    );
+    expect(rows.map((r) => [r.target, r.waitedSeconds])).toEqual([
+      ['acme/web#7', 134 * 60],
+      ['acme/web#31', 41 * 60],
+      ['acme/api#5', 8 * 60],
+    ]);
+  });
+
+  test('without a status label the label is built from spec.waitFor, in UTC', () => {
+    const [row] = heldRows([hj('x', { target: 'acme/web#7', waitFor: [{ after: '2026-09-02T09:00:00+02:00' }, { profile: 'jira' }] })], NOW);
+    expect(row?.conditions).toBe('after 2026-09-02T07:00Z + jira');
+  });
+
+  test('a target that is not an id-only target never reaches a row; nor do control characters in a label', () => {
+    const [row] = heldRows([held('x', 'Fix the login page (#7)', 'jira\u001b]0;owned\u0007', MIN)], NOW);
+    expect(row?.target).toBeUndefined();
+    expect(row?.conditions).toBe('jira?]0;owned?');
+    expect(renderPanel(heldRows([held('x', 'Fix the login page', 'jira', MIN)], NOW))[1]).toBe('  ○ (unreadable target) · jira · waited 1m');
+  });
+});
+
+describe('renderPanel', () => {
+  const rows = (n: number): HeldRow[] =>
+    heldRows(
+      Array.from({ length: n }, (_, i) => held(`hj-${i}`, `acme/web#${i + 1}`, i % 2 ? 'ci' : 'after 2026-09-01T09:00Z + jira', (n - i) * 37 * MIN)),
+      NOW,
+    );
+
+  test('nothing waiting: the count alone', () => {
+    expect(renderPanel([])).toEqual(['held · 0 waiting']);
+  });
+
+  test('two waiting: both rows, no "more"', () => {
+    expect(renderPanel(rows(2))).toEqual([
+      'held · 2 waiting',
+      '  ○ acme/web#1 · after 2026-09-01T09:00Z + jira · waited 1h14m',
+      '  ○ acme/web#2 · ci · waited 37m',
+    ]);
+  });
+
+  test('five waiting: three rows and a count of the rest; --all shows every row', () => {
+    expect(renderPanel(rows(5))).toEqual([
+      'held · 5 waiting',
+      '  ○ acme/web#1 · after 2026-09-01T09:00Z + jira · waited 3h5m',
+      '  ○ acme/web#2 · ci · waited 2h28m',
+      '  ○ acme/web#3 · after 2026-09-01T09:00Z + jira · waited 1h51m',
+      '  ↓ 2 more',
+    ]);
+    const all = renderPanel(rows(5), { all: true });
+    expect(all).toHaveLength(6);
+    expect(all.at(-1)).toBe('  ○ acme/web#5 · after 2026-09-01T09:00Z + jira · waited 37m');
+  });
+
+  test('a queued one says it is not held yet instead of a waited time', () => {
+    const [, line] = renderPanel(heldRows([hj('q', { target: 'acme/web#8', waitFor: [{ profile: 'ci' }] }, { phase: 'Pending', waitLabel: 'ci' })], NOW));
+    expect(line).toBe('  ○ acme/web#8 · ci · queued, not held yet');
+  });
+
+  test('as data: namespace and name, every key present', () => {
+    const [row] = rows(1);
+    expect(rowData(row as HeldRow)).toEqual({
+      namespace: 'team-a',
+      name: 'hj-0',
+      target: 'acme/web#1',
+      conditions: 'after 2026-09-01T09:00Z + jira',
+      phase: 'Held',
+      heldSince: ago(37 * MIN),
+      waitedSeconds: 37 * 60,
+    });
+    const [pending] = heldRows([hj('q', { target: 'acme/web#8' })], NOW);
+    expect(rowData(pending as HeldRow)).toMatchObject({ heldSince: null, waitedSeconds: 0, phase: 'Pending', conditions: '-' });
+  });
+});

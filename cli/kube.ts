@@ -1,0 +1,104 @@
+// The cluster as the command line reaches it: any kubeconfig (--kubeconfig, else KUBECONFIG,
+// else ~/.kube/config, else the in-cluster service account), and errors in plain words.
+import * as k8s from '@kubernetes/client-node';
+import { delimiter } from 'node:path';
+import type { HeldJobObject } from '../operator/api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../operator/api/vocabulary.js';
+import type { CliIo } from './io.js';
+
+export interface Cluster {
+  readonly kc: k8s.KubeConfig;
+  /** The namespace of the kubeconfig's current context, or `default`. */
+  readonly contextNamespace: string;
+  /** The apiserver's address, for messages. */
+  readonly server: string;
+}
+
+/** Loads the kubeconfig the way kubectl picks one. Throws with a readable message. */
+export function loadCluster(io: CliIo, flagPath: string | undefined): Cluster {
+  const kc = new k8s.KubeConfig();
+  const envPaths = (io.env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p !== '');
+  try {
+    if (flagPath !== undefined) {
+      kc.loadFromFile(flagPath);
+    } else if (envPaths.length > 0) {
+      kc.loadFromFile(envPaths[0] as string);
+      for (const more of envPaths.slice(1)) {
+        const other = new k8s.KubeConfig();
+        other.loadFromFile(more);
+        kc.mergeConfig(other, true);
+      }
+    } else {
+      kc.loadFromDefault();
+    }
+  } catch (err) {
+    throw new Error(`cannot load the kubeconfig${flagPath ? ` ${flagPath}` : ''}: ${describeError(err)}`, { cause: err });
+  }
+  const context = kc.getContextObject(kc.getCurrentContext());
+  return {
+    kc,
+    contextNamespace: context?.namespace || 'default',
+    server: kc.getCurrentCluster()?.server ?? '(no cluster)',
+  };
+}
+
+/** The HTTP status of a client-node error, if it carries one. */
+export function statusOf(err: unknown): number | undefined {
+  if (err instanceof k8s.ApiException) return err.code;
+  return undefined;
+}
+
+/** One line: the apiserver's own message for an API error, the cause for a network error. */
+export function describeError(err: unknown): string {
+  if (err instanceof k8s.ApiException) {
+    const body: unknown = err.body;
+    let message: string | undefined;
+    try {
+      const parsed: unknown = typeof body === 'string' ? JSON.parse(body) : body;
+      const m = (parsed as { message?: unknown } | null)?.message;
+      if (typeof m === 'string' && m !== '') message = m;
+    } catch {
+      // not JSON
+    }
+    return `HTTP ${err.code}${message ? `: ${message}` : ''}`;
+  }
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    const causeText = cause instanceof Error && !err.message.includes(cause.message) ? ` (${cause.message})` : '';
+    return `${err.message.split('\n')[0]}${causeText}`;
+  }
+  return String(err);
+}
+
+const heldJobApi = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
+
+export async function listHeldJobs(kc: k8s.KubeConfig, namespace: string | undefined): Promise<HeldJobObject[]> {
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const list = (namespace === undefined
+    ? await custom.listClusterCustomObject(heldJobApi)
+    : await custom.listNamespacedCustomObject({ ...heldJobApi, namespace })) as { items?: HeldJobObject[] };
+  return list.items ?? [];
+}
+
+/** The HeldJob, or undefined when there is none of that name. */
+export async function getHeldJob(kc: k8s.KubeConfig, namespace: string, name: string): Promise<HeldJobObject | undefined> {
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  try {
+    return (await custom.getNamespacedCustomObject({ ...heldJobApi, namespace, name })) as HeldJobObject;
+  } catch (err) {
+    if (statusOf(err) === 404) return undefined;
+    throw err;
+  }
+}
+
+/** The ConfigMap's data ({} when it has none), or undefined when there is no such ConfigMap. */
+export async function readConfigMap(kc: k8s.KubeConfig, namespace: string, name: string): Promise<Record<string, string> | undefined> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  try {
+    const cm = await core.readNamespacedConfigMap({ namespace, name });
+    return cm.data ?? {};
+  } catch (err) {
+    if (statusOf(err) === 404) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,411 @@
+// The `waitgate` command line as a user runs it: `node bin/waitgate.js ...` as a real process,
+// against the real apiserver, the real Valkey and real check scripts.
+import { afterAll, describe, expect, test } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, Phase } from '../../operator/api/vocabulary.js';
+import { afterIn, heldJob } from '../support/builders.js';
+import { kubeconfigPath, requireEnv, ROOT } from '../support/env.js';
+import { TestKube } from '../support/kube.js';
+import { fixtureScript, profilesConfigMap } from '../support/profiles.js';
+import { withScenario, type Scenario } from '../support/scenario.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually } from '../support/wait.js';
+
+const CLI = join(ROOT, 'bin', 'waitgate.js');
+const MIN = 60_000;
+/** An after condition a day from now: the HeldJob holds and nothing else happens. */
+const dayAhead = () => ({ after: afterIn(24 * 60 * MIN).after });
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** Runs `node bin/waitgate.js ...args` with a small environment of its own; never rejects. */
+function waitgate(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', KUBECONFIG: kubeconfigPath(), VALKEY_URL: requireEnv('VALKEY_URL'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+const kube = new TestKube();
+const heldJobApi = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
+const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+
+/** A HeldJob whose after lies a day ahead, with the status an operator would have written. */
+async function heldFor(namespace: string, name: string, target: string, waitedMs: number, label = 'after (a day ahead)'): Promise<void> {
+  const body = heldJob({ name, target, waitFor: [dayAhead()] });
+  (body['metadata'] as Record<string, unknown>)['annotations'] = { 'example.com/title': 'Fix the login page, says the issue author' };
+  await kube.createHeldJob(namespace, body);
+  await writeStatus(namespace, name, {
+    phase: Phase.Held,
+    waitLabel: label,
+    heldSince: new Date(Date.now() - waitedMs).toISOString(),
+    waitingSince: new Date(Date.now() - waitedMs).toISOString(),
+  });
+}
+
+function writeStatus(namespace: string, name: string, status: Record<string, unknown>) {
+  return kube.custom.patchNamespacedCustomObjectStatus({ ...heldJobApi, namespace, name, body: { status } }, merge);
+}
+
+async function withNamespace(label: string, body: (namespace: string) => Promise<void>, configMaps: Record<string, Record<string, string>> = {}) {
+  const namespace = await kube.createNamespace(label);
+  try {
+    for (const [name, data] of Object.entries(configMaps)) {
+      await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
+    }
+    await body(namespace);
+  } finally {
+    await kube.deleteNamespace(namespace);
+  }
+}
+
+describe('waitgate held', () => {
+  test.concurrent(
+    'nothing waiting: the count alone, and an empty list as data',
+    () =>
+      withNamespace('cli-held0', async (ns) => {
+        expect(await waitgate(['held', '-n', ns])).toMatchObject({ code: 0, stdout: 'held · 0 waiting\n', stderr: '' });
+        const json = await waitgate(['held', '-n', ns, '-o', 'json']);
+        expect(json.code).toBe(0);
+        expect(JSON.parse(json.stdout)).toEqual([]);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'two waiting: both rows, longest first; what runs or ended does not count; ids only',
+    () =>
+      withNamespace('cli-held2', async (ns) => {
+        await heldFor(ns, 'first-delivery', 'acme/web#7', 134 * MIN, 'after 2026-09-01T09:00Z + jira');
+        await heldFor(ns, 'second-delivery', 'acme/web#31', 41 * MIN, 'jira');
+        await kube.createHeldJob(ns, heldJob({ name: 'already-ran', target: 'acme/api#5' }));
+        await writeStatus(ns, 'already-ran', { phase: Phase.Succeeded });
+        const r = await waitgate(['held', '-n', ns]);
+        expect(r.code).toBe(0);
+        expect(r.stdout.trimEnd().split('\n')).toEqual([
+          'held · 2 waiting',
+          expect.stringMatching(/^ {2}○ acme\/web#7 · after 2026-09-01T09:00Z \+ jira · waited 2h1[45]m$/),
+          expect.stringMatching(/^ {2}○ acme\/web#31 · jira · waited 4[12]m$/),
+        ]);
+        for (const never of ['Fix the login page', 'first-delivery', 'already-ran', 'acme/api#5', ns]) expect(r.stdout).not.toContain(never);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'five waiting: three rows and "↓ 2 more"; --all lists all five; -o json and -A carry namespace and name',
+    () =>
+      withNamespace('cli-held5', async (ns) => {
+        for (let i = 1; i <= 5; i++) await heldFor(ns, `hj-${i}`, `acme/web#${i}`, (10 - i) * 10 * MIN, 'jira');
+        const r = await waitgate(['held', '--namespace', ns]);
+        expect(r.code).toBe(0);
+        const lines = r.stdout.trimEnd().split('\n');
+        expect(lines).toEqual([
+          'held · 5 waiting',
+          expect.stringMatching(/^ {2}○ acme\/web#1 · jira · waited 1h(29|30)m$/),
+          expect.stringMatching(/^ {2}○ acme\/web#2 · jira · waited 1h(19|20)m$/),
+          expect.stringMatching(/^ {2}○ acme\/web#3 · jira · waited 1h(9|10)m$/),
+          '  ↓ 2 more',
+        ]);
+
+        const all = await waitgate(['held', '-n', ns, '--all']);
+        expect(all.stdout.trimEnd().split('\n').map((l) => l.replace(/ · waited .*/, ''))).toEqual([
+          'held · 5 waiting',
+          ...[1, 2, 3, 4, 5].map((i) => `  ○ acme/web#${i} · jira`),
+        ]);
+
+        const json = await waitgate(['held', '-n', ns, '-o', 'json']);
+        const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
+        expect(rows).toHaveLength(5);
+        expect(rows[0]).toEqual({
+          namespace: ns,
+          name: 'hj-1',
+          target: 'acme/web#1',
+          conditions: 'jira',
+          phase: 'Held',
+          heldSince: expect.any(String),
+          waitedSeconds: expect.any(Number),
+        });
+        expect(Math.abs((rows[0]?.['waitedSeconds'] as number) - 90 * 60)).toBeLessThan(60);
+
+        const everywhere = JSON.parse((await waitgate(['held', '-A', '-o', 'json'])).stdout) as { namespace: string; name: string }[];
+        expect(everywhere.filter((row) => row.namespace === ns).map((row) => row.name)).toEqual(['hj-1', 'hj-2', 'hj-3', 'hj-4', 'hj-5']);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent('-n and -A together are a usage error', async () => {
+    const r = await waitgate(['held', '-n', 'x', '-A']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/-n and -A exclude each other/);
+  }, Timeouts.testMs);
+});
+
+describe('waitgate cancel', () => {
+  const phaseOf = async (s: Scenario, name: string) => (await s.kube.getHeldJob(s.namespace, name))?.status?.phase;
+  const reaches = (s: Scenario, name: string, phase: string) =>
+    eventually(`${name} to reach ${phase}`, async () => ((await phaseOf(s, name)) === phase ? true : undefined), Timeouts.jobMs);
+
+  test.concurrent(
+    'held, running and finished ones, with the operator handling the finalizer: each said for what it was, and gone',
+    () =>
+      withScenario('cli-cancel', async (s) => {
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'waiting', target: 'acme/web#7', waitFor: [dayAhead()] }));
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'busy', target: 'acme/web#8', exitCode: 'never' }));
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'done', target: 'acme/api#9', exitCode: 0 }));
+        await Promise.all([reaches(s, 'waiting', Phase.Held), reaches(s, 'busy', Phase.Running), reaches(s, 'done', Phase.Succeeded)]);
+        expect((await s.kube.getHeldJob(s.namespace, 'waiting'))?.metadata).toMatchObject({ finalizers: [FINALIZER] });
+
+        const held = await waitgate(['cancel', 'waiting', '-n', s.namespace]);
+        expect(held).toMatchObject({ code: 0, stderr: '' });
+        expect(held.stdout).toBe(
+          `Cancelling ${s.namespace}/waiting (acme/web#7): it was held on its conditions and never ran; nothing will start.\n${s.namespace}/waiting is gone.\n`,
+        );
+        expect(await s.kube.getHeldJob(s.namespace, 'waiting')).toBeUndefined();
+
+        const jobName = (await s.kube.getHeldJob(s.namespace, 'busy'))?.status?.jobName as string;
+        const running = await waitgate(['cancel', 'busy', '-n', s.namespace, '-o', 'json']);
+        expect(running.code).toBe(0);
+        expect(JSON.parse(running.stdout)).toEqual({
+          namespace: s.namespace,
+          name: 'busy',
+          found: true,
+          was: 'running',
+          phase: 'Running',
+          target: 'acme/web#8',
+          jobName,
+          gone: true,
+        });
+        await eventually('the Job to go', async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true), Timeouts.gcMs);
+        const events = await s.kube.eventsFor(s.namespace, 'busy');
+        expect(events.find((e) => e.reason === 'OperatorCancel')?.message).toMatch(/^operator-cancel/);
+
+        const finished = await waitgate(['cancel', 'done', '-n', s.namespace]);
+        expect(finished.code).toBe(0);
+        expect(finished.stdout).toMatch(/^Deleting the record of .*\/done \(acme\/api#9\): it had already finished \(Succeeded\); there was nothing to stop\.\n/);
+      }),
+    Timeouts.testMs * 2,
+  );
+
+  test.concurrent(
+    'a HeldJob that does not exist: exit 3, nothing deleted',
+    () =>
+      withNamespace('cli-cancel404', async (ns) => {
+        const r = await waitgate(['cancel', 'no-such-heldjob', '-n', ns]);
+        expect(r).toMatchObject({ code: 3, stdout: '' });
+        expect(r.stderr).toMatch(new RegExp(`there is no HeldJob ${ns}/no-such-heldjob`));
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'no operator to release the finalizer: exit 1 at the timeout, saying why',
+    () =>
+      withNamespace('cli-cancelstuck', async (ns) => {
+        const body = heldJob({ name: 'stuck', waitFor: [dayAhead()] });
+        (body['metadata'] as Record<string, unknown>)['finalizers'] = [FINALIZER];
+        await kube.createHeldJob(ns, body);
+        try {
+          const r = await waitgate(['cancel', 'stuck', '-n', ns, '--timeout', '1500ms']);
+          expect(r.code).toBe(1);
+          expect(r.stdout).toMatch(/it was queued \(Pending, its hold had not begun\)/);
+          expect(r.stderr).toMatch(/still there after 1\.5s: its finalizer waitgate\.dev\/cleanup waits for the operator/);
+          expect(r.ms).toBeLessThan(20_000);
+        } finally {
+          await kube.custom.patchNamespacedCustomObject({ ...heldJobApi, namespace: ns, name: 'stuck', body: { metadata: { finalizers: null } } }, merge).catch(() => undefined);
+        }
+      }),
+    Timeouts.testMs,
+  );
+});
+
+describe('waitgate check', () => {
+  // One namespace for these tests, made by whichever starts first (concurrent tests may start
+  // before a describe block's beforeAll has run).
+  let made: Promise<string> | undefined;
+  const checkNamespace = () => (made ??= makeCheckNamespace());
+  async function makeCheckNamespace(): Promise<string> {
+    const ns = await kube.createNamespace('cli-check');
+    const data = profilesConfigMap({
+      go: fixtureScript('exit-0.sh'),
+      notyet: fixtureScript('exit-3.sh'),
+      never: fixtureScript('exit-2.sh'),
+      // Could not tell, and says why on stderr: not the silent, instant exit 1 of the grep -q trap.
+      unsure: '#!/bin/sh\necho "jira: connection refused" >&2\nexit 1\n',
+      greptrap: fixtureScript('grep-trap.sh'),
+      hangs: fixtureScript('hang.sh'),
+      chatty: fixtureScript('chatty.sh'),
+      argv: fixtureScript('echo-target.sh'),
+      env: fixtureScript('env-check.sh'),
+    });
+    await kube.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'waitgate-profiles', namespace: ns }, data } });
+    return ns;
+  }
+  afterAll(async () => {
+    if (made) await kube.deleteNamespace(await made);
+  });
+
+  test.concurrent.each<[string, RegExp[], number]>([
+    ['go', [/^exit 0 after \d+ms: go\.$/m, /Job starts/], 0],
+    ['notyet', [/^exit 3 after \d+ms: not yet\.$/m, /Not counted/], 0],
+    ['never', [/^exit 2 after \d+ms: never\.$/m, /refuse the HeldJob for good \(wait-refused\)/], 0],
+    ['unsure', [/^exit 1 after \d+ms: could not tell\.$/m, /5 "could not tell" in a row .*wait-unanswerable/], 25],
+    ['greptrap', [/^exit 1 after \d+ms: could not tell\.$/m, /grep -q trap/, /"Not yet" must be exit 3/, /docs\/checks\.md/], 0],
+  ])('%s: runs, explains, exits 0', async (profile, explained, stderrBytes) => {
+    const ns = await checkNamespace();
+    const r = await waitgate(['check', profile, 'acme/web#7', '--namespace', ns]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(new RegExp(`^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh, timeout 10000 ms\\)\n`));
+    for (const e of explained) expect(r.stdout).toMatch(e);
+    expect(r.stdout).toMatch(new RegExp(`^output: stdout 0 bytes, stderr ${stderrBytes} bytes `, 'm'));
+    expect(r.stdout).not.toContain('connection refused');
+    if (profile !== 'greptrap') expect(r.stdout).not.toMatch(/grep/);
+  }, Timeouts.testMs);
+
+  test.concurrent('a hanging check is stopped at the configured timeout: could not tell', async () => {
+    const ns = await checkNamespace();
+    const r = await waitgate(['check', 'hangs', 'acme/web#7', '-n', ns], { WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000', WAITGATE_CHECK_KILL_GRACE_MS: '300' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^no answer within 1s: timed out, could not tell\.$/m);
+    expect(r.stdout).toMatch(/SIGTERM, then SIGKILL/);
+    expect(r.ms).toBeLessThan(15_000);
+  }, Timeouts.testMs);
+
+  test.concurrent('output is counted in bytes, never shown; -o json carries the answer', async () => {
+    const ns = await checkNamespace();
+    const r = await waitgate(['check', 'chatty', 'acme/web#7', '-n', ns, '-o', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ profile: 'chatty', target: 'acme/web#7', verdict: 'not-yet', exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000, grepTrap: false });
+    expect(r.stdout).not.toContain('\u0000');
+  }, Timeouts.testMs);
+
+  test.concurrent('the target is the one argument, and the check gets the command\'s environment; WAITGATE_NAMESPACE picks the ConfigMap', async () => {
+    const ns = await checkNamespace();
+    const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], { WAITGATE_TEST_EXPECT: 'group/sub/repo!12' });
+    expect(argv.stdout).toMatch(/^exit 0 after/m);
+    const env = await waitgate(['check', 'env', 'acme/web#7'], { WAITGATE_NAMESPACE: ns, WAITGATE_TEST_PRESENT: 'yes' });
+    expect(env.stdout).toMatch(/^exit 0 after/m);
+    const without = await waitgate(['check', 'env', 'acme/web#7', '-n', ns]);
+    expect(without.stdout).toMatch(/^exit 4 after .*could not tell/m);
+  }, Timeouts.testMs);
+
+  test.concurrent('an undeclared profile, or a target that is not id-only, exits 2', async () => {
+    const ns = await checkNamespace();
+    const r = await waitgate(['check', 'jira', 'acme/web#7', '-n', ns]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/profile jira is not declared in .*\/waitgate-profiles \(declared: .*greptrap.*\)\. A HeldJob naming it would be refused wait-profile-unknown/);
+    const bad = await waitgate(['check', 'go', 'Fix the login page', '-n', ns]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/not an id-only target/);
+  }, Timeouts.testMs);
+});
+
+describe('waitgate doctor', () => {
+  const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
+  const trigger = (name: string, waitFor: object[]) => ({ name, on: { type: 'label', any: ['waitgate:go'] }, run: { kind: 'github', flow: 'deploy', job, waitFor } });
+  const triggers = (...entries: object[]) => ({ 'triggers.json': JSON.stringify(entries) });
+  const profiles = () => profilesConfigMap({ jira: fixtureScript('exit-3.sh'), ci: fixtureScript('exit-0.sh') });
+  const lines = (r: Run, level: string) => r.stdout.split('\n').filter((l) => l.startsWith(`${level} `));
+
+  test.concurrent(
+    'a healthy namespace: every check ok, an unused profile only warns, exit 0; capacity and editors printed',
+    () =>
+      withNamespace(
+        'cli-doctor-ok',
+        async (ns) => {
+          const r = await waitgate(['doctor', '--namespace', ns]);
+          expect(lines(r, 'FAIL')).toEqual([]);
+          expect(r.code).toBe(0);
+          expect(lines(r, 'ok').map((l) => l.split(':')[0])).toEqual(['ok    settings', 'ok    profiles', 'ok    triggers', 'ok    crd', 'ok    valkey', 'ok    rbac']);
+          expect(lines(r, 'WARN')).toEqual(['WARN  profiles: profile ci is declared but no trigger names it']);
+          expect(r.stdout).toMatch(/about 6 while they check every 1m/);
+          expect(r.stdout).toMatch(/about 90 once backed off to every 15m/);
+          expect(r.stdout).toMatch(/gives up \(wait-expired\) at its 96th check, 19h43m after the first/);
+          expect(r.stdout).toMatch(new RegExp(`who can edit ${ns}/waitgate-profiles, and so run code as the operator`));
+          expect(r.stdout).toMatch(/^ {2}Group system:masters {2}\(ClusterRoleBinding cluster-admin → ClusterRole cluster-admin\)$/m);
+          expect(r.stdout).toMatch(/^0 failures, 1 warning$/m);
+
+          const json = await waitgate(['doctor', '--namespace', ns, '-o', 'json']);
+          const report = JSON.parse(json.stdout) as { ok: boolean; failures: number; capacity: Record<string, unknown>; profileEditors: { subject: string }[] };
+          expect(json.code).toBe(0);
+          expect(report).toMatchObject({ ok: true, failures: 0, capacity: { slots: 1, holdsPerSlotFirst: 6, holdsPerSlotBackedOff: 90 } });
+          expect(report.profileEditors.map((e) => e.subject)).toContain('Group system:masters');
+        },
+        { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }])) },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent.each<[string, Record<string, Record<string, string>>, Record<string, string>, RegExp]>([
+    ['profiles that are not JSON', { 'waitgate-profiles': { 'profiles.json': '{"jira": {"mode": "exec",' } }, {}, /^FAIL {2}profiles: .*profiles\.json is not valid JSON/m],
+    [
+      'a declared script that is missing',
+      { 'waitgate-profiles': { 'profiles.json': JSON.stringify({ jira: { mode: 'exec', script: 'jira.sh' } }) } },
+      {},
+      /^FAIL {2}profiles: .*profile "jira": script "jira\.sh" is not a key/m,
+    ],
+    [
+      'a trigger naming an undeclared profile',
+      { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }]), trigger('release', [{ profile: 'jria' }])) },
+      {},
+      /^FAIL {2}triggers: trigger release names profile jria, which .* does not declare: its HeldJobs would be refused wait-profile-unknown$/m,
+    ],
+    ['a triggers file that does not load', { 'waitgate-profiles': profiles(), 'waitgate-triggers': { 'triggers.json': '[{"name": ' } }, {}, /^FAIL {2}triggers: .*triggers-not-json/m],
+    [
+      'an after beyond the maximum',
+      { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { after: afterIn(40 * 24 * 60 * MIN).after }])) },
+      {},
+      /^FAIL {2}triggers: trigger deploy waits until after .* more than WAITGATE_WAIT_AFTER_MAX_MS \(30d\) ahead: .*wait-after-beyond-max$/m,
+    ],
+    ['Valkey at a closed port', { 'waitgate-profiles': profiles() }, { VALKEY_URL: 'closed-port' }, /^FAIL {2}valkey: redis:\/\/127\.0\.0\.1:\d+ does not answer PING: .*ECONNREFUSED/m],
+    ['a setting that does not parse', { 'waitgate-profiles': profiles() }, { WAITGATE_WAIT_MAX_MS: 'a day' }, /^FAIL {2}settings: WAITGATE_WAIT_MAX_MS: must be a whole number/m],
+  ])(
+    'a hard failure: %s, exit 1',
+    (label, configMaps, env, failure) =>
+      withNamespace(
+        'cli-doctor-fail',
+        async (ns) => {
+          const extra = { ...env };
+          if (extra['VALKEY_URL'] === 'closed-port') extra['VALKEY_URL'] = `redis://127.0.0.1:${await closedPort()}`;
+          const r = await waitgate(['doctor', '-n', ns], extra);
+          expect({ label, code: r.code }).toEqual({ label, code: 1 });
+          expect(r.stdout).toMatch(failure);
+          expect(r.stdout).toMatch(/^[1-9]\d* failures?, \d+ warnings?$/m);
+        },
+        configMaps,
+      ),
+    Timeouts.testMs,
+  );
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
