@@ -233,7 +233,8 @@ export function decide(o: Observed, now: number): readonly Action[] {
   // A changed TriggerChecked condition is worth a write, so its Event is not said twice.
   let dirty = JSON.stringify(held.conditions) !== JSON.stringify(status.conditions);
   if (phase !== Phase.Held) {
-    if (!hasFinalizer(o)) actions.push({ type: 'addFinalizer' });
+    // No finalizer yet: a hold that only sleeps has nothing to clean up, and at 10,000 holds
+    // the write saved matters. It goes on before the first check or the launch.
     held = {
       ...held,
       phase: Phase.Held,
@@ -298,6 +299,8 @@ export function decide(o: Observed, now: number): readonly Action[] {
         return actions;
       }
       if (dirty) actions.push({ type: 'updateStatus', status: { ...held, waits: waitStates(conditions, held, afterMs, now) } });
+      // A running check must be stoppable by a cancel: the finalizer first.
+      if (!hasFinalizer(o)) actions.push({ type: 'addFinalizer' });
       actions.push({ type: 'runCheck', profile: profiles.get(pending) as Profile, target: spec.target });
       return actions;
     }
@@ -309,7 +312,8 @@ export function decide(o: Observed, now: number): readonly Action[] {
     waits: waitStates(conditions, held, afterMs, now),
     conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: 'ScopeQueued', message: 'every condition cleared; waiting for a scope slot' }, now),
   };
-  if (!hasFinalizer(o) && phase === Phase.Held) actions.push({ type: 'addFinalizer' });
+  // Scope slots taken at launch must be given back if the HeldJob goes: the finalizer first.
+  if (!hasFinalizer(o)) actions.push({ type: 'addFinalizer' });
   actions.push({ type: 'launch', jobName, scopeKey, queuedStatus: ready });
   actions.push({ type: 'leaveMarker', trigger: spec.trigger, target: spec.target });
   return [...actions, ...launched(o, ready, undefined, jobName, now)];
