@@ -45,6 +45,7 @@ build: deps
 ## crd: regenerate crds/ from operator/api/heldjob-schema.ts
 crd: build
 	@npm run --silent gen:crd
+	@hack/chart-crd.sh
 
 ## bench: 10,000 HeldJobs on one operator; prints figures (BENCH_HELDJOBS to change the count)
 bench:

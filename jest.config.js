@@ -5,6 +5,9 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testEnvironment: 'node',
+  // Local clusters keep their state in the clone; nothing in there is a test or a snapshot.
+  modulePathIgnorePatterns: ['<rootDir>/\\.cluster'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/\\.cluster'],
 };
 
 export default {

@@ -1,0 +1,187 @@
+{{/* Names ---------------------------------------------------------------------------------- */}}
+
+{{- define "waitgate.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The release's base name, at most 40 characters so "<base>-receiver-metrics" stays a DNS label. */}}
+{{- define "waitgate.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Cluster-scoped objects (and Roles outside the release namespace) carry the release
+namespace too, so two releases of the same name in different namespaces never collide. */}}
+{{- define "waitgate.clusterName" -}}
+{{- printf "%s-%s" .Release.Namespace (include "waitgate.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "waitgate.operatorName" -}}
+{{- printf "%s-operator" (include "waitgate.fullname" .) -}}
+{{- end -}}
+
+{{- define "waitgate.receiverName" -}}
+{{- printf "%s-receiver" (include "waitgate.fullname" .) -}}
+{{- end -}}
+
+{{- define "waitgate.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels ---------------------------------------------------------------------------------- */}}
+
+{{- define "waitgate.labels" -}}
+helm.sh/chart: {{ include "waitgate.chart" . }}
+app.kubernetes.io/name: {{ include "waitgate.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: waitgate
+{{- end -}}
+
+{{/* Selector labels of one component: include with (dict "ctx" $ "component" "operator"). */}}
+{{- define "waitgate.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "waitgate.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "waitgate.componentLabels" -}}
+{{ include "waitgate.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* Image ----------------------------------------------------------------------------------- */}}
+
+{{- define "waitgate.imageTag" -}}
+{{- default .Chart.AppVersion .Values.image.tag -}}
+{{- end -}}
+
+{{- define "waitgate.image" -}}
+{{- printf "%s:%s" .Values.image.repository (include "waitgate.imageTag" .) -}}
+{{- end -}}
+
+{{/* Settings derived from several values ---------------------------------------------------- */}}
+
+{{- define "waitgate.jobNamespace" -}}
+{{- default .Release.Namespace .Values.receiver.jobNamespace -}}
+{{- end -}}
+
+{{/* "true" or "false": explicit when set, else on with more than one replica. */}}
+{{- define "waitgate.leaderElection" -}}
+{{- $le := .Values.operator.leaderElection.enabled -}}
+{{- if kindIs "bool" $le -}}
+{{- $le -}}
+{{- else -}}
+{{- gt (int .Values.operator.replicas) 1 -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "waitgate.valkeySecretName" -}}
+{{- if .Values.valkey.existingSecret -}}
+{{- .Values.valkey.existingSecret -}}
+{{- else -}}
+{{- printf "%s-valkey" (include "waitgate.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "waitgate.valkeySecretKey" -}}
+{{- if .Values.valkey.existingSecret -}}
+{{- .Values.valkey.existingSecretKey -}}
+{{- else -}}
+url
+{{- end -}}
+{{- end -}}
+
+{{- define "waitgate.receiverSecretName" -}}
+{{- if .Values.receiver.existingSecret -}}
+{{- .Values.receiver.existingSecret -}}
+{{- else -}}
+{{- printf "%s-receiver-webhooks" (include "waitgate.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The profiles ConfigMap's data: profiles.json plus one "<name>.sh" key per script. */}}
+{{- define "waitgate.profilesData" -}}
+{{- $profiles := dict -}}
+{{- range $name, $p := .Values.profiles -}}
+{{- $entry := dict "mode" (default "exec" $p.mode) "script" (printf "%s.sh" $name) -}}
+{{- if $p.image }}{{ $_ := set $entry "image" $p.image }}{{ end -}}
+{{- if $p.resources }}{{ $_ := set $entry "resources" $p.resources }}{{ end -}}
+{{- if $p.annotations }}{{ $_ := set $entry "annotations" $p.annotations }}{{ end -}}
+{{- $_ := set $profiles $name $entry -}}
+{{- end -}}
+profiles.json: {{ $profiles | toJson | toJson }}
+{{- range $name, $p := .Values.profiles }}
+{{ printf "%s.sh" $name }}: {{ $p.script | toJson }}
+{{- end -}}
+{{- end -}}
+
+{{/* Cross-field rules a JSON schema cannot say; each fails the render with the reason. */}}
+{{- define "waitgate.validate" -}}
+{{- if and (gt (int .Values.operator.replicas) 1) (eq (include "waitgate.leaderElection" .) "false") -}}
+{{- fail "operator.leaderElection.enabled is false with operator.replicas > 1: every replica would reconcile the same HeldJobs. Leave it null (or true), or set operator.replicas to 1." -}}
+{{- end -}}
+{{- if and .Values.receiver.enabled .Values.watchNamespace (ne (include "waitgate.jobNamespace" .) .Values.watchNamespace) -}}
+{{- fail (printf "receiver.jobNamespace (%s) is outside watchNamespace (%s): no operator would see the HeldJobs the receiver creates." (include "waitgate.jobNamespace" .) .Values.watchNamespace) -}}
+{{- end -}}
+{{- if not (or .Values.valkey.url .Values.valkey.existingSecret) -}}
+{{- fail "set valkey.url or valkey.existingSecret: the operator and the receiver need Valkey." -}}
+{{- end -}}
+{{- range $i, $w := .Values.pauseWindows -}}
+{{- if eq $w.start $w.end -}}
+{{- fail (printf "pauseWindows[%d]: start and end are both %s; they must differ." $i $w.start) -}}
+{{- end -}}
+{{- end -}}
+{{- $names := dict -}}
+{{- range $i, $t := .Values.triggers -}}
+{{- if hasKey $names $t.name -}}
+{{- fail (printf "triggers[%d]: the name %q is used twice." $i $t.name) -}}
+{{- end -}}
+{{- $_ := set $names $t.name true -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod-level settings shared by both Deployments: include with (dict "ctx" $ "c" .Values.operator). */}}
+{{- define "waitgate.podCommon" -}}
+{{- with .ctx.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .ctx.Values.podSecurityContext }}
+securityContext:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .c.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .c.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .c.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+affinity:
+{{- if .c.affinity }}
+  {{- toYaml .c.affinity | nindent 2 }}
+{{- else }}
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "waitgate.selectorLabels" (dict "ctx" .ctx "component" .component) | nindent 14 }}
+{{- end }}
+{{- end -}}

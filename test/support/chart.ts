@@ -1,0 +1,156 @@
+// The Helm chart (charts/waitgate) against the real apiserver: helm and kubectl run as
+// processes, a release per test namespace, and the chart's own ServiceAccounts turned into
+// kubeconfig files (a TokenRequest token) so waitgate's processes run with exactly the rights
+// the chart grants them.
+import * as k8s from '@kubernetes/client-node';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { kubeconfigPath, requireEnv, ROOT } from './env.js';
+import { TestKube } from './kube.js';
+
+export const CHART_DIR = join(ROOT, 'charts', 'waitgate');
+/** Every test installs under this release name, so the chart's names are the documented ones. */
+export const RELEASE = 'waitgate';
+export const OPERATOR_SA = `${RELEASE}-operator`;
+export const RECEIVER_SA = `${RELEASE}-receiver`;
+
+export interface ToolResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command line tool to its end; never throws on a non-zero exit (the caller judges). */
+export function runTool(cmd: string, args: readonly string[], input?: string): Promise<ToolResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', (err) =>
+      reject(new Error(`cannot run ${cmd}: ${err.message} (is ~/.cache/waitgate/bin/active on PATH? \`make test\` puts it there)`, { cause: err })),
+    );
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** Runs the tool and fails, with its output, unless it exits 0. */
+export async function mustRun(cmd: string, args: readonly string[], input?: string): Promise<ToolResult> {
+  const r = await runTool(cmd, args, input);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${String(r.code)}:\n${r.stderr}${r.stdout}`);
+  return r;
+}
+
+/** helm against the test cluster's admin kubeconfig. */
+export function helm(args: readonly string[]): Promise<ToolResult> {
+  return runTool('helm', [...args, '--kubeconfig', kubeconfigPath()]);
+}
+
+/** kubectl with the given kubeconfig (the admin one by default). */
+export function kubectl(args: readonly string[], opts: { kubeconfig?: string; input?: string } = {}): Promise<ToolResult> {
+  return runTool('kubectl', ['--kubeconfig', opts.kubeconfig ?? kubeconfigPath(), ...args], opts.input);
+}
+
+function scratchDir(): string {
+  const dir = join(tmpdir(), 'waitgate-e2e', 'chart');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** Writes values as a file helm reads with -f (JSON is YAML, and keeps "on" a string). */
+export function valuesFile(label: string, values: object): string {
+  const path = join(scratchDir(), `${label}-${Date.now()}-values.json`);
+  writeFileSync(path, JSON.stringify(values, null, 2), { mode: 0o600 });
+  return path;
+}
+
+/** Values every test install starts from: the test's Valkey, a key prefix of its own. */
+export function baseValues(namespace: string): Record<string, unknown> {
+  return { valkey: { url: requireEnv('VALKEY_URL'), prefix: `test-${namespace}` } };
+}
+
+export interface ChartInstall {
+  readonly kube: TestKube;
+  readonly namespace: string;
+  /** `helm install`'s values (on top of the chart's values.yaml). */
+  readonly values: object;
+}
+
+/**
+ * A fresh namespace, `helm install` of the chart into it (the CRD is the cluster's already:
+ * --skip-crds), the body, then `helm uninstall` (which takes the cluster-scoped RBAC away)
+ * and the namespace.
+ */
+export async function withChart(label: string, values: (namespace: string) => object, body: (c: ChartInstall) => Promise<void>): Promise<void> {
+  const kube = new TestKube();
+  const namespace = await kube.createNamespace(label);
+  const v = values(namespace);
+  let installed = false;
+  try {
+    await mustRun('helm', ['install', RELEASE, CHART_DIR, '-n', namespace, '--skip-crds', '-f', valuesFile(namespace, v), '--kubeconfig', kubeconfigPath()]);
+    installed = true;
+    await body({ kube, namespace, values: v });
+  } finally {
+    if (installed) await helm(['uninstall', RELEASE, '-n', namespace]);
+    await kube.deleteNamespace(namespace);
+  }
+}
+
+/**
+ * A kubeconfig file that authenticates as a ServiceAccount, with a token from the
+ * TokenRequest API (what the kubelet mounts into the chart's pods), against the admin
+ * kubeconfig's server and CA.
+ */
+export async function serviceAccountKubeconfig(kube: TestKube, namespace: string, serviceAccount: string): Promise<string> {
+  const tr = await kube.core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const token = tr.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
+  const cluster = kube.kc.getCurrentCluster();
+  if (!cluster) throw new Error('the admin kubeconfig has no current cluster');
+  const clusterEntry: Record<string, unknown> = { server: cluster.server };
+  if (cluster.caData) clusterEntry['certificate-authority-data'] = cluster.caData;
+  else if (cluster.caFile) clusterEntry['certificate-authority'] = cluster.caFile;
+  const user = `system:serviceaccount:${namespace}:${serviceAccount}`;
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'test', cluster: clusterEntry }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: user, context: { cluster: 'test', user, namespace } }],
+    'current-context': user,
+  };
+  const path = join(scratchDir(), `${namespace}-${serviceAccount}.kubeconfig`);
+  writeFileSync(path, stringify(doc), { mode: 0o600 });
+  return path;
+}
+
+/**
+ * The plain `value` environment of a Deployment's first container, as the chart rendered it.
+ * Entries filled from Secrets (valueFrom) are left out: the kubelet fills those in a pod.
+ */
+export async function deploymentEnv(kube: TestKube, namespace: string, name: string): Promise<Record<string, string>> {
+  const apps = kube.kc.makeApiClient(k8s.AppsV1Api);
+  const d = await apps.readNamespacedDeployment({ name, namespace });
+  const env: Record<string, string> = {};
+  for (const e of d.spec?.template.spec?.containers[0]?.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
+  return env;
+}
+
+/** `kubectl auth can-i VERB RESOURCE ...` as whoever the kubeconfig names: true for "yes". */
+export async function canI(kubeconfig: string, args: readonly string[]): Promise<boolean> {
+  const r = await kubectl(['auth', 'can-i', ...args], { kubeconfig });
+  // "yes" exits 0; "no" (sometimes "no - <why>") exits 1; anything else is an error.
+  const answer = r.stdout.trim();
+  if (r.code === 0 && answer === 'yes') return true;
+  if (r.code === 1 && /^no\b/.test(answer)) return false;
+  throw new Error(`kubectl auth can-i ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}${r.stdout}`);
+}
