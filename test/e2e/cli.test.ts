@@ -175,7 +175,8 @@ describe('waitgate cancel', () => {
         await s.kube.createHeldJob(s.namespace, heldJob({ name: 'busy', target: 'acme/web#8', exitCode: 'never' }));
         await s.kube.createHeldJob(s.namespace, heldJob({ name: 'done', target: 'acme/api#9', exitCode: 0 }));
         await Promise.all([reaches(s, 'waiting', Phase.Held), reaches(s, 'busy', Phase.Running), reaches(s, 'done', Phase.Succeeded)]);
-        expect((await s.kube.getHeldJob(s.namespace, 'waiting'))?.metadata).toMatchObject({ finalizers: [FINALIZER] });
+        // A hold that only sleeps carries no finalizer (nothing to clean up); a running one does.
+        expect((await s.kube.getHeldJob(s.namespace, 'busy'))?.metadata).toMatchObject({ finalizers: [FINALIZER] });
 
         const held = await waitgate(['cancel', 'waiting', '-n', s.namespace]);
         expect(held).toMatchObject({ code: 0, stderr: '' });
