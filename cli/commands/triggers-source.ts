@@ -1,8 +1,9 @@
 // `waitgate triggers check` reads either the triggers file itself or a ConfigMap manifest
 // (YAML or JSON, possibly among other resources) that carries it under data["triggers.json"].
 import { parseAllDocuments } from 'yaml';
+import { TRIGGERS_KEY } from '../../operator/api/triggers/triggers-file.js';
 
-export const TRIGGERS_KEY = 'triggers.json';
+export { TRIGGERS_KEY };
 
 export type TriggersSource =
   | { readonly ok: true; readonly text: string; readonly from?: string; readonly note?: string }

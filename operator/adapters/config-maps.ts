@@ -2,14 +2,13 @@
 // applies without a restart, and every hold looks again.
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { parseProfiles, type Profile } from '../api/profiles.js';
-import { parseTriggersFile } from '../api/triggers/triggers-file.js';
+import { parseProfiles, PROFILES_CONFIGMAP, type Profile } from '../api/profiles.js';
+import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../api/triggers/triggers-file.js';
 import type { ProfilesView, TriggersView } from '../decide/decide.js';
 import { RestartingInformer } from './informer.js';
 
-export const TRIGGERS_CONFIGMAP = 'waitgate-triggers';
-export const TRIGGERS_KEY = 'triggers.json';
-export const PROFILES_CONFIGMAP = 'waitgate-profiles';
+export { PROFILES_CONFIGMAP } from '../api/profiles.js';
+export { TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../api/triggers/triggers-file.js';
 
 /** Which triggers of a triggers.json text say wait, by name. */
 export function triggersView(text: string | undefined): TriggersView {

@@ -2,13 +2,10 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { RestartingInformer } from '../../operator/adapters/informer.js';
-import { parseTriggersFile, type Trigger } from '../../operator/api/triggers/triggers-file.js';
+import { PROFILES_CONFIGMAP, PROFILES_KEY } from '../../operator/api/profiles.js';
+import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY, type Trigger } from '../../operator/api/triggers/triggers-file.js';
 import type { TriggerView } from '../delivery/deliver.js';
 
-export const TRIGGERS_CONFIGMAP = 'waitgate-triggers';
-export const TRIGGERS_KEY = 'triggers.json';
-export const PROFILES_CONFIGMAP = 'waitgate-profiles';
-export const PROFILES_KEY = 'profiles.json';
 
 /** Profile names declared in a profiles.json text (names only; their scripts are the operator's business). */
 export function declaredProfiles(text: string | undefined): Set<string> {

@@ -8,6 +8,10 @@ import type { CronOn, LabelOn, PathRefusal, Trigger, TriggerRefusal, TriggerRun,
 import { misplacedWaits, waitCombinations } from './wait-for-placement.js';
 import { checkWaitFor } from './wait-for-rules.js';
 
+/** The ConfigMap, in WAITGATE_NAMESPACE, that holds the triggers file, and its key. */
+export const TRIGGERS_CONFIGMAP = 'waitgate-triggers';
+export const TRIGGERS_KEY = 'triggers.json';
+
 // The whole API of the triggers file is reachable from this module.
 export type { CronOn, LabelOn, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from './types.js';
 export { TriggerRefusalCode, TRIGGER_REFUSAL_CODES, WHERE_FILE } from './refusal-codes.js';
