@@ -14,8 +14,9 @@
 //    then SIGKILL after killGraceMs if it is still alive. Aborting opts.signal (a HeldJob
 //    deleted mid-check) stops it the same way, without counting as a timeout.
 //  - the answer is ready when the started process exits. A grandchild it left behind that
-//    still holds the pipes does not delay it: after the exit the pipes get DRAIN_MS to reach
-//    end-of-file, then they are closed. Byte counts are therefore a floor, not a total.
+//    still holds the pipes does not delay it: after the exit the pipes are read until they
+//    have been silent for DRAIN_MS (at most DRAIN_CAP_MS), then closed. Byte counts are
+//    therefore a floor, not a total.
 //
 // runExecCheck never rejects; everything that can go wrong is in the answer.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -61,6 +62,8 @@ export interface ExecCheckOptions {
 
 /** After the started process exits, how long its pipes may take to reach end-of-file. */
 export const DRAIN_MS = 100;
+/** However much a grandchild keeps writing, the answer comes this long after the exit. */
+export const DRAIN_CAP_MS = 2_000;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The spawnError of a check whose signal was aborted before it started. */
@@ -116,10 +119,13 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
 
     const countOut = (chunk: Buffer) => {
       stdoutBytes += chunk.length;
+      lastDataAt = performance.now();
     };
     const countErr = (chunk: Buffer) => {
       stderrBytes += chunk.length;
+      lastDataAt = performance.now();
     };
+    let lastDataAt = performance.now();
     const ignore = () => {};
     child.stdout?.on('data', countOut).on('error', ignore);
     child.stderr?.on('data', countErr).on('error', ignore);
@@ -167,7 +173,19 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
       exit = { code, signal, durationMs: elapsed() };
       clearTimeout(termTimer);
       clearTimeout(killTimer);
-      drainTimer = setTimeout(finishExited, DRAIN_MS);
+      // What the check wrote before it exited may still sit in the pipes. Keep reading while
+      // data arrives; stop after DRAIN_MS of silence (a grandchild holding the pipes open and
+      // saying nothing), or at DRAIN_CAP_MS whatever happens.
+      const exitedAt = performance.now();
+      const drain = () => {
+        // One more turn of the event loop first, so data already readable is counted.
+        setImmediate(() => {
+          const quiet = performance.now() - lastDataAt >= DRAIN_MS;
+          if (quiet || performance.now() - exitedAt >= DRAIN_CAP_MS) finishExited();
+          else drainTimer = setTimeout(drain, DRAIN_MS);
+        });
+      };
+      drainTimer = setTimeout(drain, DRAIN_MS);
     });
     // 'close' comes after 'exit' once both pipes reached end-of-file: the usual, quick path.
     child.once('close', finishExited);
