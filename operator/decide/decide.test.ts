@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { decide, JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './decide.js';
 import type { Action } from './actions.js';
-import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
+import type { HeldJobStatus } from '../api/heldjob-schema.js';
 import { jobNameFor } from '../api/job-name.js';
 import type { Profile } from '../api/profiles.js';
 import { FINALIZER, Phase, RefusalToken } from '../api/vocabulary.js';
