@@ -10,6 +10,7 @@ import type { Action, EventSpec } from '../decide/actions.js';
 import { decide, type DecideConfig, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from '../decide/decide.js';
 import { recordCheck, type CheckResult } from '../decide/record-check.js';
 import { SCOPE_RETRY_MS, slotDeniedDelayMs } from '../gate/backoff.js';
+import { statusCodeOf } from '../adapters/kube-client.js';
 import type { Clock } from './clock.js';
 
 type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
@@ -89,9 +90,7 @@ export function splitKey(key: string): { namespace: string; name: string } {
   return { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
-function isConflict(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === 409;
-}
+const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409;
 
 const STOP = Symbol('stop');
 
