@@ -12,7 +12,7 @@ const common = {
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{operator,receiver,cli,hack,lib}/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{api,operator,receiver,cli,hack,lib}/**/*.test.ts'] },
     {
       ...common,
       displayName: 'e2e',

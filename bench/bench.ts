@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../operator/api/vocabulary.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../api/vocabulary.js';
 import { env, heldJobBody, inParallel, kube, listHeldJobs, sleep, startOperator } from './common.js';
 
 const COUNT = Number(process.env['BENCH_HELDJOBS'] ?? 10_000);

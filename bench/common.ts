@@ -2,8 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../operator/api/vocabulary.js';
-import type { HeldJobObject } from '../operator/api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
+import type { HeldJobObject } from '../api/heldjob-schema.js';
 
 export function env(name: string): string {
   const v = process.env[name];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { CheckAnswer } from '../operator/adapters/exec-check.js';
+import type { CheckAnswer } from '../operator/checks/exec-check.js';
 import { explainAnswer, looksLikeGrepTrap, renderExplanation } from './check-explain.js';
 
 const settings = { timeoutMs: 10_000, maxFaults: 5 };

@@ -1,7 +1,7 @@
 // What one check's answer means, in plain words, as `waitgate check` prints it. Pure.
-import { CheckExit, CheckVerdict, verdictOf } from '../operator/api/check-verdict.js';
-import type { CheckAnswer } from '../operator/adapters/exec-check.js';
-import { RefusalToken } from '../operator/api/vocabulary.js';
+import { CheckExit, CheckVerdict, verdictOf } from '../api/check-verdict.js';
+import type { CheckAnswer } from '../operator/checks/exec-check.js';
+import { RefusalToken } from '../api/vocabulary.js';
 import { formatSpan } from './format.js';
 
 /** A "could not tell" faster than this, with no output at all, looks like the grep -q trap. */

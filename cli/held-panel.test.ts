@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { HeldJobObject, HeldJobStatus } from '../operator/api/heldjob-schema.js';
+import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
 import { heldRows, renderPanel, rowData, type HeldRow } from './held-panel.js';
 
 const NOW = Date.parse('2026-09-01T12:00:00Z');

@@ -9,9 +9,9 @@
 // Every cell comes from what waitgate itself wrote: the id-only target (checked against the
 // target pattern), the operator's condition label, and the time since the first hold. Nothing
 // else of a HeldJob (no annotation, no message, no name) reaches a row.
-import { checkSpec, TARGET_PATTERN, type HeldJobObject } from '../operator/api/heldjob-schema.js';
-import { Phase } from '../operator/api/vocabulary.js';
-import { waitLabel } from '../operator/api/wait-label.js';
+import { checkSpec, TARGET_PATTERN, type HeldJobObject } from '../api/heldjob-schema.js';
+import { Phase } from '../api/vocabulary.js';
+import { waitLabel } from '../api/wait-label.js';
 import { formatDuration, oneLine } from './format.js';
 
 /** Rows the panel shows before it says how many more there are. */

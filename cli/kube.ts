@@ -2,8 +2,8 @@
 // else ~/.kube/config, else the in-cluster service account), and errors in plain words.
 import * as k8s from '@kubernetes/client-node';
 import { delimiter } from 'node:path';
-import type { HeldJobObject } from '../operator/api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../operator/api/vocabulary.js';
+import type { HeldJobObject } from '../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
 import type { CliIo } from './io.js';
 
 export interface Cluster {

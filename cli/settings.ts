@@ -1,7 +1,7 @@
 // The operator's settings as the command line reads them: the same variables, defaults,
-// floors and caps (operator/config/config.ts), from the command's own environment. VALKEY_URL
+// floors and caps (api/config/operator-config.ts), from the command's own environment. VALKEY_URL
 // is not required here: only doctor needs it, and it reports a missing one as a finding.
-import { ConfigError, parseOperatorConfig, type OperatorConfig } from '../operator/config/config.js';
+import { ConfigError, parseOperatorConfig, type OperatorConfig } from '../api/config/operator-config.js';
 
 export const DEFAULT_NAMESPACE = 'waitgate-system';
 

@@ -1,5 +1,5 @@
 // Writes crds/waitgate.dev_heldjobs.yaml from the zod schemas. `npm run gen:crd` after
-// changing operator/api/heldjob-schema.ts; a unit test fails while the file is stale.
+// changing api/heldjob-schema.ts; a unit test fails while the file is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderCrdYaml, CRD_PATH } from './crd-file.js';

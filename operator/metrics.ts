@@ -2,7 +2,7 @@
 // names (profiles, phases, tokens): nothing an issue author typed.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CheckVerdict } from './decide/record-check.js';
-import type { RefusalToken } from './api/vocabulary.js';
+import type { RefusalToken } from '../api/vocabulary.js';
 
 export class OperatorMetrics {
   readonly registry = new Registry();

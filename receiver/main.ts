@@ -1,7 +1,7 @@
 // The receiver's entry point: configuration, wiring, and nothing else.
 import { configOrExit } from '../lib/config/env.js';
-import { loadKubeConfig } from '../operator/adapters/kube-client.js';
-import { createRootLogger } from '../operator/logger.js';
+import { loadKubeConfig } from '../lib/kube/client.js';
+import { createRootLogger } from '../lib/logger.js';
 import { connectValkey, Leases } from '../lib/valkey/leases.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeRecords } from './adapters/kube-records.js';

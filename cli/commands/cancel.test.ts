@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { HeldJobObject, HeldJobStatus } from '../../operator/api/heldjob-schema.js';
+import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import { classify, describeCancel, runCancel } from './cancel.js';
 import type { CliIo } from '../io.js';
 

@@ -2,8 +2,8 @@
 // Deleting is the whole cancel: the operator's finalizer stops a running check, gives back
 // the slots and, when the Job already runs, deletes it and records operator-cancel.
 import * as k8s from '@kubernetes/client-node';
-import { TARGET_PATTERN, type HeldJobObject } from '../../operator/api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../../operator/api/vocabulary.js';
+import { TARGET_PATTERN, type HeldJobObject } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
 import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
 import { formatSpan, oneLine, parseDuration } from '../format.js';
 import type { CliIo } from '../io.js';

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runExecCheck } from '../../operator/adapters/exec-check.js';
-import { ProfileScripts } from '../../operator/adapters/profile-scripts.js';
-import { TARGET_PATTERN } from '../../operator/api/heldjob-schema.js';
-import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../operator/api/profiles.js';
-import { RefusalToken } from '../../operator/api/vocabulary.js';
+import { runExecCheck } from '../../operator/checks/exec-check.js';
+import { ProfileScripts } from '../../operator/checks/profile-scripts.js';
+import { TARGET_PATTERN } from '../../api/heldjob-schema.js';
+import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
+import { RefusalToken } from '../../api/vocabulary.js';
 import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
 import { explainAnswer, renderExplanation } from '../check-explain.js';
 import type { CliIo } from '../io.js';

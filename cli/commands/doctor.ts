@@ -3,8 +3,8 @@
 // arithmetic at the current settings, and who may edit the profiles (and so run code as the
 // operator).
 import * as k8s from '@kubernetes/client-node';
-import type { OperatorConfig } from '../../operator/config/config.js';
-import { PROFILES_CONFIGMAP } from '../../operator/api/profiles.js';
+import type { OperatorConfig } from '../../api/config/operator-config.js';
+import { PROFILES_CONFIGMAP } from '../../api/profiles.js';
 import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
 import { plural } from '../format.js';
 import type { CliIo } from '../io.js';

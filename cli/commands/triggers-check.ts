@@ -1,7 +1,7 @@
 // waitgate triggers check FILE: loads a triggers file the way the receiver does and prints
 // either how many triggers it holds or every reason it is refused.
-import { parseTriggersFile } from '../../operator/api/triggers/triggers-file.js';
-import type { TriggerRefusal } from '../../operator/api/triggers/types.js';
+import { parseTriggersFile } from '../../api/triggers/triggers-file.js';
+import type { TriggerRefusal } from '../../api/triggers/types.js';
 import type { CliIo } from '../io.js';
 import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
 import { TRIGGERS_KEY, triggersSource } from './triggers-source.js';

@@ -1,7 +1,7 @@
 // `waitgate triggers check` reads either the triggers file itself or a ConfigMap manifest
 // (YAML or JSON, possibly among other resources) that carries it under data["triggers.json"].
 import { parseAllDocuments } from 'yaml';
-import { TRIGGERS_KEY } from '../../operator/api/triggers/triggers-file.js';
+import { TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
 
 export { TRIGGERS_KEY };
 

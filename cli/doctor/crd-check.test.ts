@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { buildCrd } from '../../operator/api/crd.js';
+import { buildCrd } from '../../api/crd.js';
 import { crdFindings, schemaDifferences } from './crd-check.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;

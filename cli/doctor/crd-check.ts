@@ -1,8 +1,8 @@
 // Is the HeldJob CRD in the cluster the one this waitgate was built with? A CRD older than
 // the operator may prune spec.waitFor on admission: the HeldJob then carries no wait, and the
 // job runs at once looking perfectly normal (the skew trap). Pure: the CRD comes in as data.
-import { buildCrd } from '../../operator/api/crd.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../operator/api/vocabulary.js';
+import { buildCrd } from '../../api/crd.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { fail, ok, type Finding } from './findings.js';
 
 export const CRD_NAME = `${HELDJOB_PLURAL}.${API_GROUP}`;

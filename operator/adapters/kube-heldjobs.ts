@@ -1,7 +1,7 @@
 // HeldJob I/O: status writes (optimistic, with resourceVersion) and Events.
 import * as k8s from '@kubernetes/client-node';
-import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../api/vocabulary.js';
+import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import type { EventSpec } from '../decide/actions.js';
 
 export class KubeHeldJobs {

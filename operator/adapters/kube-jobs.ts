@@ -1,9 +1,9 @@
 // batch/v1 Job I/O: create the HeldJob's Job, owned by it, exactly once.
 import * as k8s from '@kubernetes/client-node';
-import type { HeldJobObject, HeldJobSpec } from '../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_KIND, Labels, MANAGED_BY } from '../api/vocabulary.js';
+import type { HeldJobObject, HeldJobSpec } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import { JobOutcome, type ObservedJob } from '../decide/decide.js';
-import { statusCodeOf } from './kube-client.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 
 export const JOB_LABEL_SELECTOR = `${Labels.managedBy}=${MANAGED_BY}`;
 

@@ -3,7 +3,7 @@
 // comparing clocks across machines (as client-go does).
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { statusCodeOf } from './kube-client.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 
 export interface LeaderElectionOptions {
   readonly kubeConfig: k8s.KubeConfig;

@@ -2,15 +2,15 @@
 // interfaces below; the decision itself stays pure.
 import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { checkSpec, type HeldJobObject, type HeldJobSpec, type HeldJobStatus } from '../api/heldjob-schema.js';
-import type { Profile } from '../api/profiles.js';
-import { jobNameFor } from '../api/job-name.js';
-import { assertNever, ConditionType, FINALIZER, isTerminal, type RefusalToken } from '../api/vocabulary.js';
+import { checkSpec, type HeldJobObject, type HeldJobSpec, type HeldJobStatus } from '../../api/heldjob-schema.js';
+import type { Profile } from '../../api/profiles.js';
+import { jobNameFor } from '../../api/job-name.js';
+import { assertNever, ConditionType, FINALIZER, isTerminal, type RefusalToken } from '../../api/vocabulary.js';
 import type { Action, EventSpec } from '../decide/actions.js';
 import { decide, type DecideConfig, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from '../decide/decide.js';
 import { recordCheck, type CheckResult } from '../decide/record-check.js';
-import { SCOPE_RETRY_MS, slotDeniedDelayMs } from '../gate/backoff.js';
-import { statusCodeOf } from '../adapters/kube-client.js';
+import { SCOPE_RETRY_MS, slotDeniedDelayMs } from '../../api/cadence.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 import type { Clock } from './clock.js';
 
 type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };

@@ -1,7 +1,7 @@
 // What decide() may ask for. The reconciler carries each out, in order.
-import type { HeldJobStatus } from '../api/heldjob-schema.js';
-import type { Profile } from '../api/profiles.js';
-import type { RefusalToken } from '../api/vocabulary.js';
+import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import type { Profile } from '../../api/profiles.js';
+import type { RefusalToken } from '../../api/vocabulary.js';
 
 export interface EventSpec {
   readonly type: 'Normal' | 'Warning';

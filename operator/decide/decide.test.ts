@@ -1,10 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
 import { decide, JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './decide.js';
 import type { Action } from './actions.js';
-import type { HeldJobStatus } from '../api/heldjob-schema.js';
-import { jobNameFor } from '../api/job-name.js';
-import type { Profile } from '../api/profiles.js';
-import { FINALIZER, Phase, RefusalToken } from '../api/vocabulary.js';
+import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { jobNameFor } from '../../api/job-name.js';
+import type { Profile } from '../../api/profiles.js';
+import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const AFTER = '2026-09-01T09:00:00Z';

@@ -3,10 +3,10 @@
 //
 // The ladder, in order: pause window → wait (after first, then profile checks) → scope →
 // launch. Nothing is spent before the wait decides; a held job holds no slot while it sleeps.
-import { checkSpec, type HeldJobObject, type HeldJobStatus } from '../api/heldjob-schema.js';
-import { parseInstant } from '../api/instant.js';
-import { jobNameFor } from '../api/job-name.js';
-import type { Profile } from '../api/profiles.js';
+import { checkSpec, type HeldJobObject, type HeldJobStatus } from '../../api/heldjob-schema.js';
+import { parseInstant } from '../../api/instant.js';
+import { jobNameFor } from '../../api/job-name.js';
+import type { Profile } from '../../api/profiles.js';
 import {
   Annotations,
   assertNever,
@@ -17,9 +17,9 @@ import {
   OPERATOR_CANCEL,
   Phase,
   RefusalToken,
-} from '../api/vocabulary.js';
-import { waitLabel } from '../api/wait-label.js';
-import { pausedUntil, type PauseWindow } from '../gate/pause-windows.js';
+} from '../../api/vocabulary.js';
+import { waitLabel } from '../../api/wait-label.js';
+import { pausedUntil, type PauseWindow } from '../../api/pause-windows.js';
 import type { Action } from './actions.js';
 import { epochOf, iso, refuse, setCondition, stopWaiting, waitStates } from './status.js';
 

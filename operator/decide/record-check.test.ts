@@ -2,9 +2,9 @@ import { describe, expect, test } from '@jest/globals';
 import { decide, type Observed } from './decide.js';
 import { CheckVerdict, recordCheck, type CheckResult } from './record-check.js';
 import type { Action } from './actions.js';
-import type { HeldJobStatus } from '../api/heldjob-schema.js';
-import type { Profile } from '../api/profiles.js';
-import { FINALIZER, Phase, RefusalToken } from '../api/vocabulary.js';
+import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import type { Profile } from '../../api/profiles.js';
+import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;

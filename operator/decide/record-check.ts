@@ -1,16 +1,16 @@
 // What one profile check's answer does to a hold. Pure, like decide().
-import type { HeldJobObject, HeldJobStatus } from '../api/heldjob-schema.js';
-import { checkSpec } from '../api/heldjob-schema.js';
-import { parseInstant } from '../api/instant.js';
-import { ConditionType, RefusalToken, assertNever } from '../api/vocabulary.js';
-import { nextCheckDelayMs } from '../gate/backoff.js';
+import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
+import { checkSpec } from '../../api/heldjob-schema.js';
+import { parseInstant } from '../../api/instant.js';
+import { ConditionType, RefusalToken, assertNever } from '../../api/vocabulary.js';
+import { nextCheckDelayMs } from '../../api/cadence.js';
 import type { Action } from './actions.js';
 import type { DecideConfig } from './decide.js';
 import { epochOf, iso, refuse, setCondition, waitStates } from './status.js';
 
-import { CheckVerdict } from '../api/check-verdict.js';
+import { CheckVerdict } from '../../api/check-verdict.js';
 
-export { CheckVerdict } from '../api/check-verdict.js';
+export { CheckVerdict } from '../../api/check-verdict.js';
 
 export interface CheckResult {
   readonly profile: string;

@@ -1,8 +1,8 @@
 // Pure helpers that build statuses for decide() and recordCheck().
-import type { HeldJobStatus, KubeCondition, WaitCondition } from '../api/heldjob-schema.js';
-import { ConditionType, Phase, WaitState, type RefusalToken } from '../api/vocabulary.js';
+import type { HeldJobStatus, KubeCondition, WaitCondition } from '../../api/heldjob-schema.js';
+import { ConditionType, Phase, WaitState, type RefusalToken } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
-import { waitLabel } from '../api/wait-label.js';
+import { waitLabel } from '../../api/wait-label.js';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 

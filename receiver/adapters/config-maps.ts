@@ -1,9 +1,9 @@
 // The triggers and profiles ConfigMaps, watched: a change applies without a restart.
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { RestartingInformer } from '../../operator/adapters/informer.js';
-import { PROFILES_CONFIGMAP, PROFILES_KEY } from '../../operator/api/profiles.js';
-import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY, type Trigger } from '../../operator/api/triggers/triggers-file.js';
+import { RestartingInformer } from '../../lib/kube/informer.js';
+import { PROFILES_CONFIGMAP, PROFILES_KEY } from '../../api/profiles.js';
+import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY, type Trigger } from '../../api/triggers/triggers-file.js';
 import type { TriggerView } from '../delivery/deliver.js';
 
 

@@ -1,8 +1,8 @@
 // HeldJob records on the apiserver, with retries for brief outages.
 import * as k8s from '@kubernetes/client-node';
-import type { HeldJobObject, HeldJobStatus } from '../../operator/api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase, type RefusalToken } from '../../operator/api/vocabulary.js';
-import { statusCodeOf } from '../../operator/adapters/kube-client.js';
+import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase, type RefusalToken } from '../../api/vocabulary.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 import type { HeldJobRecords } from '../delivery/deliver.js';
 import { UnavailableError } from '../delivery/deliver.js';
 import type { HeldJobManifest } from '../delivery/plan.js';

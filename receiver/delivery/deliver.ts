@@ -1,9 +1,9 @@
 // One delivery, from a verified and parsed label event to exactly one recorded outcome per
 // trigger it fires: a HeldJob that holds, or a HeldJob that records a refusal.
 import type { Logger } from 'pino';
-import type { HeldJobObject } from '../../operator/api/heldjob-schema.js';
-import type { Trigger } from '../../operator/api/triggers/triggers-file.js';
-import { RefusalToken } from '../../operator/api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import type { Trigger } from '../../api/triggers/triggers-file.js';
+import { RefusalToken } from '../../api/vocabulary.js';
 import type { LabelEvent } from '../forges/event.js';
 import {
   DEDUP_WINDOW_MS,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import type { HeldJobObject } from '../../operator/api/heldjob-schema.js';
-import type { Trigger } from '../../operator/api/triggers/triggers-file.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import type { Trigger } from '../../api/triggers/triggers-file.js';
 import type { LabelEvent } from '../forges/event.js';
 import { heldJobManifest, heldJobName, matchTriggers, supersededBy, SUPERSEDE_WINDOW_MS, verdictFor } from './plan.js';
 

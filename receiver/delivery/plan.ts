@@ -1,10 +1,10 @@
 // What a label event asks for, decided without I/O: which triggers it fires, and for each
 // whether it may hold or is refused before anything is created.
 import { createHash } from 'node:crypto';
-import type { HeldJobObject } from '../../operator/api/heldjob-schema.js';
-import { parseInstant } from '../../operator/api/instant.js';
-import type { Trigger } from '../../operator/api/triggers/triggers-file.js';
-import { Annotations, Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { parseInstant } from '../../api/instant.js';
+import type { Trigger } from '../../api/triggers/triggers-file.js';
+import { Annotations, Phase, RefusalToken } from '../../api/vocabulary.js';
 import type { LabelEvent } from '../forges/event.js';
 
 /** Bumped whenever what the receiver writes into a HeldJob changes meaning. */

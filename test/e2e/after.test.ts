@@ -3,7 +3,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Phase } from '../../operator/api/vocabulary.js';
+import { Phase } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import {
   baseValues,

@@ -5,7 +5,7 @@ import * as k8s from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, Phase } from '../../operator/api/vocabulary.js';
+import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { kubeconfigPath, requireEnv, ROOT } from '../support/env.js';
 import { TestKube } from '../support/kube.js';

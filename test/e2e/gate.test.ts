@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
 import { kubeconfigPath } from '../support/env.js';
 import { fixtureScript, HANGS_WITH_PID, LOGS_ITS_RUN, NOT_YET_THEN_GO, profilesConfigMap } from '../support/profiles.js';

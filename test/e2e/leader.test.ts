@@ -1,7 +1,7 @@
 // Two operator replicas with leader election: only one reconciles; when it dies, the other
 // takes over within 15 s.
 import { describe, expect, test } from '@jest/globals';
-import { Phase } from '../../operator/api/vocabulary.js';
+import { Phase } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { TestKube } from '../support/kube.js';
 import { operatorProcess } from '../support/service-process.js';

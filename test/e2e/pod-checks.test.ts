@@ -1,7 +1,7 @@
 // Checks as short-lived Pods on the local cluster: kwok ends each check Pod with the exit
 // code the test names, and each HeldJob ends as the contract says.
 import { describe, expect, test } from '@jest/globals';
-import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
 import { withScenario, type Scenario } from '../support/scenario.js';
 import { Timeouts } from '../support/timeouts.js';

@@ -1,7 +1,7 @@
 // The whole path: a signed forge delivery → receiver → HeldJob → operator → Job → Pod on a
 // kwok node → Succeeded; and a refused delivery that no operator ever launches.
 import { describe, expect, test } from '@jest/globals';
-import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { afterIn } from '../support/builders.js';
 import { githubLabeled, post } from '../support/forge.js';
 import { trigger, withReceiver } from '../support/receiver-scenario.js';

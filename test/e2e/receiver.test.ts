@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Phase, RefusalToken } from '../../operator/api/vocabulary.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { kubeconfigPath } from '../support/env.js';
 import { AUTHOR_TEXT, GITHUB_SECRET, githubDelivery, githubLabeled, gitlabMergeRequestLabeled, post } from '../support/forge.js';
 import { TestKube } from '../support/kube.js';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ABORTED, CheckVerdict, DRAIN_MS, runExecCheck, verdictOf, type CheckAnswer, type ExecCheckOptions } from '../../operator/adapters/exec-check.js';
+import { ABORTED, CheckVerdict, DRAIN_MS, runExecCheck, verdictOf, type CheckAnswer, type ExecCheckOptions } from '../../operator/checks/exec-check.js';
 import { ROOT } from '../support/env.js';
 
 const CHECKS = join(ROOT, 'test', 'fixtures', 'checks');

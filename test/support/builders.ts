@@ -1,5 +1,5 @@
 // Builders for fixtures.
-import { API_GROUP, API_VERSION, HELDJOB_KIND } from '../../operator/api/vocabulary.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND } from '../../api/vocabulary.js';
 
 export interface HeldJobFixture {
   name?: string;

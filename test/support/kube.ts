@@ -1,8 +1,8 @@
 // Test-side access to the real apiserver.
 import * as k8s from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import type { HeldJobObject } from '../../operator/api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../operator/api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { kubeconfigPath } from './env.js';
 
 export class TestKube {

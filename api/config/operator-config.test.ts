@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, parseOperatorConfig } from './config.js';
+import { ConfigError, parseOperatorConfig } from './operator-config.js';
 
 const BASE = { VALKEY_URL: 'redis://127.0.0.1:6379' };
 

@@ -24,10 +24,10 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { CheckOutcome } from '../api/check-verdict.js';
+import type { CheckOutcome } from '../../api/check-verdict.js';
 
-export { CHECK_VERDICTS, CheckExit, CheckVerdict, verdictOf } from '../api/check-verdict.js';
-export type { CheckOutcome } from '../api/check-verdict.js';
+export { CHECK_VERDICTS, CheckExit, CheckVerdict, verdictOf } from '../../api/check-verdict.js';
+export type { CheckOutcome } from '../../api/check-verdict.js';
 
 export interface CheckAnswer extends CheckOutcome {
   /** null when killed by a signal or never started. */

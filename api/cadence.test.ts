@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { cadenceMs, lastCheckOffsetMs, nextCheckDelayMs, slotDeniedDelayMs } from './backoff.js';
+import { cadenceMs, lastCheckOffsetMs, nextCheckDelayMs, slotDeniedDelayMs } from './cadence.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

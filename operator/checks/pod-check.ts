@@ -5,11 +5,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { Profile } from '../api/profiles.js';
-import { Labels, MANAGED_BY } from '../api/vocabulary.js';
+import type { Profile } from '../../api/profiles.js';
+import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import type { CheckAnswer } from './exec-check.js';
-import { RestartingInformer } from './informer.js';
-import { statusCodeOf } from './kube-client.js';
+import { RestartingInformer } from '../../lib/kube/informer.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 
 export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';

@@ -2,7 +2,7 @@
 // reads process.env. Empty strings (Helm renders unset values as "") count as unset.
 import { z } from 'zod';
 import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../../lib/config/env.js';
-import { pauseWindowsSchema, type PauseWindow } from '../gate/pause-windows.js';
+import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 
 export { ConfigError } from '../../lib/config/env.js';
 

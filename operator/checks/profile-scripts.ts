@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isScriptKey, type Profile } from '../api/profiles.js';
+import { isScriptKey, type Profile } from '../../api/profiles.js';
 
 export class ProfileScripts {
   readonly dir: string;

@@ -1,9 +1,9 @@
 // One profile check, as the gate runs it: take a fleet-wide check slot, run the script,
 // give the slot back. Denied or Valkey down: nothing is spawned and nothing is counted.
 import type { Logger } from 'pino';
-import type { Profile } from '../api/profiles.js';
-import { verdictOf, type CheckVerdict } from '../api/check-verdict.js';
-import type { CheckAnswer } from '../adapters/exec-check.js';
+import type { Profile } from '../../api/profiles.js';
+import { verdictOf, type CheckVerdict } from '../../api/check-verdict.js';
+import type { CheckAnswer } from './exec-check.js';
 import type { CheckResult } from '../decide/record-check.js';
 import type { CheckGate, CheckRun } from '../controller/reconciler.js';
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProfileMode, type Profile } from '../api/profiles.js';
+import { ProfileMode, type Profile } from '../../api/profiles.js';
 import { mountedScriptPath, ProfileScripts } from './profile-scripts.js';
 
 const exec = (name: string, script: string): [string, Profile] => [name, { name, mode: ProfileMode.Exec, script }];
