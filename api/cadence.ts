@@ -49,3 +49,8 @@ export function lastCheckOffsetMs(maxChecks: number, intervalMs: number, maxMs: 
   }
   return t;
 }
+
+/** Check slots stay below the concurrency so a check never takes the last slot from a Job; at concurrency 1 the floor is one. */
+export function effectiveCheckSlots(checkSlots: number, concurrency: number): number {
+  return Math.max(1, Math.min(checkSlots, concurrency - 1));
+}

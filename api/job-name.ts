@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { shortHash } from '../lib/hash.js';
 
 const MAX_JOB_NAME = 63; // Jobs label their Pods with job-name, a label value of at most 63 characters.
 
@@ -8,7 +8,7 @@ const MAX_JOB_NAME = 63; // Jobs label their Pods with job-name, a label value o
  * recreated under an old name never collides with its predecessor's Job.
  */
 export function jobNameFor(heldJob: { name: string; uid: string }): string {
-  const suffix = createHash('sha256').update(heldJob.uid).digest('hex').slice(0, 6);
+  const suffix = shortHash(heldJob.uid, 6);
   const stem = heldJob.name.slice(0, MAX_JOB_NAME - suffix.length - 1).replace(/[-.]+$/, '');
   return `${stem}-${suffix}`;
 }

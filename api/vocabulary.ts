@@ -62,10 +62,64 @@ export const ConditionType = {
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
+/**
+ * Reasons of the conditions in status.conditions. A refusal token is also a reason: the
+ * Waiting condition goes False and Finished True with the token as their reason.
+ */
+export const ConditionReason = {
+  // Waiting, True: why the HeldJob is not running yet.
+  Paused: 'Paused',
+  Held: 'Held',
+  ProfilesUnreadable: 'ProfilesUnreadable',
+  NotYet: 'NotYet',
+  CouldNotTell: 'CouldNotTell',
+  ScopeQueued: 'ScopeQueued',
+  // Waiting, False: it stopped waiting because every condition cleared.
+  Cleared: 'Cleared',
+  // Launched, True.
+  JobCreated: 'JobCreated',
+  // Finished, True (besides Succeeded, Failed and the refusal tokens).
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+  OperatorCancel: 'OperatorCancel',
+  // TriggerChecked: the wait-skew comparison with the trigger entry.
+  Matches: 'Matches',
+  Skew: 'Skew',
+  TriggerNotInFile: 'TriggerNotInFile',
+  TriggersMissing: 'TriggersMissing',
+  TriggersUnreadable: 'TriggersUnreadable',
+} as const;
+export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
+
+/** Reasons of the Events recorded on a HeldJob (`kubectl describe` lists them). */
+export const EventReason = {
+  Refused: 'Refused',
+  Launched: 'Launched',
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+  OperatorCancel: 'OperatorCancel',
+  CheckGo: 'CheckGo',
+  CheckNotYet: 'CheckNotYet',
+  CheckCouldNotTell: 'CheckCouldNotTell',
+  CheckNever: 'CheckNever',
+  ProfilesUnreadable: 'ProfilesUnreadable',
+  TriggerNotInFile: 'TriggerNotInFile',
+  TriggersMissing: 'TriggersMissing',
+  TriggersUnreadable: 'TriggersUnreadable',
+} as const;
+export type EventReason = (typeof EventReason)[keyof typeof EventReason];
+
+export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
 /** Labels and annotations waitgate puts on what it creates. */
 export const Labels = {
   managedBy: 'app.kubernetes.io/managed-by',
   heldJob: 'waitgate.dev/heldjob',
+  /** On the HeldJobs the receiver creates: hashes that find a delivery's siblings by label. */
+  triggerHash: 'waitgate.dev/trigger-hash',
+  targetHash: 'waitgate.dev/target-hash',
+  forge: 'waitgate.dev/forge',
 } as const;
 export const MANAGED_BY = 'waitgate';
 

@@ -5,6 +5,7 @@ import { delimiter } from 'node:path';
 import type { HeldJobObject } from '../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
 import type { CliIo } from './io.js';
+import { statusCodeOf } from '../lib/kube/client.js';
 
 export interface Cluster {
   readonly kc: k8s.KubeConfig;
@@ -40,12 +41,6 @@ export function loadCluster(io: CliIo, flagPath: string | undefined): Cluster {
     contextNamespace: context?.namespace || 'default',
     server: kc.getCurrentCluster()?.server ?? '(no cluster)',
   };
-}
-
-/** The HTTP status of a client-node error, if it carries one. */
-export function statusOf(err: unknown): number | undefined {
-  if (err instanceof k8s.ApiException) return err.code;
-  return undefined;
 }
 
 /** One line: the apiserver's own message for an API error, the cause for a network error. */
@@ -86,7 +81,7 @@ export async function getHeldJob(kc: k8s.KubeConfig, namespace: string, name: st
   try {
     return (await custom.getNamespacedCustomObject({ ...heldJobApi, namespace, name })) as HeldJobObject;
   } catch (err) {
-    if (statusOf(err) === 404) return undefined;
+    if (statusCodeOf(err) === 404) return undefined;
     throw err;
   }
 }
@@ -98,7 +93,7 @@ export async function readConfigMap(kc: k8s.KubeConfig, namespace: string, name:
     const cm = await core.readNamespacedConfigMap({ namespace, name });
     return cm.data ?? {};
   } catch (err) {
-    if (statusOf(err) === 404) return undefined;
+    if (statusCodeOf(err) === 404) return undefined;
     throw err;
   }
 }

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectValkey } from '../lib/valkey/leases.js';
+import { connectValkey } from '../lib/valkey/connection.js';
+import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Slots } from '../lib/valkey/slots.js';
 import { checkSpec, type HeldJobObject } from '../api/heldjob-schema.js';
 import type { Profile } from '../api/profiles.js';
@@ -25,7 +26,8 @@ import { keyOf, Reconciler } from './controller/reconciler.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { WorkQueue } from './controller/work-queue.js';
 import { scopeKeyOf } from './decide/decide.js';
-import { effectiveCheckSlots, SlottedCheckGate } from './checks/slotted-check-runner.js';
+import { effectiveCheckSlots } from '../api/cadence.js';
+import { SlottedCheckGate } from './checks/slotted-check-runner.js';
 import { ValkeyMarkers } from './adapters/valkey-markers.js';
 import { SCOPE_RENEW_EVERY_MS, ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
 import { createOperatorServer } from './http-server.js';
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
   const redis = connectValkey(config.valkeyUrl);
   redis.on('error', (err) => log.debug({ err }, 'Valkey connection error'));
   const slots = new Slots(redis);
+  const keys = new ValkeyKeys(config.valkeyPrefix);
   const heldJobsApi = new KubeHeldJobs(kc, 'waitgate-operator');
   const jobsApi = new KubeJobs(kc);
   const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
@@ -88,7 +91,7 @@ async function main(): Promise<void> {
     },
     log,
     now: () => systemClock.now(),
-    slotKey: `${config.valkeyPrefix}:check-slots`,
+    slotKey: keys.checkSlots(),
     slotLimit,
     workerName: config.workerName,
     leaseTtlMs: config.wait.checkTimeoutMs + config.wait.killGraceMs + 30_000,
@@ -141,7 +144,7 @@ async function main(): Promise<void> {
     },
   });
 
-  const scope = new ValkeyScopeSlots(slots, config.valkeyPrefix, config.concurrency, config.scopeLimit, () => systemClock.now());
+  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => systemClock.now());
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace) },
@@ -149,7 +152,7 @@ async function main(): Promise<void> {
     launcher: jobsApi,
     scope,
     checks: checkGate,
-    markers: new ValkeyMarkers(redis, config.valkeyPrefix),
+    markers: new ValkeyMarkers(redis, keys),
     views,
     metrics: {
       refused: (token) => metrics.refused(token),

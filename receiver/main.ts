@@ -2,7 +2,8 @@
 import { configOrExit } from '../lib/config/env.js';
 import { loadKubeConfig } from '../lib/kube/client.js';
 import { createRootLogger } from '../lib/logger.js';
-import { connectValkey, Leases } from '../lib/valkey/leases.js';
+import { connectValkey } from '../lib/valkey/connection.js';
+import { Leases } from '../lib/valkey/leases.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeRecords } from './adapters/kube-records.js';
 import { parseReceiverConfig } from './config.js';

@@ -7,7 +7,8 @@ import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, OPERATOR_CANCEL, Pha
 import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
 import { formatSpan, oneLine, parseDuration } from '../format.js';
 import type { CliIo } from '../io.js';
-import { describeError, getHeldJob, loadCluster, statusOf } from '../kube.js';
+import { describeError, getHeldJob, loadCluster } from '../kube.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
 
 export const DEFAULT_CANCEL_TIMEOUT_MS = 30_000;
@@ -148,11 +149,11 @@ export async function runCancel(args: readonly string[], io: CliIo): Promise<num
     // The object as the delete found it tells what it was at that moment.
     if (after?.metadata?.uid === hj.metadata.uid && !subject.alreadyDeleting) subject = { ...classify(after as HeldJobObject), alreadyDeleting: false };
   } catch (err) {
-    if (statusOf(err) === 409) {
+    if (statusCodeOf(err) === 409) {
       io.stderr(`waitgate cancel: ${ref} was replaced by another HeldJob of the same name while cancelling; nothing was deleted`);
       return ExitCode.Failure;
     }
-    if (statusOf(err) !== 404) return fail('cannot delete', err);
+    if (statusCodeOf(err) !== 404) return fail('cannot delete', err);
   }
   if (!json) io.stdout(describeCancel(ref, subject));
 

@@ -8,7 +8,8 @@ import { PROFILES_CONFIGMAP } from '../../api/profiles.js';
 import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
 import { plural } from '../format.js';
 import type { CliIo } from '../io.js';
-import { describeError, loadCluster, readConfigMap, statusOf, type Cluster } from '../kube.js';
+import { describeError, loadCluster, readConfigMap, type Cluster } from '../kube.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 import { operatorNamespace, readSettings } from '../settings.js';
 import { capacity, capacityLines, type Capacity } from '../doctor/capacity.js';
 import { configFindings, TRIGGERS_CONFIGMAP, type ConfigMapRead } from '../doctor/config-checks.js';
@@ -195,7 +196,7 @@ async function crdCheck(kc: k8s.KubeConfig): Promise<Finding[]> {
     });
     return crdFindings(crd);
   } catch (err) {
-    if (statusOf(err) === 404) return crdFindings(undefined);
+    if (statusCodeOf(err) === 404) return crdFindings(undefined);
     return [fail('crd', `cannot read ${CRD_NAME}: ${describeError(err)}`)];
   }
 }

@@ -8,8 +8,7 @@
 //
 // held jobs. At the defaults (10 s timeout) that is 6 at the first, 1-minute cadence and 90
 // once backed off to 15 minutes. Slots are counted fleet-wide (every operator on one Valkey).
-import { BACKOFF_CEILING_MS, cadenceMs, lastCheckOffsetMs } from '../../api/cadence.js';
-import { effectiveCheckSlots } from '../../operator/checks/slotted-check-runner.js';
+import { BACKOFF_CEILING_MS, cadenceMs, effectiveCheckSlots, lastCheckOffsetMs } from '../../api/cadence.js';
 import { formatDuration, formatSpan } from '../format.js';
 
 export interface CapacitySettings {

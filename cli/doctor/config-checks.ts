@@ -1,10 +1,9 @@
 // Doctor's look at the two ConfigMaps: does each load the way the operator loads it, does
 // every profile a trigger names exist, is every declared script one the operator can execute,
 // does any `after` lie beyond the maximum. Pure: the ConfigMaps come in as data.
-import { TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../operator/adapters/config-maps.js';
+import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
 import { parseInstant } from '../../api/instant.js';
 import { parseProfiles, PROFILES_CONFIGMAP, PROFILES_KEY, ProfileMode, type Profile } from '../../api/profiles.js';
-import { parseTriggersFile } from '../../api/triggers/triggers-file.js';
 import { RefusalToken } from '../../api/vocabulary.js';
 import { formatRefusal } from '../commands/triggers-check.js';
 import { formatDuration, plural } from '../format.js';

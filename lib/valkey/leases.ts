@@ -1,7 +1,7 @@
 // Token-carrying leases in Valkey, one round trip each, through the Lua scripts in lua/.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /** What the lease scripts return. */
 export const LeaseResult = { Done: 1, NotHeld: 0 } as const;
@@ -46,9 +46,4 @@ export class Leases {
   async release(lease: Lease): Promise<boolean> {
     return (await this.redis.releaseLease(lease.key, lease.token)) === LeaseResult.Done;
   }
-}
-
-/** Connects to Valkey without retrying forever on each command: callers decide what a failure means. */
-export function connectValkey(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
 }

@@ -1,7 +1,7 @@
 // Scope slots: a fleet-wide bound on running Jobs, overall and per scope key (the target's
 // repository), held in Valkey from launch until the Job ends.
-import { createHash } from 'node:crypto';
-import type { ScopeSlots } from '../controller/reconciler.js';
+import type { ValkeyKeys } from '../../lib/valkey/keys.js';
+import type { ScopeSlots } from '../controller/ports.js';
 
 export interface PairLeases {
   acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
@@ -16,21 +16,15 @@ export const SCOPE_RENEW_EVERY_MS = 30_000;
 export class ValkeyScopeSlots implements ScopeSlots {
   constructor(
     private readonly leases: PairLeases,
-    private readonly prefix: string,
+    private readonly keys: ValkeyKeys,
     private readonly concurrency: number,
     private readonly scopeLimit: number,
     private readonly now: () => number,
   ) {}
 
-  /** Both keys share one hash tag, so one script can take them together on a Valkey cluster. */
-  keys(scopeKey: string): [string, string] {
-    const h = createHash('sha256').update(scopeKey).digest('hex').slice(0, 16);
-    return [`${this.prefix}:{scope}:all`, `${this.prefix}:{scope}:key:${h}`];
-  }
-
   async acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'> {
     try {
-      const r = await this.leases.acquire(this.keys(scopeKey), [this.concurrency, this.scopeLimit], holder, this.now(), SCOPE_LEASE_TTL_MS);
+      const r = await this.leases.acquire(this.keys.scopeSlots(scopeKey), [this.concurrency, this.scopeLimit], holder, this.now(), SCOPE_LEASE_TTL_MS);
       return r.acquired ? 'acquired' : 'full';
     } catch {
       return 'unavailable';
@@ -38,14 +32,14 @@ export class ValkeyScopeSlots implements ScopeSlots {
   }
 
   release(scopeKey: string, holder: string): Promise<void> {
-    return this.leases.release(this.keys(scopeKey), holder);
+    return this.leases.release(this.keys.scopeSlots(scopeKey), holder);
   }
 
   /** Renews the leases of every running Job; re-takes any that lapsed (the Job runs regardless). */
   async renew(running: readonly { scopeKey: string; holder: string }[]): Promise<number> {
     if (running.length === 0) return 0;
     const lost = await this.leases.renewMany(
-      running.map((r) => ({ keys: this.keys(r.scopeKey), token: r.holder })),
+      running.map((r) => ({ keys: this.keys.scopeSlots(r.scopeKey), token: r.holder })),
       this.now(),
       SCOPE_LEASE_TTL_MS,
     );

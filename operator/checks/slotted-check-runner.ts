@@ -5,7 +5,7 @@ import type { Profile } from '../../api/profiles.js';
 import { verdictOf, type CheckVerdict } from '../../api/check-verdict.js';
 import type { CheckAnswer } from './exec-check.js';
 import type { CheckResult } from '../decide/record-check.js';
-import type { CheckGate, CheckRun } from '../controller/reconciler.js';
+import type { CheckGate, CheckRun } from '../controller/ports.js';
 
 export interface SlotLeases {
   acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
@@ -116,9 +116,4 @@ export class SlottedCheckGate implements CheckGate {
       'wait_capacity_exceeded: held jobs keep finding every check slot taken; raise WAITGATE_WAIT_CHECK_SLOTS (below WAITGATE_CONCURRENCY), lengthen WAITGATE_WAIT_INTERVAL_MS, or raise WAITGATE_CONCURRENCY',
     );
   }
-}
-
-/** Check slots stay below the concurrency so a check never takes the last slot from a Job; at concurrency 1 the floor is one. */
-export function effectiveCheckSlots(checkSlots: number, concurrency: number): number {
-  return Math.max(1, Math.min(checkSlots, concurrency - 1));
 }

@@ -21,7 +21,9 @@ import {
 import { waitLabel } from '../../api/wait-label.js';
 import { pausedUntil, type PauseWindow } from '../../api/pause-windows.js';
 import type { Action } from './actions.js';
-import { epochOf, iso, refuse, setCondition, stopWaiting, waitStates } from './status.js';
+import { setCondition } from '../../api/conditions.js';
+import { epochOf, iso } from '../../api/time.js';
+import { refuse, stopWaiting, waitStates } from './status.js';
 
 export type { Action, EventSpec } from './actions.js';
 

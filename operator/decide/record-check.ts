@@ -6,7 +6,9 @@ import { ConditionType, RefusalToken, assertNever } from '../../api/vocabulary.j
 import { nextCheckDelayMs } from '../../api/cadence.js';
 import type { Action } from './actions.js';
 import type { DecideConfig } from './decide.js';
-import { epochOf, iso, refuse, setCondition, waitStates } from './status.js';
+import { setCondition } from '../../api/conditions.js';
+import { epochOf, iso } from '../../api/time.js';
+import { refuse, waitStates } from './status.js';
 
 import { CheckVerdict } from '../../api/check-verdict.js';
 

@@ -1,32 +1,11 @@
 // Pure helpers that build statuses for decide() and recordCheck().
-import type { HeldJobStatus, KubeCondition, WaitCondition } from '../../api/heldjob-schema.js';
-import { ConditionType, Phase, WaitState, type RefusalToken } from '../../api/vocabulary.js';
+import { setCondition } from '../../api/conditions.js';
+import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
+import { refusedStatus } from '../../api/refusal-rules.js';
+import { epochOf } from '../../api/time.js';
+import { ConditionType, EventReason, EventType, WaitState, type RefusalToken } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import { waitLabel } from '../../api/wait-label.js';
-
-export const iso = (ms: number): string => new Date(ms).toISOString();
-
-export function epochOf(t: string | Date | undefined): number | undefined {
-  if (t === undefined) return undefined;
-  const ms = t instanceof Date ? t.getTime() : Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
-/** Sets one Kubernetes condition, keeping lastTransitionTime when the status did not change. */
-export function setCondition(
-  conditions: readonly KubeCondition[] | undefined,
-  next: Omit<KubeCondition, 'lastTransitionTime'>,
-  now: number,
-): KubeCondition[] {
-  const list = [...(conditions ?? [])];
-  const i = list.findIndex((c) => c.type === next.type);
-  const prev = i >= 0 ? list[i] : undefined;
-  const lastTransitionTime = prev && prev.status === next.status && prev.lastTransitionTime ? prev.lastTransitionTime : iso(now);
-  const merged: KubeCondition = { ...next, lastTransitionTime };
-  if (i >= 0) list[i] = merged;
-  else list.push(merged);
-  return list;
-}
 
 /** The status once the HeldJob stops waiting: WAITED stops counting, the wait is recorded. */
 export function stopWaiting(status: HeldJobStatus, now: number, reason: string): HeldJobStatus {
@@ -39,18 +18,14 @@ export function stopWaiting(status: HeldJobStatus, now: number, reason: string):
   };
 }
 
+/** Refuses the HeldJob for good: one status write with its Event, and the refusal metric. */
 export function refuse(status: HeldJobStatus, token: RefusalToken, message: string, now: number): Action[] {
   const base = status.waitingSince ? stopWaiting(status, now, token) : status;
-  const conditions = setCondition(
-    setCondition(base.conditions, { type: ConditionType.Waiting, status: 'False', reason: token, message }, now),
-    { type: ConditionType.Finished, status: 'True', reason: token, message },
-    now,
-  );
   return [
     {
       type: 'updateStatus',
-      status: { ...base, phase: Phase.Refused, reason: token, message, finishedAt: iso(now), conditions },
-      event: { type: 'Warning', reason: 'Refused', message: `${token}: ${message}` },
+      status: refusedStatus(base, { token, message }, now),
+      event: { type: EventType.Warning, reason: EventReason.Refused, message: `${token}: ${message}` },
       refusal: token,
     },
   ];

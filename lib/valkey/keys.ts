@@ -1,0 +1,36 @@
+// Every Valkey key waitgate uses, in one place (as BullMQ keeps its queue keys). Each key
+// starts with the deployment's prefix (WAITGATE_VALKEY_PREFIX), so several fleets or tests
+// can share one server. Nothing here is state a restart needs: all of it may be lost.
+import { shortHash } from '../hash.js';
+
+export class ValkeyKeys {
+  constructor(readonly prefix: string) {}
+
+  /** The fleet-wide semaphore of running profile checks. */
+  checkSlots(): string {
+    return `${this.prefix}:check-slots`;
+  }
+
+  /**
+   * The two scope semaphores a launch takes together: every running Job, and the Jobs of
+   * one scope key. Both share the `{scope}` hash tag so one script can take them on a cluster.
+   */
+  scopeSlots(scopeKey: string): [all: string, scope: string] {
+    return [`${this.prefix}:{scope}:all`, `${this.prefix}:{scope}:key:${shortHash(scopeKey)}`];
+  }
+
+  /** Left when a hold finishes waiting: a second delivery for it is refused wait-superseded. */
+  finishedMarker(trigger: string, target: string): string {
+    return `${this.prefix}:finished:${shortHash(trigger)}:${shortHash(target)}`;
+  }
+
+  /** Drops an identical redelivery of one forge delivery. */
+  deliveryDedup(forge: string, deliveryId: string): string {
+    return `${this.prefix}:delivery:${forge}:${shortHash(deliveryId, 32)}`;
+  }
+
+  /** Serialises deliveries of one trigger for one target. */
+  holdLock(trigger: string, target: string): string {
+    return `${this.prefix}:hold-lock:${shortHash(trigger)}:${shortHash(target)}`;
+  }
+}

@@ -1,0 +1,60 @@
+// The ports of the controller: the small interfaces its executor does its I/O through. The
+// adapters implement them; the tests' fakes (test/support/fakes.ts) implement them too.
+import type * as k8s from '@kubernetes/client-node';
+import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
+import type { Profile } from '../../api/profiles.js';
+import type { RefusalToken } from '../../api/vocabulary.js';
+import type { EventSpec } from '../decide/actions.js';
+import type { ProfilesView, TriggersView } from '../decide/decide.js';
+import type { CheckResult } from '../decide/record-check.js';
+
+export type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
+
+export interface HeldJobSource {
+  get(name: string, namespace: string): HeldJob | undefined;
+}
+export interface JobSource {
+  get(name: string, namespace: string): k8s.V1Job | undefined;
+}
+export interface HeldJobWriter {
+  writeStatus(heldJob: HeldJobObject, status: HeldJobStatus): Promise<HeldJob>;
+  setFinalizers(heldJob: HeldJob, finalizers: string[]): Promise<HeldJob>;
+  recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void>;
+}
+export interface JobLauncher {
+  create(job: k8s.V1Job, ownerUid: string): Promise<'created' | 'existed'>;
+  delete(name: string, namespace: string): Promise<void>;
+}
+export interface ScopeSlots {
+  acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'>;
+  release(scopeKey: string, holder: string): Promise<void>;
+}
+export type CheckRun =
+  | { readonly kind: 'answered'; readonly result: CheckResult }
+  /** Every check slot of the fleet is taken. */
+  | { readonly kind: 'denied' }
+  /** Valkey cannot be reached: nothing that needs a slot runs, and nothing is counted. */
+  | { readonly kind: 'unavailable' }
+  /** Cancelled (the HeldJob is being deleted). */
+  | { readonly kind: 'cancelled' };
+export interface CheckGate {
+  run(key: string, profile: Profile, target: string): Promise<CheckRun>;
+  cancel(key: string): void;
+}
+export interface Markers {
+  leave(trigger: string, target: string, heldJob: string): Promise<void>;
+}
+export interface Views {
+  profiles(): ProfilesView;
+  triggers(): TriggersView;
+}
+export interface GateMetrics {
+  refused(token: RefusalToken): void;
+  afterLateness(ms: number): void;
+  scopeDeferred(): void;
+}
+export interface Waker {
+  schedule(key: string, at: number): void;
+  cancel(key: string): void;
+}
+
