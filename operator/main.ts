@@ -7,29 +7,33 @@ import { join } from 'node:path';
 import { connectValkey } from '../lib/valkey/connection.js';
 import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Slots } from '../lib/valkey/slots.js';
-import { checkSpec, type HeldJobObject } from '../api/heldjob-schema.js';
+import type { HeldJobObject } from '../api/heldjob-schema.js';
 import type { Profile } from '../api/profiles.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels, Phase, PHASES } from '../api/vocabulary.js';
-import { ConfigMapViews, PROFILES_CONFIGMAP } from './adapters/config-maps.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels } from '../api/vocabulary.js';
+import { ConfigMapViews } from './adapters/config-maps.js';
+import { PROFILES_CONFIGMAP } from '../api/profiles.js';
 import { PodCheckRunner } from './checks/pod-check.js';
 import { LeaderElector } from './adapters/leader-election.js';
 import { runExecCheck } from './checks/exec-check.js';
 import { RestartingInformer } from '../lib/kube/informer.js';
 import { loadKubeConfig } from '../lib/kube/client.js';
 import { KubeHeldJobs } from './adapters/kube-heldjobs.js';
-import { buildJob, JOB_LABEL_SELECTOR, KubeJobs, observeJob } from './adapters/kube-jobs.js';
+import { JOB_LABEL_SELECTOR, KubeJobs } from './adapters/kube-jobs.js';
 import { mountedScriptPath, ProfileScripts } from './checks/profile-scripts.js';
 import { configOrExit } from '../lib/config/env.js';
 import { parseOperatorConfig } from '../api/config/operator-config.js';
 import { systemClock } from './controller/clock.js';
-import { keyOf, Reconciler } from './controller/reconciler.js';
+import { keyOf } from './controller/object-key.js';
+import { Reconciler } from './controller/reconciler.js';
+import { countHeldJobs } from './controller/held-job-gauges.js';
+import { ScopeRenewal } from './controller/scope-renewal.js';
+import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
-import { WorkQueue } from './controller/work-queue.js';
-import { scopeKeyOf } from './decide/decide.js';
+import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './controller/work-queue.js';
 import { effectiveCheckSlots } from '../api/cadence.js';
-import { SlottedCheckGate } from './checks/slotted-check-runner.js';
+import { checkLeaseTtlMs, SlottedCheckGate } from './checks/slotted-check-runner.js';
 import { ValkeyMarkers } from './adapters/valkey-markers.js';
-import { SCOPE_RENEW_EVERY_MS, ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
+import { ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
 import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
@@ -77,13 +81,10 @@ async function main(): Promise<void> {
   });
   const checkGate = new SlottedCheckGate({
     slots,
-    runner: {
-      // The mode is invisible to the rest of the gate: same slots, contract and counters.
-      run: (profile, target, signal, key) =>
-        profile.mode === 'pod'
-          ? podChecks.run(profile, target, signal, key)
-          : runExecCheck({ path: scriptPath(profile), target, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv, signal }),
-    },
+    runner: new ModeCheckRunner(
+      { scriptPath, timeoutMs: config.wait.checkTimeoutMs, killGraceMs: config.wait.killGraceMs, env: checkEnv },
+      podChecks,
+    ),
     metrics: {
       checked: (profile, verdict, seconds) => metrics.checked(profile, verdict, seconds),
       slotDenied: () => metrics.slotDenials.inc(),
@@ -94,13 +95,13 @@ async function main(): Promise<void> {
     slotKey: keys.checkSlots(),
     slotLimit,
     workerName: config.workerName,
-    leaseTtlMs: config.wait.checkTimeoutMs + config.wait.killGraceMs + 30_000,
+    leaseTtlMs: checkLeaseTtlMs(config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
   });
 
   const queue = new WorkQueue(
     (key) => reconciler.reconcile(key),
-    { workers: config.reconcileWorkers, retryBaseMs: 250, retryMaxMs: 60_000 },
+    { workers: config.reconcileWorkers, retryBaseMs: RECONCILE_RETRY_BASE_MS, retryMaxMs: RECONCILE_RETRY_MAX_MS },
     (key, err, retryInMs) => log.error({ heldjob: key, err, retryInMs }, 'Failed to reconcile'),
   );
   const waker = new WakeTimers(systemClock, (key) => queue.add(key));
@@ -159,8 +160,6 @@ async function main(): Promise<void> {
       afterLateness: (ms) => metrics.afterLateness.observe(ms / 1000),
       scopeDeferred: () => metrics.scopeDeferrals.inc(),
     },
-    buildJob,
-    observeJob,
     waker,
     clock: systemClock,
     random: Math.random,
@@ -176,33 +175,9 @@ async function main(): Promise<void> {
   });
 
   // Gauges are read from the informer cache when scraped: no extra apiserver calls.
-  metrics.onScrape = () => {
-    const byPhase = new Map<string, number>(PHASES.map((p) => [p, 0]));
-    const byProfile = new Map<string, number>();
-    for (const hj of heldJobInformer.list()) {
-      const phase = hj.status?.phase ?? Phase.Pending;
-      byPhase.set(phase, (byPhase.get(phase) ?? 0) + 1);
-      if (phase !== Phase.Held) continue;
-      const spec = checkSpec(hj.spec);
-      for (const c of spec.ok ? (spec.spec.waitFor ?? []) : []) if ('profile' in c) byProfile.set(c.profile, (byProfile.get(c.profile) ?? 0) + 1);
-    }
-    for (const [phase, n] of byPhase) metrics.heldJobs.set({ phase }, n);
-    metrics.heldByProfile.reset();
-    for (const [profile, n] of byProfile) metrics.heldByProfile.set({ profile }, n);
-  };
-
-  // Running Jobs keep their scope leases alive; a crashed operator's leases lapse by themselves.
-  const renewTimer = setInterval(() => {
-    const running = heldJobInformer
-      .list()
-      .filter((hj) => hj.status?.phase === Phase.Running)
-      .flatMap((hj) => {
-        const spec = checkSpec(hj.spec);
-        return spec.ok ? [{ scopeKey: scopeKeyOf(spec.spec.target), holder: hj.metadata.uid }] : [];
-      });
-    scope.renew(running).catch((err: unknown) => log.warn({ err }, 'Failed to renew scope leases'));
-  }, SCOPE_RENEW_EVERY_MS);
-  renewTimer.unref();
+  metrics.onScrape = () => metrics.setHeldJobCounts(countHeldJobs(heldJobInformer.list()));
+  const renewal = new ScopeRenewal(() => heldJobInformer.list(), scope, log);
+  renewal.start();
 
   const elector = config.leaderElection.enabled
     ? new LeaderElector({
@@ -231,7 +206,7 @@ async function main(): Promise<void> {
     await elector?.release();
     queue.stop();
     waker.stop();
-    clearInterval(renewTimer);
+    renewal.stop();
     server.close();
     await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop(), views.stop(), podChecks.stop()]);
     redis.disconnect();

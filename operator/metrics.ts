@@ -1,8 +1,9 @@
 // The operator's Prometheus metrics. Labels are closed vocabularies or operator-declared
 // names (profiles, phases, tokens): nothing an issue author typed.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CheckVerdict } from './decide/record-check.js';
+import type { CheckVerdict } from '../api/check-verdict.js';
 import type { RefusalToken } from '../api/vocabulary.js';
+import type { HeldJobCounts } from './controller/held-job-gauges.js';
 
 export class OperatorMetrics {
   readonly registry = new Registry();
@@ -47,5 +48,11 @@ export class OperatorMetrics {
 
   refused(token: RefusalToken): void {
     this.refusals.inc({ token });
+  }
+
+  setHeldJobCounts(counts: HeldJobCounts): void {
+    for (const [phase, n] of counts.byPhase) this.heldJobs.set({ phase }, n);
+    this.heldByProfile.reset();
+    for (const [profile, n] of counts.heldByProfile) this.heldByProfile.set({ profile }, n);
   }
 }

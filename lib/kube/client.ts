@@ -14,3 +14,20 @@ export function statusCodeOf(err: unknown): number | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
 }
+
+/** The apiserver's own message for an API error (its Status body), else the error's first line. */
+export function apiMessageOf(err: unknown): string {
+  if (err instanceof k8s.ApiException) {
+    const body: unknown = err.body;
+    try {
+      const parsed: unknown = typeof body === 'string' ? JSON.parse(body) : body;
+      const m = (parsed as { message?: unknown } | null)?.message;
+      if (typeof m === 'string' && m !== '') return m;
+    } catch {
+      // not JSON
+    }
+    return `HTTP ${err.code}`;
+  }
+  if (err instanceof Error) return err.message.split('\n')[0] ?? err.name;
+  return String(err);
+}

@@ -4,11 +4,8 @@ import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { parseProfiles, PROFILES_CONFIGMAP, type Profile } from '../../api/profiles.js';
 import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
-import type { ProfilesView, TriggersView } from '../decide/decide.js';
+import type { ProfilesView, TriggersView } from '../decide/observed.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
-
-export { PROFILES_CONFIGMAP } from '../../api/profiles.js';
-export { TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
 
 /** Which triggers of a triggers.json text say wait, by name. */
 export function triggersView(text: string | undefined): TriggersView {

@@ -1,53 +1,12 @@
 // batch/v1 Job I/O: create the HeldJob's Job, owned by it, exactly once.
 import * as k8s from '@kubernetes/client-node';
-import type { HeldJobObject, HeldJobSpec } from '../../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_KIND, Labels, MANAGED_BY } from '../../api/vocabulary.js';
-import { JobOutcome, type ObservedJob } from '../decide/decide.js';
-import { statusCodeOf } from '../../lib/kube/client.js';
+import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
+import type { CreateResult, JobLauncher } from '../controller/ports.js';
 
 export const JOB_LABEL_SELECTOR = `${Labels.managedBy}=${MANAGED_BY}`;
 
-export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: string): k8s.V1Job {
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name: jobName,
-      namespace: heldJob.metadata.namespace,
-      labels: { [Labels.managedBy]: MANAGED_BY, [Labels.heldJob]: heldJob.metadata.name },
-      ownerReferences: [
-        {
-          apiVersion: `${API_GROUP}/${API_VERSION}`,
-          kind: HELDJOB_KIND,
-          name: heldJob.metadata.name,
-          uid: heldJob.metadata.uid,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
-    },
-    spec: spec.job as unknown as k8s.V1JobSpec,
-  };
-}
-
-/** What a Job's status says about how it ended. */
-export function observeJob(job: k8s.V1Job): ObservedJob {
-  const name = job.metadata?.name ?? '';
-  const conds = job.status?.conditions ?? [];
-  const failed = conds.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed) return { name, outcome: JobOutcome.Failed, ...(failed.reason ? { failureReason: failed.reason } : {}) };
-  if (conds.some((c) => c.type === 'Complete' && c.status === 'True')) return { name, outcome: JobOutcome.Succeeded };
-  return { name, outcome: JobOutcome.Active };
-}
-
-export class JobOwnedByAnotherError extends Error {
-  constructor(jobName: string) {
-    super(`Job ${jobName} exists and is not owned by this HeldJob`);
-    this.name = 'JobOwnedByAnotherError';
-  }
-}
-
-export class KubeJobs {
+export class KubeJobs implements JobLauncher {
   private readonly batch: k8s.BatchV1Api;
 
   constructor(kc: k8s.KubeConfig) {
@@ -69,17 +28,21 @@ export class KubeJobs {
     }
   }
 
-  /** Creates the Job; returns 'existed' when a Job of that name is already this HeldJob's. */
-  async create(job: k8s.V1Job, ownerUid: string): Promise<'created' | 'existed'> {
-    const namespace = job.metadata?.namespace as string;
+  /** Creates the Job. A Job of that name already there is 'existed' when it is this HeldJob's own. */
+  async create(job: k8s.V1Job, ownerUid: string): Promise<CreateResult> {
+    const namespace = job.metadata?.namespace ?? '';
+    const name = job.metadata?.name ?? '';
     try {
       await this.batch.createNamespacedJob({ namespace, body: job });
-      return 'created';
+      return { kind: 'created' };
     } catch (err) {
-      if (statusCodeOf(err) !== 409) throw err;
-      const existing = await this.batch.readNamespacedJob({ name: job.metadata?.name as string, namespace });
-      if (existing.metadata?.ownerReferences?.some((o) => o.uid === ownerUid)) return 'existed';
-      throw new JobOwnedByAnotherError(job.metadata?.name as string);
+      if (statusCodeOf(err) !== 409) return { kind: 'createFailed', code: statusCodeOf(err), message: apiMessageOf(err) };
+    }
+    try {
+      const existing = await this.batch.readNamespacedJob({ name, namespace });
+      return existing.metadata?.ownerReferences?.some((o) => o.uid === ownerUid) ? { kind: 'existed' } : { kind: 'nameTaken' };
+    } catch (err) {
+      return { kind: 'createFailed', code: statusCodeOf(err), message: apiMessageOf(err) };
     }
   }
 }

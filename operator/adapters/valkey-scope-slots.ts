@@ -11,7 +11,6 @@ export interface PairLeases {
 
 /** A running Job's lease lives this long unless renewed; the renewal sweep runs well inside it. */
 export const SCOPE_LEASE_TTL_MS = 120_000;
-export const SCOPE_RENEW_EVERY_MS = 30_000;
 
 export class ValkeyScopeSlots implements ScopeSlots {
   constructor(

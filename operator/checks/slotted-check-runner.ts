@@ -5,7 +5,8 @@ import type { Profile } from '../../api/profiles.js';
 import { verdictOf, type CheckVerdict } from '../../api/check-verdict.js';
 import type { CheckAnswer } from './exec-check.js';
 import type { CheckResult } from '../decide/record-check.js';
-import type { CheckGate, CheckRun } from '../controller/ports.js';
+import type { CheckRun } from '../decide/actions.js';
+import type { CheckGate } from '../controller/ports.js';
 
 export interface SlotLeases {
   acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
@@ -47,6 +48,12 @@ export function resultOf(profile: string, a: CheckAnswer): CheckResult {
   if (a.exitCode === null) return { profile, verdict, exitCode: undefined, detail: `killed by ${a.signal ?? 'a signal'}` };
   return { profile, verdict, exitCode: a.exitCode };
 }
+
+/** A check slot outlives its check's timeout and kill grace by this much before it lapses. */
+export const CHECK_LEASE_MARGIN_MS = 30_000;
+
+/** How long a check slot lives if its holder dies mid-check. */
+export const checkLeaseTtlMs = (timeoutMs: number, killGraceMs: number): number => timeoutMs + killGraceMs + CHECK_LEASE_MARGIN_MS;
 
 const DENIALS_BEFORE_ALARM = 3;
 const ALARM_EVERY_MS = 60_000;

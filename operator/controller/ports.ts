@@ -4,9 +4,8 @@ import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
 import type { RefusalToken } from '../../api/vocabulary.js';
-import type { EventSpec } from '../decide/actions.js';
-import type { ProfilesView, TriggersView } from '../decide/decide.js';
-import type { CheckResult } from '../decide/record-check.js';
+import type { CheckRun, EventSpec } from '../decide/actions.js';
+import type { ProfilesView, TriggersView } from '../decide/observed.js';
 
 export type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
 
@@ -16,27 +15,26 @@ export interface HeldJobSource {
 export interface JobSource {
   get(name: string, namespace: string): k8s.V1Job | undefined;
 }
+/** Writes fail with 409 when the HeldJob changed since it was read. */
 export interface HeldJobWriter {
   writeStatus(heldJob: HeldJobObject, status: HeldJobStatus): Promise<HeldJob>;
-  setFinalizers(heldJob: HeldJob, finalizers: string[]): Promise<HeldJob>;
+  setFinalizers(heldJob: HeldJob, finalizers: readonly string[]): Promise<HeldJob>;
   recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void>;
 }
+/** How a Job create ended, as the apiserver said it. Never throws for an API error. */
+export type CreateResult =
+  | { readonly kind: 'created' }
+  | { readonly kind: 'existed' }
+  | { readonly kind: 'nameTaken' }
+  | { readonly kind: 'createFailed'; readonly code: number | undefined; readonly message: string };
 export interface JobLauncher {
-  create(job: k8s.V1Job, ownerUid: string): Promise<'created' | 'existed'>;
+  create(job: k8s.V1Job, ownerUid: string): Promise<CreateResult>;
   delete(name: string, namespace: string): Promise<void>;
 }
 export interface ScopeSlots {
   acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'>;
   release(scopeKey: string, holder: string): Promise<void>;
 }
-export type CheckRun =
-  | { readonly kind: 'answered'; readonly result: CheckResult }
-  /** Every check slot of the fleet is taken. */
-  | { readonly kind: 'denied' }
-  /** Valkey cannot be reached: nothing that needs a slot runs, and nothing is counted. */
-  | { readonly kind: 'unavailable' }
-  /** Cancelled (the HeldJob is being deleted). */
-  | { readonly kind: 'cancelled' };
 export interface CheckGate {
   run(key: string, profile: Profile, target: string): Promise<CheckRun>;
   cancel(key: string): void;
@@ -57,4 +55,3 @@ export interface Waker {
   schedule(key: string, at: number): void;
   cancel(key: string): void;
 }
-

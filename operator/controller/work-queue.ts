@@ -2,6 +2,10 @@
 // time, adds while it is being processed coalesce into one more pass, and a failing key is
 // retried with exponential backoff instead of spinning.
 
+/** A failing reconcile is retried after this, doubling per failure up to the maximum. */
+export const RECONCILE_RETRY_BASE_MS = 250;
+export const RECONCILE_RETRY_MAX_MS = 60_000;
+
 export interface WorkQueueOptions {
   readonly workers: number;
   readonly retryBaseMs: number;

@@ -1,6 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
-import { decide, JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './decide.js';
+import { decide } from './decide.js';
 import type { Action } from './actions.js';
+import { afterLaunch } from './launch.js';
+import { JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './observed.js';
+import { viewOf } from './view.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
 import type { Profile } from '../../api/profiles.js';
@@ -41,7 +44,15 @@ const TRIGGERS: TriggersView = { state: 'ok', waits: new Map([['deploy', true], 
 const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
 
 function observed(hj: Observed['heldJob'], job?: ObservedJob, over: Partial<Observed> = {}): Observed {
-  return { heldJob: hj, job, config: CONFIG, profiles: PROFILES, triggers: TRIGGERS, ...over };
+  return { heldJob: hj, view: viewOf(hj), job, config: CONFIG, profiles: PROFILES, triggers: TRIGGERS, ...over };
+}
+
+/** decide(), and when it launches, what follows a launch whose Job was created. */
+function plan(o: Observed, now: number): readonly Action[] {
+  const actions = decide(o, now);
+  const last = actions[actions.length - 1];
+  if (last?.type !== 'launch' || !o.view.ok) return actions;
+  return [...actions, ...afterLaunch(o.view, last.ready, { kind: 'created' }, now)];
 }
 
 const JOB = jobNameFor({ name: 'web-7-deploy', uid: 'uid-1' });
@@ -69,17 +80,17 @@ type Row = [string, Observed, number, string[], Partial<HeldJobStatus> | undefin
 describe('decide: after', () => {
   test.each<Row>([
     ['new, instant ahead: hold, sleep until it (no finalizer: nothing to clean up yet, one write)', observed(heldJob({ finalizer: false })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held, heldSince: iso(T0), waitLabel: 'after 2026-09-01T09:00Z' }],
-    ['held, instant ahead, status current: only re-arm the wake', observed(heldJob({ status: statusOf(decide(observed(heldJob()), T0)) })), T0 + 1000, ['wakeAt'], undefined],
+    ['held, instant ahead, status current: only re-arm the wake', observed(heldJob({ status: statusOf(plan(observed(heldJob()), T0)) })), T0 + 1000, ['wakeAt'], undefined],
     ['held, instant reached: take the scope, create the Job, leave the marker, record Running', observed(heldJob({ status: held })), AFTER_MS, ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) }],
     ['held, instant long past (restart after the instant): launch now', observed(heldJob({ status: held })), AFTER_MS + DAY, ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
-    ['new, no conditions, its trigger does not wait: launch at once', observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })), T0, ['addFinalizer', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, waitLabel: '-' }],
+    ['new, no conditions, its trigger does not wait: launch at once', observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })), T0, ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, waitLabel: '-' }],
     ['held, Job exists (crash after create): no second create', observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Active }), AFTER_MS, ['updateStatus'], { phase: Phase.Running }],
     ['held, Job exists and already over: scope back, one write to the end', observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus'], { phase: Phase.Succeeded }],
     ['running, Job active: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), AFTER_MS, [], undefined],
     ['running, Job not seen yet: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } })), AFTER_MS, [], undefined],
-    ['running, Job succeeded: scope back, Succeeded, finalizer off', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus', 'removeFinalizer'], { phase: Phase.Succeeded }],
-    ['running, Job failed: Failed', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Failed, failureReason: 'BackoffLimitExceeded' }), AFTER_MS, ['releaseScope', 'updateStatus', 'removeFinalizer'], { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` }],
-    ['terminal with the finalizer: take it off, nothing else', observed(heldJob({ status: { phase: Phase.Succeeded } })), AFTER_MS, ['removeFinalizer'], undefined],
+    ['running, Job succeeded: scope back, Succeeded, finalizer off', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus', 'setFinalizers'], { phase: Phase.Succeeded }],
+    ['running, Job failed: Failed', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Failed, failureReason: 'BackoffLimitExceeded' }), AFTER_MS, ['releaseScope', 'updateStatus', 'setFinalizers'], { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` }],
+    ['terminal with the finalizer: take it off, nothing else', observed(heldJob({ status: { phase: Phase.Succeeded } })), AFTER_MS, ['setFinalizers'], undefined],
     ['refused, no finalizer: nothing, ever', observed(heldJob({ status: { phase: Phase.Refused, reason: RefusalToken.Expired }, finalizer: false })), AFTER_MS, [], undefined],
     ['after beyond 30 days of the delivery: refused', observed(heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax }],
     ['after exactly 30 days out: held', observed(heldJob({ waitFor: [{ after: iso(T0 + 30 * DAY) }] })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held }],
@@ -89,32 +100,32 @@ describe('decide: after', () => {
     ['a receiver refusal record: refused with its token, never held', observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' }, finalizer: false })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Superseded, message: 'm' }],
     ['a refusal record with a token this operator does not know: unreadable', observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-someday' } })), AFTER_MS, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
   ])('%s', (_name, o, now, expectedTypes, expectedStatus) => {
-    const actions = decide(o, now);
+    const actions = plan(o, now);
     expect(types(actions)).toEqual(expectedTypes);
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
 
   test('the wake is at the exact instant, with no jitter', () => {
-    expect(decide(observed(heldJob()), T0).find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: AFTER_MS });
+    expect(plan(observed(heldJob()), T0).find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: AFTER_MS });
   });
 
   test('a restarted operator keeps heldSince from status', () => {
-    expect(statusOf(decide(observed(heldJob({ status: held })), AFTER_MS))?.heldSince).toBe(held.heldSince);
+    expect(statusOf(plan(observed(heldJob({ status: held })), AFTER_MS))?.heldSince).toBe(held.heldSince);
   });
 
   test('launching clears waitingSince so WAITED stops counting', () => {
-    const s = statusOf(decide(observed(heldJob({ status: held })), AFTER_MS));
+    const s = statusOf(plan(observed(heldJob({ status: held })), AFTER_MS));
     expect(s?.waitingSince).toBeUndefined();
     expect(s?.nextCheckAt).toBeUndefined();
   });
 
   test('deciding twice from the same world gives the same plan', () => {
     const o = observed(heldJob({ status: held }));
-    expect(decide(o, AFTER_MS)).toEqual(decide(o, AFTER_MS));
+    expect(plan(o, AFTER_MS)).toEqual(plan(o, AFTER_MS));
   });
 
   test('the wake lateness is what the clock says past the instant', () => {
-    expect(decide(observed(heldJob({ status: held })), AFTER_MS + 42).find((a) => a.type === 'observeAfterLateness')).toEqual({ type: 'observeAfterLateness', ms: 42 });
+    expect(plan(observed(heldJob({ status: held })), AFTER_MS + 42).find((a) => a.type === 'observeAfterLateness')).toEqual({ type: 'observeAfterLateness', ms: 42 });
   });
 });
 
@@ -123,7 +134,7 @@ describe('decide: profiles, cheapest first', () => {
   test.each<Row>([
     ['an unreached after never costs a check', observed(heldJob({ waitFor: both })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held }],
     ['after reached: the first check, and the profile clock starts now', observed(heldJob({ waitFor: both, status: held })), AFTER_MS, ['observeAfterLateness', 'updateStatus', 'runCheck'], { checksSince: iso(AFTER_MS), expiresAt: iso(AFTER_MS + DAY) }],
-    ['new profile hold: hold, the finalizer, then check at once', observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false })), T0, ['updateStatus', 'addFinalizer', 'runCheck'], { phase: Phase.Held, checks: 0, limits: { maxChecks: 96, maxFaults: 5 } }],
+    ['new profile hold: hold, the finalizer, then check at once', observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false })), T0, ['updateStatus', 'setFinalizers', 'runCheck'], { phase: Phase.Held, checks: 0, limits: { maxChecks: 96, maxFaults: 5 } }],
     ['not due yet: sleep until the next check', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })), T0 + 1000, ['updateStatus', 'wakeAt'], undefined],
     ['due: check', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })), T0 + 60_000, ['runCheck'], undefined],
     ['past the maximum wait: the last check still runs', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 40, nextCheckAt: iso(T0 + DAY) }) })), T0 + DAY + 5000, ['runCheck'], undefined],
@@ -132,13 +143,13 @@ describe('decide: profiles, cheapest first', () => {
     ['a profile not declared (any more): refused', observed(heldJob({ waitFor: [{ profile: 'gone' }], status: profileHeld() })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.ProfileUnknown }],
     ['profiles ConfigMap unreadable: held loudly, no check, no count', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() }), undefined, { profiles: { state: 'unreadable', problem: 'bad JSON' } }), T0, ['updateStatus'], { phase: Phase.Held, checks: 0 }],
   ])('%s', (_name, o, now, expectedTypes, expectedStatus) => {
-    const actions = decide(o, now);
+    const actions = plan(o, now);
     expect(types(actions)).toEqual(expectedTypes);
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
 
   test('the check it asks for names the profile and the target', () => {
-    const run = decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() })), T0).find((a) => a.type === 'runCheck');
+    const run = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() })), T0).find((a) => a.type === 'runCheck');
     expect(run).toEqual({ type: 'runCheck', profile: jira, target: 'acme/web#7' });
   });
 });
@@ -147,7 +158,7 @@ describe('decide: pause windows', () => {
   const lunch = [{ start: '08:00', end: '09:30', timeZone: 'UTC' }];
   const pauseEnd = Date.parse('2026-09-01T09:30:00Z');
   test('a new HeldJob in a pause window is not held yet: the clock has not started', () => {
-    const actions = decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
+    const actions = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
     expect(types(actions)).toEqual(['updateStatus', 'wakeAt']);
     expect(statusOf(actions)).toMatchObject({ phase: Phase.Pending, nextCheckAt: iso(pauseEnd) });
     expect(statusOf(actions)?.heldSince).toBeUndefined();
@@ -155,13 +166,13 @@ describe('decide: pause windows', () => {
   });
 
   test('a held job in a pause window is not checked and does not launch', () => {
-    const actions = decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ clearedProfiles: ['jira'] }) }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
+    const actions = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ clearedProfiles: ['jira'] }) }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
     expect(types(actions)).not.toContain('runCheck');
     expect(types(actions)).not.toContain('launch');
   });
 
   test('once the window ends the first hold starts then', () => {
-    const s = statusOf(decide(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), pauseEnd));
+    const s = statusOf(plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), pauseEnd));
     expect(s).toMatchObject({ phase: Phase.Held, heldSince: iso(pauseEnd) });
   });
 });
@@ -170,9 +181,9 @@ describe('decide: the triggers file (wait-skew)', () => {
   const noWait = (trigger: string) => heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger, job: JOB_TEMPLATE }, finalizer: false });
   test.each<[string, Observed, string[], Partial<HeldJobStatus>]>([
     ['the file says wait, the HeldJob carries none: refused before any spend', observed(noWait('deploy')), ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Skew }],
-    ['the file does not wait either: launched', observed(noWait('plain')), ['addFinalizer', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
+    ['the file does not wait either: launched', observed(noWait('plain')), ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
   ])('%s', (_n, o, expectedTypes, expectedStatus) => {
-    const actions = decide(o, T0);
+    const actions = plan(o, T0);
     expect(types(actions)).toEqual(expectedTypes);
     expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
@@ -182,28 +193,28 @@ describe('decide: the triggers file (wait-skew)', () => {
     ['unreadable', { state: 'unreadable', problem: 'x' }, 'TriggersUnreadable'],
     ['without this trigger', { state: 'ok', waits: new Map() }, 'TriggerNotInFile'],
   ])('a triggers file %s: not silent (condition and warning event), but not a refusal', (_n, triggers, reason) => {
-    const actions = decide(observed(noWait('deploy'), undefined, { triggers }), T0);
+    const actions = plan(observed(noWait('deploy'), undefined, { triggers }), T0);
     const s = statusOf(actions);
     expect(s?.phase).toBe(Phase.Running);
     expect(s?.conditions?.find((c) => c.type === 'TriggerChecked')).toMatchObject({ status: 'Unknown', reason });
   });
 
   test('the warning event comes once, not on every pass', () => {
-    const first = decide(observed(heldJob({ status: held }), undefined, { triggers: { state: 'missing' } }), T0 + 1000);
+    const first = plan(observed(heldJob({ status: held }), undefined, { triggers: { state: 'missing' } }), T0 + 1000);
     const said = (as: readonly Action[]) => as.some((a) => a.type === 'event' && a.event.reason === 'TriggersMissing');
     expect(said(first)).toBe(true);
-    const again = decide(observed(heldJob({ status: statusOf(first) }), undefined, { triggers: { state: 'missing' } }), T0 + 2000);
+    const again = plan(observed(heldJob({ status: statusOf(first) }), undefined, { triggers: { state: 'missing' } }), T0 + 2000);
     expect(said(again)).toBe(false);
   });
 });
 
 describe('decide: cancel (kubectl delete heldjob)', () => {
   test.each<[string, Observed, string[]]>([
-    ['a held one: scope back (if any), finalizer off', observed(heldJob({ deleted: true, status: held })), ['releaseScope', 'removeFinalizer']],
-    ['a running one: its Job deleted, recorded as operator-cancel', observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), ['deleteJob', 'updateStatus', 'releaseScope', 'removeFinalizer']],
+    ['a held one: scope back (if any), finalizer off', observed(heldJob({ deleted: true, status: held })), ['releaseScope', 'setFinalizers']],
+    ['a running one: its Job deleted, recorded as operator-cancel', observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), ['deleteJob', 'updateStatus', 'releaseScope', 'setFinalizers']],
     ['without our finalizer: nothing to do', observed(heldJob({ deleted: true, finalizer: false })), []],
   ])('%s', (_n, o, expectedTypes) => {
-    const actions = decide(o, AFTER_MS);
+    const actions = plan(o, AFTER_MS);
     expect(types(actions)).toEqual(expectedTypes);
     const u = actions.find((a) => a.type === 'updateStatus');
     if (u && u.type === 'updateStatus') {

@@ -1,6 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
-import { decide, type Observed } from './decide.js';
-import { CheckVerdict, recordCheck, type CheckResult } from './record-check.js';
+import { CheckVerdict } from '../../api/check-verdict.js';
+import { decide } from './decide.js';
+import type { Observed } from './observed.js';
+import { afterCheck, recordCheck, type CheckResult } from './record-check.js';
+import { afterLaunch } from './launch.js';
+import { viewOf } from './view.js';
 import type { Action } from './actions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
@@ -30,6 +34,11 @@ const held = (over: HeldJobStatus = {}): HeldJobStatus => ({
   expiresAt: iso(T0 + DAY),
   ...over,
 });
+function readyView(h: Observed['heldJob']) {
+  const v = viewOf(h);
+  if (!v.ok) throw new Error(v.problem);
+  return v;
+}
 const answer = (verdict: CheckVerdict, exitCode?: number): CheckResult => ({ profile: 'jira', verdict, exitCode });
 const statusOf = (as: readonly Action[]) => {
   const u = [...as].reverse().find((a) => a.type === 'updateStatus');
@@ -50,24 +59,24 @@ describe('recordCheck: the exit-code contract', () => {
     ['past the maximum wait, the last check says go: it runs', held({ checks: 50 }), answer(CheckVerdict.Go, 0), T0 + DAY + 1, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
     ['near the maximum: the next check is clamped onto it', held({ checks: 60 }), answer(CheckVerdict.NotYet, 3), T0 + DAY - 2 * MIN, { nextCheckAt: iso(T0 + DAY) }, ['updateStatus', 'wakeAt']],
   ])('%s', (_n, status, result, now, expected, expectedTypes) => {
-    const actions = recordCheck(hj(status), CONFIG, result, now, 0);
+    const actions = recordCheck(readyView(hj(status)), hj(status), CONFIG, result, now, 0);
     expect(actions.map((a) => a.type)).toEqual(expectedTypes);
     expect(statusOf(actions)).toMatchObject(expected);
   });
 
   test('the refusal names the profile', () => {
-    const s = statusOf(recordCheck(hj(held({ faults: 4 })), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0));
+    const s = statusOf(recordCheck(readyView(hj(held({ faults: 4 }))), hj(held({ faults: 4 })), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0));
     expect(s?.message).toContain('"jira"');
   });
 
   test('a fault then a not-yet: the count of faults in a row starts over', () => {
-    const s1 = statusOf(recordCheck(hj(held()), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0)) as HeldJobStatus;
-    const s2 = statusOf(recordCheck(hj(s1), CONFIG, answer(CheckVerdict.NotYet, 3), T0 + MIN, 0)) as HeldJobStatus;
+    const s1 = statusOf(recordCheck(readyView(hj(held())), hj(held()), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0)) as HeldJobStatus;
+    const s2 = statusOf(recordCheck(readyView(hj(s1)), hj(s1), CONFIG, answer(CheckVerdict.NotYet, 3), T0 + MIN, 0)) as HeldJobStatus;
     expect([s1.faults, s2.faults]).toEqual([1, 0]);
   });
 
   test('jitter only ever adds, up to 10%', () => {
-    const at = (unit: number) => Date.parse(statusOf(recordCheck(hj(held()), CONFIG, answer(CheckVerdict.NotYet, 3), T0, unit))?.nextCheckAt as string);
+    const at = (unit: number) => Date.parse(statusOf(recordCheck(readyView(hj(held())), hj(held()), CONFIG, answer(CheckVerdict.NotYet, 3), T0, unit))?.nextCheckAt as string);
     expect(at(0)).toBe(T0 + MIN);
     expect(at(0.999)).toBeLessThanOrEqual(T0 + 66_000);
     expect(at(0.5)).toBeGreaterThan(T0 + MIN);
@@ -80,15 +89,18 @@ function simulate(code: 3 | 1 | 0, config = CONFIG): { status: HeldJobStatus; ch
   let now = T0;
   const checks: number[] = [];
   for (let step = 0; step < 1000; step++) {
-    const o: Observed = { heldJob: obj, job: undefined, config, profiles: { state: 'ok', profiles: new Map([['jira', jira]]) }, triggers: { state: 'missing' } };
+    const view = viewOf(obj);
+    const o: Observed = { heldJob: obj, view, job: undefined, config, profiles: { state: 'ok', profiles: new Map([['jira', jira]]) }, triggers: { state: 'missing' } };
     let actions = decide(o, now);
+    const launch = actions.find((a) => a.type === 'launch');
+    if (launch && view.ok) actions = afterLaunch(view, launch.ready, { kind: 'created' }, now);
     const run = actions.find((a) => a.type === 'runCheck');
     if (run) {
       checks.push(now);
       const verdict = code === 0 ? CheckVerdict.Go : code === 3 ? CheckVerdict.NotYet : CheckVerdict.CouldNotTell;
       const pre = statusOf(actions);
       if (pre) obj = { ...obj, status: pre };
-      actions = recordCheck(obj, config, answer(verdict, code), now, 0);
+      actions = afterCheck(readyView(obj), obj, config, { kind: 'answered', result: answer(verdict, code) }, now, 0);
     }
     const s = statusOf(actions);
     if (s) obj = { ...obj, status: s };
@@ -126,5 +138,20 @@ describe('a whole hold, on a fake clock', () => {
     const { status, checks } = simulate(0);
     expect(status.phase).toBe(Phase.Running);
     expect(checks).toHaveLength(1);
+  });
+});
+
+describe('afterCheck: no slot, no count', () => {
+  test.each<[string, 'denied' | 'unavailable', number, number]>([
+    ['every slot taken, first check: a quarter of the cadence, never under 11 s', 'denied', 0, 15_000],
+    ['Valkey away: the same, nothing counted', 'unavailable', 0, 15_000],
+  ])('%s', (_n, kind, checks, delay) => {
+    const h = hj(held({ checks }));
+    expect(afterCheck(readyView(h), h, CONFIG, { kind }, T0, 0)).toEqual([{ type: 'wakeAt', at: T0 + delay }]);
+  });
+
+  test('a cancelled check leaves nothing to do', () => {
+    const h = hj(held());
+    expect(afterCheck(readyView(h), h, CONFIG, { kind: 'cancelled' }, T0, 0)).toEqual([]);
   });
 });

@@ -1,18 +1,15 @@
 // What one profile check's answer does to a hold. Pure, like decide().
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
-import { checkSpec } from '../../api/heldjob-schema.js';
-import { parseInstant } from '../../api/instant.js';
-import { ConditionType, RefusalToken, assertNever } from '../../api/vocabulary.js';
-import { nextCheckDelayMs } from '../../api/cadence.js';
-import type { Action } from './actions.js';
-import type { DecideConfig } from './decide.js';
+import { ConditionReason, ConditionType, EventReason, EventType, RefusalToken, assertNever } from '../../api/vocabulary.js';
+import { nextCheckDelayMs, slotDeniedDelayMs } from '../../api/cadence.js';
+import type { Action, CheckRun } from './actions.js';
+import type { DecideConfig } from './observed.js';
+import type { HeldJobView } from './view.js';
 import { setCondition } from '../../api/conditions.js';
 import { epochOf, iso } from '../../api/time.js';
 import { refuse, waitStates } from './status.js';
 
 import { CheckVerdict } from '../../api/check-verdict.js';
-
-export { CheckVerdict } from '../../api/check-verdict.js';
 
 export interface CheckResult {
   readonly profile: string;
@@ -28,7 +25,26 @@ function describe(r: CheckResult): string {
   return `${r.profile}: ${code} (${r.verdict})`;
 }
 
+type ReadyView = Extract<HeldJobView, { ok: true }>;
+
+/** What follows a check run: its answer recorded, or a later look when no slot could be had. */
+export function afterCheck(view: ReadyView, heldJob: HeldJobObject, config: DecideConfig, run: CheckRun, now: number, jitterUnit: number): readonly Action[] {
+  switch (run.kind) {
+    case 'answered':
+      return recordCheck(view, heldJob, config, run.result, now, jitterUnit);
+    case 'denied':
+    case 'unavailable':
+      // Nothing ran and nothing is counted: look again at a quarter of the cadence.
+      return [{ type: 'wakeAt', at: now + slotDeniedDelayMs(heldJob.status?.checks ?? 0, config.intervalMs) }];
+    case 'cancelled':
+      return [];
+    default:
+      return assertNever(run);
+  }
+}
+
 export function recordCheck(
+  view: ReadyView,
   heldJob: HeldJobObject,
   config: DecideConfig,
   result: CheckResult,
@@ -48,33 +64,31 @@ export function recordCheck(
     ...(result.exitCode !== undefined ? { lastExitCode: result.exitCode } : {}),
   };
   const tally = `check ${checks}/${config.maxChecks}, ${faults}/${config.maxFaults} faults in a row`;
-  const spec = checkSpec(heldJob.spec);
-  const conditions = spec.ok ? (spec.spec.waitFor ?? []) : [];
-  const after = conditions.find((c) => 'after' in c);
-  const afterMs = after && 'after' in after ? (parseInstant(after.after) as { epochMs?: number }).epochMs : undefined;
+  const { conditions, afterMs } = view;
 
   // Every check leaves an Event, the last one of a hold too.
-  const checkEvent = (reason: string): Action => ({
+  const checkEvent = (reason: EventReason): Action => ({
     type: 'event',
-    event: { type: result.verdict === CheckVerdict.CouldNotTell ? 'Warning' : 'Normal', reason, message: `${describe(result)}; ${tally}` },
+    event: { type: result.verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal, reason, message: `${describe(result)}; ${tally}` },
   });
 
   switch (result.verdict) {
     case CheckVerdict.Never:
-      return [checkEvent('CheckNever'), ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now)];
+      return [checkEvent(EventReason.CheckNever), ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now)];
     case CheckVerdict.Go: {
       const cleared = [...new Set([...(status.clearedProfiles ?? []), result.profile])];
       const { nextCheckAt: _n, ...rest } = base;
       const next: HeldJobStatus = { ...rest, clearedProfiles: cleared };
       return [
-        { type: 'updateStatus', status: { ...next, waits: waitStates(conditions, next, afterMs, now) }, event: { type: 'Normal', reason: 'CheckGo', message: `${describe(result)}; ${tally}` } },
+        { type: 'updateStatus', status: { ...next, waits: waitStates(conditions, next, afterMs, now) }, event: { type: EventType.Normal, reason: EventReason.CheckGo, message: `${describe(result)}; ${tally}` } },
         // Straight on: the next profile, or the launch.
         { type: 'wakeAt', at: now },
       ];
     }
     case CheckVerdict.NotYet:
     case CheckVerdict.CouldNotTell: {
-      const reason = result.verdict === CheckVerdict.NotYet ? 'CheckNotYet' : 'CheckCouldNotTell';
+      const notYet = result.verdict === CheckVerdict.NotYet;
+      const reason = notYet ? EventReason.CheckNotYet : EventReason.CheckCouldNotTell;
       if (result.verdict === CheckVerdict.CouldNotTell && faults >= config.maxFaults) {
         return [checkEvent(reason), ...refuse(base, RefusalToken.Unanswerable, `profile "${result.profile}" could not tell ${faults} times in a row (last: ${describe(result)}); exit 3 means "not yet", exit 1 is a fault`, now)];
       }
@@ -93,9 +107,9 @@ export function recordCheck(
           status: {
             ...next,
             waits: waitStates(conditions, next, afterMs, now),
-            conditions: setCondition(next.conditions, { type: ConditionType.Waiting, status: 'True', reason: result.verdict === CheckVerdict.NotYet ? 'NotYet' : 'CouldNotTell', message }, now),
+            conditions: setCondition(next.conditions, { type: ConditionType.Waiting, status: 'True', reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell, message }, now),
           },
-          event: { type: result.verdict === CheckVerdict.NotYet ? 'Normal' : 'Warning', reason: result.verdict === CheckVerdict.NotYet ? 'CheckNotYet' : 'CheckCouldNotTell', message },
+          event: { type: notYet ? EventType.Normal : EventType.Warning, reason, message },
         },
         { type: 'wakeAt', at },
       ];

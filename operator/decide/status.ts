@@ -1,14 +1,41 @@
-// Pure helpers that build statuses for decide() and recordCheck().
+// Pure helpers that build statuses and status writes for the decisions.
+import { isDeepStrictEqual } from 'node:util';
 import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
 import { epochOf } from '../../api/time.js';
-import { ConditionType, EventReason, EventType, WaitState, type RefusalToken } from '../../api/vocabulary.js';
-import type { Action } from './actions.js';
+import { ConditionType, EventReason, EventType, FINALIZER, WaitState, type ConditionReason, type RefusalToken } from '../../api/vocabulary.js';
 import { waitLabel } from '../../api/wait-label.js';
+import type { Action, EventSpec } from './actions.js';
+import type { ObservedHeldJob } from './observed.js';
+
+/**
+ * The one way a decision writes status: only when it changed, with its event if it did.
+ * `basis` is what must differ from `before` for the write to be worth it (default: `next`
+ * itself; a check about to run passes the status without its refreshed per-condition states,
+ * which the check's own answer writes anyway).
+ */
+export function writeIfChanged(before: HeldJobStatus, next: HeldJobStatus, event?: EventSpec, basis: HeldJobStatus = next): Action[] {
+  if (isDeepStrictEqual(before, basis)) return [];
+  return [event ? { type: 'updateStatus', status: next, event } : { type: 'updateStatus', status: next }];
+}
+
+export const hasFinalizer = (heldJob: ObservedHeldJob): boolean => heldJob.metadata.finalizers?.includes(FINALIZER) ?? false;
+
+/** Puts the finalizer on (before a check or a launch: there is something to clean up). */
+export function addFinalizer(heldJob: ObservedHeldJob): Action[] {
+  const have = heldJob.metadata.finalizers ?? [];
+  return have.includes(FINALIZER) ? [] : [{ type: 'setFinalizers', finalizers: [...have, FINALIZER] }];
+}
+
+/** Takes the finalizer off (nothing is left to clean up). */
+export function removeFinalizer(heldJob: ObservedHeldJob): Action[] {
+  const have = heldJob.metadata.finalizers ?? [];
+  return have.includes(FINALIZER) ? [{ type: 'setFinalizers', finalizers: have.filter((f) => f !== FINALIZER) }] : [];
+}
 
 /** The status once the HeldJob stops waiting: WAITED stops counting, the wait is recorded. */
-export function stopWaiting(status: HeldJobStatus, now: number, reason: string): HeldJobStatus {
+export function stopWaiting(status: HeldJobStatus, now: number, reason: ConditionReason | RefusalToken): HeldJobStatus {
   const { waitingSince: _w, nextCheckAt: _n, ...rest } = status;
   const heldSince = epochOf(status.heldSince);
   return {

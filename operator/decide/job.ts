@@ -1,0 +1,40 @@
+// The batch/v1 Job a HeldJob launches, and what a Job's status says. Pure.
+import type * as k8s from '@kubernetes/client-node';
+import type { HeldJobObject, HeldJobSpec } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { JobOutcome, type ObservedJob } from './observed.js';
+
+/** The Job, owned by its HeldJob (so a cancel deletes it), under the name derived from the HeldJob. */
+export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: string): k8s.V1Job {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: jobName,
+      namespace: heldJob.metadata.namespace,
+      labels: { [Labels.managedBy]: MANAGED_BY, [Labels.heldJob]: heldJob.metadata.name },
+      ownerReferences: [
+        {
+          apiVersion: `${API_GROUP}/${API_VERSION}`,
+          kind: HELDJOB_KIND,
+          name: heldJob.metadata.name,
+          uid: heldJob.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: spec.job as unknown as k8s.V1JobSpec,
+  };
+}
+
+/** The HeldJob's own Job as the decisions see it; a Job of that name owned by another is not it. */
+export function observeJob(job: k8s.V1Job | undefined, ownerUid: string): ObservedJob | undefined {
+  if (!job?.metadata?.ownerReferences?.some((o) => o.uid === ownerUid)) return undefined;
+  const name = job.metadata.name ?? '';
+  const conds = job.status?.conditions ?? [];
+  const failed = conds.find((c) => c.type === 'Failed' && c.status === 'True');
+  if (failed) return { name, outcome: JobOutcome.Failed, ...(failed.reason ? { failureReason: failed.reason } : {}) };
+  if (conds.some((c) => c.type === 'Complete' && c.status === 'True')) return { name, outcome: JobOutcome.Succeeded };
+  return { name, outcome: JobOutcome.Active };
+}

@@ -1,0 +1,50 @@
+// What the decisions see: the HeldJob parsed once, its Job, the ConfigMaps, the settings.
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import type { PauseWindow } from '../../api/pause-windows.js';
+import type { Profile } from '../../api/profiles.js';
+import type { HeldJobView } from './view.js';
+
+/** What the Job informer knows of the HeldJob's Job. */
+export const JobOutcome = { Active: 'Active', Succeeded: 'Succeeded', Failed: 'Failed' } as const;
+export type JobOutcome = (typeof JobOutcome)[keyof typeof JobOutcome];
+
+export interface ObservedJob {
+  readonly name: string;
+  readonly outcome: JobOutcome;
+  /** Why a failed Job failed, when the Job says (BackoffLimitExceeded, DeadlineExceeded, ...). */
+  readonly failureReason?: string;
+}
+
+export interface DecideConfig {
+  /** The furthest an `after` may lie beyond the HeldJob's creation. */
+  readonly afterMaxMs: number;
+  readonly intervalMs: number;
+  readonly maxMs: number;
+  readonly maxChecks: number;
+  readonly maxFaults: number;
+  readonly pauseWindows: readonly PauseWindow[];
+}
+
+/** The profiles ConfigMap as the operator last read it. */
+export type ProfilesView =
+  | { readonly state: 'ok'; readonly profiles: ReadonlyMap<string, Profile> }
+  | { readonly state: 'unreadable'; readonly problem: string };
+
+/** The triggers ConfigMap as the operator last read it: which triggers say wait. */
+export type TriggersView =
+  | { readonly state: 'ok'; readonly waits: ReadonlyMap<string, boolean> }
+  | { readonly state: 'missing' }
+  | { readonly state: 'unreadable'; readonly problem: string };
+
+export type ObservedHeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
+
+export interface Observed {
+  readonly heldJob: ObservedHeldJob;
+  /** The HeldJob's spec, read once for this pass. */
+  readonly view: HeldJobView;
+  /** The HeldJob's own Job, if the Job informer has one (a Job of that name owned by another is not it). */
+  readonly job: ObservedJob | undefined;
+  readonly config: DecideConfig;
+  readonly profiles: ProfilesView;
+  readonly triggers: TriggersView;
+}

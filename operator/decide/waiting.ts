@@ -1,0 +1,149 @@
+// The waiting ladder: pause window → wait (after first, then profile checks) → launch.
+// Nothing is spent before the wait decides; a held job holds no slot while it sleeps.
+import { findCondition, setCondition } from '../../api/conditions.js';
+import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { pausedUntil } from '../../api/pause-windows.js';
+import type { Profile } from '../../api/profiles.js';
+import { unknownProfile } from '../../api/refusal-rules.js';
+import { epochOf, iso } from '../../api/time.js';
+import { ConditionReason, ConditionType, EventReason, EventType, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { waitLabel } from '../../api/wait-label.js';
+import type { Action } from './actions.js';
+import { buildJob } from './job.js';
+import { adoptLaunched } from './launch.js';
+import type { Observed } from './observed.js';
+import { addFinalizer, refuse, waitStates, writeIfChanged } from './status.js';
+import { triggerCheck } from './trigger-check.js';
+
+const TRIGGER_WARNING: Record<string, EventReason> = {
+  [ConditionReason.TriggerNotInFile]: EventReason.TriggerNotInFile,
+  [ConditionReason.TriggersMissing]: EventReason.TriggersMissing,
+  [ConditionReason.TriggersUnreadable]: EventReason.TriggersUnreadable,
+};
+
+export function decideWaiting(o: Observed, now: number): Action[] {
+  const { heldJob, view, config } = o;
+  const status: HeldJobStatus = heldJob.status ?? {};
+  if (!view.ok) return refuse(status, RefusalToken.Unreadable, view.problem, now);
+  const { spec, conditions, afterMs, jobName } = view;
+
+  const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
+  if (afterMs !== undefined && afterMs - createdMs > config.afterMaxMs) {
+    return refuse(status, RefusalToken.AfterBeyondMax, `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`, now);
+  }
+
+  // The stale-receiver trap: the file says wait, the HeldJob carries none. Before any spend.
+  const trig = triggerCheck(o.triggers, spec.trigger, conditions.length > 0);
+  if (trig.skew) {
+    return refuse(status, RefusalToken.Skew, `trigger "${spec.trigger}" says wait but this HeldJob carries no wait: a receiver or CRD older than the operator dropped it; upgrade it and re-deliver`, now);
+  }
+
+  const actions: Action[] = [];
+  const withTrigger = (s: HeldJobStatus): HeldJobStatus => ({ ...s, conditions: setCondition(s.conditions, trig.condition, now) });
+  // Said once, when the comparison first becomes impossible: a Warning Event.
+  const warning = TRIGGER_WARNING[trig.condition.reason];
+  if (warning && findCondition(status.conditions, ConditionType.TriggerChecked)?.reason !== trig.condition.reason) {
+    actions.push({ type: 'event', event: { type: EventType.Warning, reason: warning, message: trig.condition.message ?? '' } });
+  }
+
+  if (o.job) return [...actions, ...adoptLaunched(view, withTrigger(status), o.job, now)];
+
+  // Pause window: nothing starts and nothing is checked until it ends. Time paused before
+  // the first hold is not waiting.
+  const pause = pausedUntil(now, config.pauseWindows);
+  if (pause !== undefined) {
+    const base = withTrigger(status.phase === Phase.Held ? status : { ...status, phase: Phase.Pending, waitLabel: waitLabel(conditions) });
+    const paused: HeldJobStatus = {
+      ...base,
+      nextCheckAt: iso(pause),
+      conditions: setCondition(base.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Paused, message: `in a pause window until ${iso(pause)}` }, now),
+    };
+    return [...actions, ...writeIfChanged(status, paused), { type: 'wakeAt', at: pause }];
+  }
+
+  // The first hold starts the clock.
+  let held: HeldJobStatus = withTrigger(status);
+  if (status.phase !== Phase.Held) {
+    // No finalizer yet: a hold that only sleeps has nothing to clean up, and at 10,000 holds
+    // the write saved matters. It goes on before the first check or the launch.
+    held = {
+      ...held,
+      phase: Phase.Held,
+      reason: '',
+      waitLabel: waitLabel(conditions),
+      heldSince: iso(now),
+      waitingSince: iso(now),
+      jobName,
+      observedGeneration: heldJob.metadata.generation,
+      ...(view.profiles.length > 0 ? { checks: 0, faults: 0, limits: { maxChecks: config.maxChecks, maxFaults: config.maxFaults } } : {}),
+    };
+  }
+
+  // Cheapest first: an unreached instant never costs a check.
+  if (afterMs !== undefined && now < afterMs) {
+    const next: HeldJobStatus = {
+      ...held,
+      nextCheckAt: iso(afterMs),
+      waits: waitStates(conditions, held, afterMs, now),
+      conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Held, message: `waiting until ${iso(afterMs)}` }, now),
+    };
+    return [...actions, ...writeIfChanged(status, next), { type: 'wakeAt', at: afterMs }];
+  }
+  if (afterMs !== undefined && held.afterClearedAt === undefined) {
+    held = { ...held, afterClearedAt: iso(now) };
+    const heldSince = epochOf(held.heldSince) ?? now;
+    if (heldSince < afterMs) actions.push({ type: 'observeAfterLateness', ms: now - afterMs });
+  }
+
+  if (view.profiles.length > 0) {
+    const checking = decideChecks(o, status, held, now);
+    if (checking.kind === 'done') return [...(checking.refusal ? actions.filter((a) => a.type === 'event') : actions), ...checking.actions];
+    held = checking.held;
+  }
+
+  // Every condition has cleared: take the scope slots, launch exactly once. Scope slots
+  // taken at launch must be given back if the HeldJob goes: the finalizer first.
+  const ready: HeldJobStatus = { ...held, waits: waitStates(conditions, held, afterMs, now) };
+  return [...actions, ...addFinalizer(heldJob), { type: 'launch', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready }];
+}
+
+type ChecksDecision =
+  | { readonly kind: 'done'; readonly actions: Action[]; readonly refusal?: boolean }
+  | { readonly kind: 'cleared'; readonly held: HeldJobStatus };
+
+/** Profile checks, in the order written; all must answer go in one round. */
+function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus, now: number): ChecksDecision {
+  const { view, config, heldJob } = o;
+  if (!view.ok) return { kind: 'done', actions: [] };
+  let held = heldIn;
+  if (o.profiles.state === 'unreadable') {
+    const message = `waitgate-profiles cannot be read: ${o.profiles.problem}`;
+    const next: HeldJobStatus = {
+      ...held,
+      conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ProfilesUnreadable, message }, now),
+    };
+    // The ConfigMap's next change wakes every hold.
+    return { kind: 'done', actions: writeIfChanged(status, next, { type: EventType.Warning, reason: EventReason.ProfilesUnreadable, message }) };
+  }
+  const profiles = o.profiles.profiles;
+  const declared = { state: 'ok', names: new Set(profiles.keys()) } as const;
+  for (const name of view.profiles) {
+    const refusal = unknownProfile(name, declared);
+    if (refusal) return { kind: 'done', refusal: true, actions: refuse(held, refusal.token, refusal.message, now) };
+  }
+  if (held.checksSince === undefined) held = { ...held, checksSince: iso(now), expiresAt: iso(now + config.maxMs) };
+  const cleared = new Set(held.clearedProfiles ?? []);
+  const pending = view.profiles.find((n) => !cleared.has(n));
+  if (pending === undefined) return { kind: 'cleared', held };
+
+  const next: HeldJobStatus = { ...held, waits: waitStates(view.conditions, held, view.afterMs, now) };
+  const due = epochOf(held.nextCheckAt);
+  if (due !== undefined && now < due && cleared.size === 0) {
+    return { kind: 'done', actions: [...writeIfChanged(status, next), { type: 'wakeAt', at: due }] };
+  }
+  // A running check must be stoppable by a cancel: the finalizer first.
+  return {
+    kind: 'done',
+    actions: [...writeIfChanged(status, next, undefined, held), ...addFinalizer(heldJob), { type: 'runCheck', profile: profiles.get(pending) as Profile, target: view.spec.target }],
+  };
+}
