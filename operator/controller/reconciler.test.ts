@@ -1,0 +1,138 @@
+import { describe, expect, test } from '@jest/globals';
+import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { jobNameFor } from '../../api/job-name.js';
+import type { Profile } from '../../api/profiles.js';
+import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { CheckVerdict } from '../../api/check-verdict.js';
+import { fakeDeps, fakeWorld, type FakeWorld } from '../../test/support/fake-ports.js';
+import type { HeldJob } from './ports.js';
+import { Reconciler } from './reconciler.js';
+
+const T0 = Date.parse('2026-09-01T08:00:00Z');
+const AFTER = '2026-09-01T09:00:00Z';
+const AFTER_MS = Date.parse(AFTER);
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+const KEY = 'team-a/web-7-deploy';
+const JOB = jobNameFor({ name: 'web-7-deploy', uid: 'uid-1' });
+const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
+
+/** Builder for the HeldJob the fake informer holds. */
+function heldJob(over: { waitFor?: object[]; status?: HeldJobStatus; finalizer?: boolean; deleted?: boolean } = {}): HeldJob {
+  return {
+    metadata: {
+      name: 'web-7-deploy',
+      namespace: 'team-a',
+      uid: 'uid-1',
+      resourceVersion: '1',
+      creationTimestamp: iso(T0),
+      ...(over.finalizer ? { finalizers: [FINALIZER] } : {}),
+      ...(over.deleted ? { deletionTimestamp: iso(T0) } : {}),
+    },
+    spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: over.waitFor ?? [{ after: AFTER }], job: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } } },
+    ...(over.status ? { status: over.status } : {}),
+  };
+}
+const held: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), nextCheckAt: iso(AFTER_MS), jobName: JOB };
+const matches = [{ type: 'TriggerChecked', status: 'True' as const, reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) }];
+const profileHeld: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), jobName: JOB, checks: 0, faults: 0, checksSince: iso(T0), expiresAt: iso(T0 + DAY), conditions: matches };
+const withJira = { profiles: { state: 'ok', profiles: new Map([['jira', jira]]) } } as const;
+
+const TRIGGERS = { triggers: { state: 'ok', waits: new Map([['deploy', true]]) } } as const;
+
+async function reconcile(w: FakeWorld): Promise<FakeWorld> {
+  await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+  return w;
+}
+
+describe('the executor carries out the decisions, in order', () => {
+  test.each<[string, Partial<FakeWorld>, string[], Phase | undefined]>([
+    ['a new hold: one status write, one wake, no finalizer', { heldJob: heldJob(), now: T0 }, ['writeStatus:Held', 'wake'], Phase.Held],
+    [
+      'the instant reached: finalizer, scope, create, marker, Running with its Event',
+      { heldJob: heldJob({ status: held }), now: AFTER_MS },
+      ['setFinalizers:waitgate.dev/cleanup', 'acquireScope:acquired', 'create:created', 'leaveMarker', 'writeStatus:Running', 'event:Launched'],
+      Phase.Running,
+    ],
+    [
+      'a Job already there (a crash after the create): recorded as launched, no second Job',
+      { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, create: { kind: 'existed' } },
+      ['acquireScope:acquired', 'create:existed', 'leaveMarker', 'writeStatus:Running', 'event:Launched'],
+      Phase.Running,
+    ],
+    [
+      'the scope full: queued once, looked at again in 5 s, no Job',
+      { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, scope: 'full' },
+      ['acquireScope:full', 'metric:scopeDeferred', 'writeStatus:Held', 'wake'],
+      Phase.Held,
+    ],
+    [
+      'Valkey away for the scope: the same, no Job',
+      { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, scope: 'unavailable' },
+      ['acquireScope:unavailable', 'metric:scopeDeferred', 'writeStatus:Held', 'wake'],
+      Phase.Held,
+    ],
+    [
+      'the create fails: the scope slot goes back and the launch is tried again later',
+      { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, create: { kind: 'createFailed', code: 503, message: 'unavailable' } },
+      ['acquireScope:acquired', 'create:createFailed', 'releaseScope', 'wake'],
+      Phase.Held,
+    ],
+    [
+      'a profile due: the finalizer, then the check, then its answer written',
+      { heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld }), now: T0, ...withJira, check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.NotYet, exitCode: 3 } } },
+      ['setFinalizers:waitgate.dev/cleanup', 'runCheck:jira', 'writeStatus:Held', 'event:CheckNotYet', 'wake'],
+      Phase.Held,
+    ],
+    [
+      'every check slot taken: nothing counted, looked at again later',
+      { heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }), now: T0, ...withJira, check: { kind: 'denied' } },
+      ['runCheck:jira', 'wake'],
+      Phase.Held,
+    ],
+    [
+      'a check that says never: refused for good, the wake cancelled',
+      { heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }), now: T0, ...withJira, check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.Never, exitCode: 2 } } },
+      ['runCheck:jira', 'event:CheckNever', 'writeStatus:Refused', 'event:Refused', 'cancelWake'],
+      Phase.Refused,
+    ],
+    [
+      'a cancel of a running one: the Job deleted, operator-cancel, the scope back, the finalizer off',
+      { heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: true, deleted: true }), job: { metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'web-7-deploy', uid: 'uid-1' }] } }, now: AFTER_MS },
+      ['cancelCheck', `deleteJob:${JOB}`, 'writeStatus:Running', 'event:OperatorCancel', 'releaseScope', 'setFinalizers:'],
+      Phase.Running,
+    ],
+    [
+      'a Job of that name owned by another is not this HeldJob’s: it is not adopted',
+      { heldJob: heldJob({ status: held, finalizer: true }), job: { metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'x', uid: 'other' }] } }, now: AFTER_MS, create: { kind: 'nameTaken' } },
+      ['acquireScope:acquired', 'create:nameTaken', 'releaseScope', 'wake'],
+      Phase.Held,
+    ],
+    ['a HeldJob gone: its wake and check are cancelled, nothing else', { heldJob: undefined, now: T0 }, ['cancelWake', 'cancelCheck'], undefined],
+  ])('%s', async (_n, world, journal, phase) => {
+    const w = await reconcile(fakeWorld({ ...TRIGGERS, ...world }));
+    expect(w.journal).toEqual(journal);
+    expect(w.heldJob?.status?.phase).toBe(phase);
+  });
+
+  test('a status write that meets a newer object stops the pass: nothing after it runs', async () => {
+    const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob(), now: T0, failStatusWith: 409 }));
+    expect(w.journal).toEqual(['writeStatus:failed 409']);
+  });
+
+  test('any other failed status write is an error for the work queue to retry', async () => {
+    await expect(reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob(), now: T0, failStatusWith: 500 }))).rejects.toThrow('HTTP 500');
+  });
+
+  test('the launched Job is the one the decision built: deterministic name, owned by the HeldJob', async () => {
+    const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS }));
+    expect(w.created).toHaveLength(1);
+    expect(w.created[0]?.metadata).toMatchObject({ name: JOB, namespace: 'team-a', ownerReferences: [{ uid: 'uid-1', controller: true }] });
+  });
+
+  test('a refusal is counted once', async () => {
+    const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] }), now: T0 }));
+    expect(w.refusals).toEqual([RefusalToken.AfterBeyondMax]);
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, test } from '@jest/globals';
+import { jobNameFor } from '../../api/job-name.js';
+import { viewOf } from './view.js';
+
+const meta = { name: 'web-7-deploy', namespace: 'team-a', uid: 'uid-1' };
+const job = { template: {} };
+
+describe('viewOf: the HeldJob read once', () => {
+  test('a readable spec: instant, profiles in order, scope key, Job name', () => {
+    const v = viewOf({ metadata: meta, spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ profile: 'ci' }, { after: '2026-09-01T11:00:00+02:00' }, { profile: 'jira' }], job } });
+    expect(v).toMatchObject({ ok: true, afterMs: Date.parse('2026-09-01T09:00:00Z'), profiles: ['ci', 'jira'], scopeKey: 'acme/web', jobName: jobNameFor(meta) });
+  });
+
+  test('the Job name recorded in status wins over the derived one', () => {
+    expect(viewOf({ metadata: meta, spec: { target: 'acme/web!3', trigger: 'd', job }, status: { jobName: 'recorded' } }).jobName).toBe('recorded');
+  });
+
+  test.each([
+    ['an unknown key', { target: 'acme/web#7', trigger: 'd', waitFor: [{ until: 'x' }], job }, /spec.waitFor/],
+    ['an impossible date', { target: 'acme/web#7', trigger: 'd', waitFor: [{ after: '2026-02-31T09:00:00Z' }], job }, /^after: /],
+    ['no target', { trigger: 'd', job }, /spec.target/],
+  ])('%s: not ok, with the problem named', (_n, spec, problem) => {
+    const v = viewOf({ metadata: meta, spec });
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.problem).toMatch(problem);
+  });
+});
