@@ -2,15 +2,16 @@
 // trigger it fires: a HeldJob that holds, or a HeldJob that records a refusal.
 import type { Logger } from 'pino';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import type { DeclaredProfiles } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { RefusalToken } from '../../api/vocabulary.js';
+import { shortHash } from '../../lib/hash.js';
 import type { LabelEvent } from '../forges/event.js';
 import {
   DEDUP_WINDOW_MS,
   heldJobManifest,
   plan,
-  RecordLabels,
-  shortHash,
+  siblingSelector,
   supersededBy,
   type HeldJobManifest,
   type PlannedTrigger,
@@ -19,8 +20,8 @@ import {
 export interface TriggerView {
   /** The loaded triggers, or undefined while no valid triggers file has been read. */
   triggers(): readonly Trigger[] | undefined;
-  /** The declared profile names. */
-  profiles(): ReadonlySet<string>;
+  /** The declared profile names, or that the profiles ConfigMap does not load right now. */
+  profiles(): DeclaredProfiles;
 }
 
 export interface HeldJobRecords {
@@ -112,8 +113,7 @@ export class Deliverer {
     const lockKey = `${this.deps.keyPrefix}:hold-lock:${shortHash(trigger.name)}:${shortHash(event.target)}`;
     const lock = await this.lock(lockKey);
     try {
-      const selector = `${RecordLabels.triggerHash}=${shortHash(trigger.name)},${RecordLabels.targetHash}=${shortHash(event.target)}`;
-      const live = await this.deps.records.liveFor(this.deps.namespace, selector);
+      const live = await this.deps.records.liveFor(this.deps.namespace, siblingSelector(trigger.name, event.target));
       const by = supersededBy(live, this.deps.now());
       if (by) {
         const refusal = { kind: 'refuse' as const, token: RefusalToken.Superseded, message: `HeldJob ${by} already holds ${trigger.name} for this target` };
