@@ -2,7 +2,7 @@
 // trigger it fires: a HeldJob that holds, or a HeldJob that records a refusal.
 import type { Logger } from 'pino';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
-import type { DeclaredProfiles } from '../../api/refusal-rules.js';
+import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
@@ -27,8 +27,8 @@ export interface TriggerView {
 export interface HeldJobRecords {
   /** Creates the HeldJob; 'existed' when one of that name is already there. */
   create(manifest: HeldJobManifest): Promise<'created' | 'existed'>;
-  /** Writes phase Refused with the token (best effort: the operator converges too). */
-  markRefused(namespace: string, name: string, token: RefusalToken, message: string): Promise<void>;
+  /** Writes phase Refused with the token, as of `now` (best effort: the operator converges too). */
+  markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void>;
   /** HeldJobs of one trigger and target, read from the apiserver itself, not a cache. */
   liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]>;
 }
@@ -144,7 +144,7 @@ export class Deliverer {
   private async refuse(event: LabelEvent, planned: PlannedTrigger, token: RefusalToken, message: string): Promise<TriggerOutcome> {
     const manifest = heldJobManifest(event, planned, this.deps.namespace);
     await this.deps.records.create(manifest);
-    await this.deps.records.markRefused(this.deps.namespace, manifest.metadata.name, token, message).catch((err: unknown) => {
+    await this.deps.records.markRefused(this.deps.namespace, manifest.metadata.name, { token, message }, this.deps.now()).catch((err: unknown) => {
       this.deps.log.warn({ err, heldjob: manifest.metadata.name }, 'Failed to write refusal status; the operator will');
     });
     return { trigger: planned.trigger.name, outcome: 'refused', token, heldJob: manifest.metadata.name };
