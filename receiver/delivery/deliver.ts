@@ -5,7 +5,7 @@ import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { RefusalToken } from '../../api/vocabulary.js';
-import { shortHash } from '../../lib/hash.js';
+import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LabelEvent } from '../forges/event.js';
 import {
   DEDUP_WINDOW_MS,
@@ -61,7 +61,8 @@ export interface DelivererDeps {
   readonly records: HeldJobRecords;
   readonly leases: LeaseStore;
   readonly namespace: string;
-  readonly keyPrefix: string;
+  /** Valkey key names, with the deployment's prefix. */
+  readonly keys: ValkeyKeys;
   readonly afterMaxMs: number;
   readonly now: () => number;
   readonly log: Logger;
@@ -78,14 +79,13 @@ export class Deliverer {
   constructor(private readonly deps: DelivererDeps) {}
 
   async deliver(event: LabelEvent): Promise<DeliveryResult> {
-    const { view, leases, keyPrefix } = this.deps;
+    const { view, leases, keys } = this.deps;
     const triggers = view.triggers();
     if (!triggers) throw new UnavailableError('no valid triggers file is loaded');
     const planned = plan(event, triggers, view.profiles(), this.deps.now(), this.deps.afterMaxMs);
     if (planned.length === 0) return { outcome: 'ignored' };
 
-    const dedupKey = `${keyPrefix}:delivery:${event.forge}:${shortHash(event.deliveryId, 32)}`;
-    const inflight = await this.valkey(() => leases.acquire(dedupKey, INFLIGHT_MS));
+    const inflight = await this.valkey(() => leases.acquire(keys.deliveryDedup(event.forge, event.deliveryId), INFLIGHT_MS));
     if (!inflight) return { outcome: 'duplicate' };
     try {
       const results: TriggerOutcome[] = [];
@@ -110,8 +110,7 @@ export class Deliverer {
 
     // Deliveries of one trigger for one target are serialised, then checked against the
     // live HeldJobs, so racing deliveries make one hold and a stale marker refuses nothing.
-    const lockKey = `${this.deps.keyPrefix}:hold-lock:${shortHash(trigger.name)}:${shortHash(event.target)}`;
-    const lock = await this.lock(lockKey);
+    const lock = await this.lock(this.deps.keys.holdLock(trigger.name, event.target));
     try {
       const live = await this.deps.records.liveFor(this.deps.namespace, siblingSelector(trigger.name, event.target));
       const by = supersededBy(live, this.deps.now());
