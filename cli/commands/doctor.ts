@@ -153,7 +153,8 @@ async function examine(io: CliIo, opts: { namespace: string; as: string | undefi
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
     findings.push(...(await crdCheck(kc)));
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
-    findings.push(...(await rbacCheck(kc, operatorPermissions(namespace, config.watchNamespace), opts.as)));
+    const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
+    findings.push(...(await rbacCheck(kc, operatorPermissions(place), opts.as)));
     const listed = await editorsOf(kc, namespace);
     if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
     else editors = listed.editors;
@@ -224,6 +225,7 @@ async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: s
     group: p.group,
     resource: p.resource,
     ...(p.subresource ? { subresource: p.subresource } : {}),
+    ...(p.name !== undefined ? { name: p.name } : {}),
     ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
   });
   let answers: { p: Permission; allowed: boolean }[];
@@ -248,7 +250,7 @@ async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: s
       ),
     ];
   }
-  // One line per resource and namespace: `may not list, watch jobs.batch in every namespace`.
+  // One line per resource (and name) and namespace: `may not list, watch jobs.batch in every namespace`.
   const grouped = new Map<string, Permission[]>();
   for (const { p } of missing) {
     const key = describePermission({ ...p, verb: '' });
