@@ -8,6 +8,7 @@
 // per line, each naming the profile and the field.
 import { z } from 'zod';
 import { waitConditionSchema } from './heldjob-schema.js';
+import type { DeclaredProfiles } from './refusal-rules.js';
 
 export const PROFILES_CONFIGMAP = 'waitgate-profiles';
 export const PROFILES_KEY = 'profiles.json';
@@ -168,6 +169,14 @@ export function parseProfiles(data: Record<string, string> | undefined): Profile
     });
   }
   return problems.length ? { ok: false, problems } : { ok: true, profiles };
+}
+
+/**
+ * The profile names a parsed profiles ConfigMap declares, as the refusal rules read them:
+ * unreadable when it does not load (a slip pauses work, it never refuses it).
+ */
+export function declaredNames(check: ProfilesCheck): DeclaredProfiles {
+  return check.ok ? { state: 'ok', names: new Set(check.profiles.keys()) } : { state: 'unreadable' };
 }
 
 function issueMessage(issue: z.core.$ZodIssue): string {

@@ -78,6 +78,34 @@ export function outputJson(parsed: ParsedArgs): boolean | { problem: string } {
   return { problem: `-o ${v}: the output formats are text (the default) and json` };
 }
 
+/** A subcommand's command line: its flags and the positionals it takes, exactly. */
+export interface CommandLineSpec<P extends readonly string[]> {
+  readonly flags: readonly FlagSpec[];
+  /** The positionals, by the names usage gives them: ['PROFILE', 'TARGET']. */
+  readonly positionals: P;
+  /** The problem when some are missing, e.g. 'give a PROFILE and a TARGET'. */
+  readonly missing?: string;
+}
+
+export type CommandLine<P extends readonly string[]> =
+  | ({ readonly ok: true; readonly args: { readonly [K in keyof P]: string }; readonly json: boolean } & ParsedArgs)
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * The shape the subcommands share: the flags parse, exactly the positionals it takes are
+ * given, and `-o` is text or json. The first problem, in that order, refuses the line.
+ */
+export function parseCommandLine<const P extends readonly string[]>(args: readonly string[], spec: CommandLineSpec<P>): CommandLine<P> {
+  const parsed = parseArgs(args, spec.flags);
+  if (!parsed.ok) return parsed;
+  const want = spec.positionals.length;
+  if (parsed.positionals.length < want) return { ok: false, problem: spec.missing ?? `give ${spec.positionals.join(' and ')}` };
+  if (parsed.positionals.length > want) return { ok: false, problem: `unexpected argument ${parsed.positionals[want]}` };
+  const json = outputJson(parsed);
+  if (typeof json === 'object') return { ok: false, problem: json.problem };
+  return { ...parsed, args: parsed.positionals as unknown as { readonly [K in keyof P]: string }, json };
+}
+
 export const KUBECONFIG_FLAG: FlagSpec = { name: 'kubeconfig', value: true };
 export const OUTPUT_FLAG: FlagSpec = { name: 'output', short: 'o', value: true };
 export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h' };

@@ -3,6 +3,7 @@ import { configOrExit } from '../lib/config/env.js';
 import { loadKubeConfig } from '../lib/kube/client.js';
 import { createRootLogger } from '../lib/logger.js';
 import { connectValkey } from '../lib/valkey/connection.js';
+import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Leases } from '../lib/valkey/leases.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeRecords } from './adapters/kube-records.js';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     records: new KubeRecords(kc),
     leases: new Leases(redis),
     namespace: config.jobNamespace,
-    keyPrefix: config.valkeyPrefix,
+    keys: new ValkeyKeys(config.valkeyPrefix),
     afterMaxMs: config.afterMaxMs,
     now: () => Date.now(),
     log,

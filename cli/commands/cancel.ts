@@ -4,12 +4,12 @@
 import * as k8s from '@kubernetes/client-node';
 import { TARGET_PATTERN, type HeldJobObject } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import { formatSpan, oneLine, parseDuration } from '../format.js';
 import type { CliIo } from '../io.js';
 import { describeError, getHeldJob, loadCluster } from '../kube.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
-import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const DEFAULT_CANCEL_TIMEOUT_MS = 30_000;
 const POLL_MS = 250;
@@ -38,7 +38,11 @@ export const cancel: Command = {
   run: runCancel,
 };
 
-const FLAGS = [{ name: 'namespace', short: 'n', value: true }, { name: 'timeout', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG];
+const LINE = {
+  flags: [{ name: 'namespace', short: 'n', value: true }, { name: 'timeout', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG],
+  positionals: ['NAME'],
+  missing: 'which HeldJob? give its NAME',
+} as const;
 
 export type CancelKind = 'held' | 'queued' | 'running' | 'finished';
 
@@ -88,25 +92,14 @@ export function describeCancel(ref: string, s: CancelSubject): string {
 }
 
 export async function runCancel(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(`Usage: ${usageLine(cancel)}\n\n${cancel.help}`);
-    return ExitCode.Ok;
-  }
-  const usage = (problem: string) => {
-    io.stderr(`waitgate cancel: ${problem}`);
-    io.stderr(`Usage: ${usageLine(cancel)}`);
-    return ExitCode.Refused;
-  };
-  const parsed = parseArgs(args, FLAGS);
-  if (!parsed.ok) return usage(parsed.problem);
-  const [name, ...rest] = parsed.positionals;
-  if (name === undefined) return usage('which HeldJob? give its NAME');
-  if (rest.length > 0) return usage(`unexpected argument ${rest[0]}`);
-  const json = outputJson(parsed);
-  if (typeof json === 'object') return usage(json.problem);
+  if (wantsHelp(args)) return printHelp(cancel, io);
+  const parsed = parseCommandLine(args, LINE);
+  if (!parsed.ok) return refuseUsage(cancel, io, parsed.problem);
+  const [name] = parsed.args;
+  const { json } = parsed;
   const timeoutText = flagValue(parsed, 'timeout');
   const timeoutMs = timeoutText === undefined ? DEFAULT_CANCEL_TIMEOUT_MS : parseDuration(timeoutText);
-  if (timeoutMs === undefined) return usage(`--timeout ${timeoutText}: a duration such as 30s, 2m or 500ms`);
+  if (timeoutMs === undefined) return refuseUsage(cancel, io, `--timeout ${timeoutText}: a duration such as 30s, 2m or 500ms`);
 
   let cluster;
   try {

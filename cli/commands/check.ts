@@ -11,12 +11,12 @@ import { ProfileScripts } from '../../operator/checks/profile-scripts.js';
 import { TARGET_PATTERN } from '../../api/heldjob-schema.js';
 import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
 import { RefusalToken } from '../../api/vocabulary.js';
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import { explainAnswer, renderExplanation } from '../check-explain.js';
 import type { CliIo } from '../io.js';
 import { describeError, loadCluster, readConfigMap } from '../kube.js';
 import { operatorNamespace, readSettings } from '../settings.js';
-import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const check: Command = {
   words: ['check'],
@@ -41,26 +41,20 @@ export const check: Command = {
   run: runCheck,
 };
 
-const FLAGS = [{ name: 'namespace', short: 'n', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG];
+const LINE = {
+  flags: [{ name: 'namespace', short: 'n', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG],
+  positionals: ['PROFILE', 'TARGET'],
+  missing: 'give a PROFILE and a TARGET',
+} as const;
 const TARGET = new RegExp(TARGET_PATTERN);
 
 export async function runCheck(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(`Usage: ${usageLine(check)}\n\n${check.help}`);
-    return ExitCode.Ok;
-  }
-  const usage = (problem: string) => {
-    io.stderr(`waitgate check: ${problem}`);
-    io.stderr(`Usage: ${usageLine(check)}`);
-    return ExitCode.Refused;
-  };
-  const parsed = parseArgs(args, FLAGS);
+  if (wantsHelp(args)) return printHelp(check, io);
+  const usage = (problem: string) => refuseUsage(check, io, problem);
+  const parsed = parseCommandLine(args, LINE);
   if (!parsed.ok) return usage(parsed.problem);
-  const [profileName, target, ...rest] = parsed.positionals;
-  if (profileName === undefined || target === undefined) return usage('give a PROFILE and a TARGET');
-  if (rest.length > 0) return usage(`unexpected argument ${rest[0]}`);
-  const json = outputJson(parsed);
-  if (typeof json === 'object') return usage(json.problem);
+  const [profileName, target] = parsed.args;
+  const { json } = parsed;
   if (!isProfileName(profileName)) {
     return usage(`${JSON.stringify(profileName)} is not a profile name (1 to 63 lowercase letters, digits or '-')`);
   }

@@ -33,3 +33,16 @@ export function usageLine(command: Command): string {
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
+
+/** Prints the command's usage line and help; the exit code for it. */
+export function printHelp(command: Command, io: CliIo): ExitCode {
+  io.stdout(`Usage: ${usageLine(command)}\n\n${command.help}`);
+  return ExitCode.Ok;
+}
+
+/** Refuses a command line: the problem and the usage line on stderr; the exit code for it. */
+export function refuseUsage(command: Command, io: CliIo, problem: string): ExitCode {
+  io.stderr(`waitgate ${command.words.join(' ')}: ${problem}`);
+  io.stderr(`Usage: ${usageLine(command)}`);
+  return ExitCode.Refused;
+}

@@ -5,7 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { OperatorConfig } from '../../api/config/operator-config.js';
 import { PROFILES_CONFIGMAP } from '../../api/profiles.js';
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import { plural } from '../format.js';
 import type { CliIo } from '../io.js';
 import { describeError, loadCluster, readConfigMap, type Cluster } from '../kube.js';
@@ -17,7 +17,7 @@ import { CRD_NAME, crdFindings } from '../doctor/crd-check.js';
 import { countLevels, fail, findingLine, ok, warn, type Finding } from '../doctor/findings.js';
 import { describePermission, operatorPermissions, profileEditors, type BindingInfo, type Editor, type Permission, type RoleInfo } from '../doctor/rbac.js';
 import { pingValkey, redactUrl } from '../doctor/valkey.js';
-import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const VALKEY_PING_TIMEOUT_MS = 2_000;
 
@@ -52,7 +52,10 @@ export const doctor: Command = {
   run: runDoctor,
 };
 
-const FLAGS = [{ name: 'namespace', short: 'n', value: true }, { name: 'as', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG];
+const LINE = {
+  flags: [{ name: 'namespace', short: 'n', value: true }, { name: 'as', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG],
+  positionals: [],
+} as const;
 
 export interface DoctorReport {
   readonly namespace: string;
@@ -63,22 +66,12 @@ export interface DoctorReport {
 }
 
 export async function runDoctor(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(`Usage: ${usageLine(doctor)}\n\n${doctor.help}`);
-    return ExitCode.Ok;
-  }
-  const usage = (problem: string) => {
-    io.stderr(`waitgate doctor: ${problem}`);
-    io.stderr(`Usage: ${usageLine(doctor)}`);
-    return ExitCode.Refused;
-  };
-  const parsed = parseArgs(args, FLAGS);
-  if (!parsed.ok) return usage(parsed.problem);
-  if (parsed.positionals.length > 0) return usage(`unexpected argument ${parsed.positionals[0]}`);
-  const json = outputJson(parsed);
-  if (typeof json === 'object') return usage(json.problem);
+  if (wantsHelp(args)) return printHelp(doctor, io);
+  const parsed = parseCommandLine(args, LINE);
+  if (!parsed.ok) return refuseUsage(doctor, io, parsed.problem);
+  const { json } = parsed;
   const as = flagValue(parsed, 'as');
-  if (as !== undefined && as.trim() === '') return usage('--as needs a user name');
+  if (as !== undefined && as.trim() === '') return refuseUsage(doctor, io, '--as needs a user name');
 
   const namespace = operatorNamespace(flagValue(parsed, 'namespace'), io.env);
   const report = await examine(io, { namespace, as, kubeconfig: flagValue(parsed, 'kubeconfig') });
@@ -153,7 +146,8 @@ async function examine(io: CliIo, opts: { namespace: string; as: string | undefi
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
     findings.push(...(await crdCheck(kc)));
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
-    findings.push(...(await rbacCheck(kc, operatorPermissions(namespace, config.watchNamespace), opts.as)));
+    const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
+    findings.push(...(await rbacCheck(kc, operatorPermissions(place), opts.as)));
     const listed = await editorsOf(kc, namespace);
     if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
     else editors = listed.editors;
@@ -224,6 +218,7 @@ async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: s
     group: p.group,
     resource: p.resource,
     ...(p.subresource ? { subresource: p.subresource } : {}),
+    ...(p.name !== undefined ? { name: p.name } : {}),
     ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
   });
   let answers: { p: Permission; allowed: boolean }[];
@@ -248,7 +243,7 @@ async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: s
       ),
     ];
   }
-  // One line per resource and namespace: `may not list, watch jobs.batch in every namespace`.
+  // One line per resource (and name) and namespace: `may not list, watch jobs.batch in every namespace`.
   const grouped = new Map<string, Permission[]>();
   for (const { p } of missing) {
     const key = describePermission({ ...p, verb: '' });

@@ -1,9 +1,9 @@
 // waitgate held: the panel of what is waiting, in a terminal or as data.
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, outputJson, parseArgs } from '../args.js';
+import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import { heldRows, renderPanel, rowData } from '../held-panel.js';
 import type { CliIo } from '../io.js';
 import { describeError, listHeldJobs, loadCluster } from '../kube.js';
-import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const held: Command = {
   words: ['held'],
@@ -27,33 +27,19 @@ export const held: Command = {
   run: runHeld,
 };
 
-const FLAGS = [
-  { name: 'all' },
-  OUTPUT_FLAG,
-  { name: 'namespace', short: 'n', value: true },
-  { name: 'all-namespaces', short: 'A' },
-  KUBECONFIG_FLAG,
-  HELP_FLAG,
-];
+const LINE = {
+  flags: [{ name: 'all' }, OUTPUT_FLAG, { name: 'namespace', short: 'n', value: true }, { name: 'all-namespaces', short: 'A' }, KUBECONFIG_FLAG, HELP_FLAG],
+  positionals: [],
+} as const;
 
 export async function runHeld(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(`Usage: ${usageLine(held)}\n\n${held.help}`);
-    return ExitCode.Ok;
-  }
-  const parsed = parseArgs(args, FLAGS);
-  const usage = (problem: string) => {
-    io.stderr(`waitgate held: ${problem}`);
-    io.stderr(`Usage: ${usageLine(held)}`);
-    return ExitCode.Refused;
-  };
-  if (!parsed.ok) return usage(parsed.problem);
-  if (parsed.positionals.length > 0) return usage(`unexpected argument ${parsed.positionals[0]}`);
-  const json = outputJson(parsed);
-  if (typeof json === 'object') return usage(json.problem);
+  if (wantsHelp(args)) return printHelp(held, io);
+  const parsed = parseCommandLine(args, LINE);
+  if (!parsed.ok) return refuseUsage(held, io, parsed.problem);
+  const { json } = parsed;
   const namespaceFlag = flagValue(parsed, 'namespace');
   const allNamespaces = parsed.flags.has('all-namespaces');
-  if (namespaceFlag !== undefined && allNamespaces) return usage('-n and -A exclude each other');
+  if (namespaceFlag !== undefined && allNamespaces) return refuseUsage(held, io, '-n and -A exclude each other');
 
   let items;
   let namespace: string | undefined;

@@ -3,7 +3,7 @@
 import { parseTriggersFile } from '../../api/triggers/triggers-file.js';
 import type { TriggerRefusal } from '../../api/triggers/types.js';
 import type { CliIo } from '../io.js';
-import { ExitCode, usageLine, wantsHelp, type Command } from './command.js';
+import { ExitCode, printHelp, usageLine, wantsHelp, type Command } from './command.js';
 import { TRIGGERS_KEY, triggersSource } from './triggers-source.js';
 
 export const triggersCheck: Command = {
@@ -24,10 +24,7 @@ export const triggersCheck: Command = {
 };
 
 export async function runTriggersCheck(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(`Usage: ${usageLine(triggersCheck)}\n\n${triggersCheck.help}`);
-    return ExitCode.Ok;
-  }
+  if (wantsHelp(args)) return printHelp(triggersCheck, io);
   const [file, ...rest] = args;
   if (file === undefined || rest.length > 0 || (file.startsWith('-') && file.length > 1)) {
     io.stderr(`Usage: ${usageLine(triggersCheck)}`);

@@ -1,10 +1,12 @@
 // Doctor's look at the two ConfigMaps: does each load the way the operator loads it, does
 // every profile a trigger names exist, is every declared script one the operator can execute,
-// does any `after` lie beyond the maximum. Pure: the ConfigMaps come in as data.
+// does any `after` lie beyond the maximum. The last two are the refusal rules the receiver
+// and the operator apply (api/refusal-rules.ts), asked of a delivery arriving now. Pure: the
+// ConfigMaps come in as data.
 import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
 import { parseInstant } from '../../api/instant.js';
-import { parseProfiles, PROFILES_CONFIGMAP, PROFILES_KEY, ProfileMode, type Profile } from '../../api/profiles.js';
-import { RefusalToken } from '../../api/vocabulary.js';
+import { declaredNames, parseProfiles, PROFILES_CONFIGMAP, PROFILES_KEY, ProfileMode, type Profile } from '../../api/profiles.js';
+import { afterBeyondMax, unknownProfile, type DeclaredProfiles } from '../../api/refusal-rules.js';
 import { formatRefusal } from '../commands/triggers-check.js';
 import { formatDuration, plural } from '../format.js';
 import { fail, ok, warn, type Finding } from './findings.js';
@@ -30,21 +32,22 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
   const profilesRef = `${input.namespace}/${PROFILES_CONFIGMAP}`;
   const triggersRef = `${input.namespace}/${TRIGGERS_CONFIGMAP}`;
 
-  // Profiles: undefined when they could not be read, so nothing can be compared with them.
-  let declared: ReadonlyMap<string, Profile> | undefined;
+  // Profiles, as the refusal rules see them: unreadable when they could not be read or do not
+  // load, and then no profile is refused (the operator pauses those holds instead).
+  let declared: DeclaredProfiles = { state: 'unreadable' };
   const p = input.profiles;
   if (p.state === 'error') {
     findings.push(fail('profiles', `cannot read ${profilesRef}: ${p.problem}`));
   } else if (p.state === 'missing') {
-    declared = new Map();
+    declared = declaredNames(parseProfiles(undefined));
     findings.push(ok('profiles', `there is no ${profilesRef}, so no profile is declared`));
   } else {
     const parsed = parseProfiles(p.data);
+    declared = declaredNames(parsed);
     if (!parsed.ok) {
       for (const problem of parsed.problems) findings.push(fail('profiles', `${profilesRef}: ${problem}`));
       findings.push(fail('profiles', `${profilesRef} does not load: the operator runs no check until it does`));
     } else {
-      declared = parsed.profiles;
       const bad = [...parsed.profiles.values()].flatMap((profile) => scriptFindings(profile, p.data));
       findings.push(...bad);
       if (!(PROFILES_KEY in p.data)) {
@@ -86,19 +89,21 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
     for (const c of trigger.run.waitFor ?? []) {
       if ('profile' in c) {
         named.add(c.profile);
-        if (declared !== undefined && !declared.has(c.profile)) {
-          findings.push(
-            fail('triggers', `trigger ${show(trigger.name)} names profile ${c.profile}, which ${profilesRef} does not declare: its HeldJobs would be refused ${RefusalToken.ProfileUnknown}`),
-          );
+        const refusal = unknownProfile(c.profile, declared);
+        if (refusal) {
+          findings.push(fail('triggers', `trigger ${show(trigger.name)} names profile ${c.profile}, which ${profilesRef} does not declare: its HeldJobs would be refused ${refusal.token}`));
         }
         continue;
       }
-      const at = parseInstant(c.after);
-      if (at.ok && at.epochMs - input.nowMs > input.afterMaxMs) {
+      // Measured from now: what a delivery arriving now would meet.
+      const refusal = afterBeyondMax(c.after, input.nowMs, input.afterMaxMs);
+      if (refusal) {
+        const at = parseInstant(c.after);
+        const ahead = at.ok ? `${formatDuration(at.epochMs - input.nowMs)} from now and ` : '';
         findings.push(
           fail(
             'triggers',
-            `trigger ${show(trigger.name)} waits until after ${c.after}, ${formatDuration(at.epochMs - input.nowMs)} from now and more than WAITGATE_WAIT_AFTER_MAX_MS (${formatDuration(input.afterMaxMs)}) ahead: its HeldJobs would be refused ${RefusalToken.AfterBeyondMax}`,
+            `trigger ${show(trigger.name)} waits until after ${c.after}, ${ahead}more than WAITGATE_WAIT_AFTER_MAX_MS (${formatDuration(input.afterMaxMs)}) ahead: its HeldJobs would be refused ${refusal.token}`,
           ),
         );
       }
@@ -108,8 +113,8 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
     const waiting = loaded.triggers.filter((tr) => (tr.run.waitFor ?? []).length > 0).length;
     findings.push(ok('triggers', `${triggersRef} loads: ${plural(loaded.triggers.length, 'trigger')}, ${waiting} of them with waitFor`));
   }
-  if (declared !== undefined) {
-    for (const name of [...declared.keys()].sort()) {
+  if (declared.state === 'ok') {
+    for (const name of [...declared.names].sort()) {
       if (!named.has(name)) findings.push(warn('profiles', `profile ${name} is declared but no trigger names it`));
     }
   }

@@ -1,14 +1,15 @@
 import { describe, expect, test } from '@jest/globals';
-import { describePermission, operatorPermissions, profileEditors, ruleLetsEdit, type BindingInfo, type RoleInfo } from './rbac.js';
+import { describePermission, OPERATOR_PERMISSIONS, operatorPermissions, profileEditors, ruleLetsEdit, type BindingInfo, type RoleInfo } from './rbac.js';
 
 describe('the permissions the operator needs', () => {
-  test('watched resources everywhere (or in the watched namespace), ConfigMaps, Leases and check Pods in its own', () => {
-    const all = operatorPermissions('waitgate-system', '').map(describePermission);
+  test('watched resources everywhere (or in the watched namespace), ConfigMaps, its Lease and check Pods in its own', () => {
+    const all = operatorPermissions({ namespace: 'waitgate-system', watchNamespace: '', leaseName: 'waitgate-operator' }).map(describePermission);
     expect(all).toEqual([
       'list heldjobs.waitgate.dev in every namespace',
       'watch heldjobs.waitgate.dev in every namespace',
       'patch heldjobs.waitgate.dev in every namespace',
       'update heldjobs.waitgate.dev/status in every namespace',
+      'update heldjobs.waitgate.dev/finalizers in every namespace',
       'create jobs.batch in every namespace',
       'get jobs.batch in every namespace',
       'list jobs.batch in every namespace',
@@ -17,16 +18,33 @@ describe('the permissions the operator needs', () => {
       'create events in every namespace',
       'list configmaps in waitgate-system',
       'watch configmaps in waitgate-system',
-      'get leases.coordination.k8s.io in waitgate-system',
       'create leases.coordination.k8s.io in waitgate-system',
-      'update leases.coordination.k8s.io in waitgate-system',
+      'get leases.coordination.k8s.io named waitgate-operator in waitgate-system',
+      'update leases.coordination.k8s.io named waitgate-operator in waitgate-system',
       'create pods in waitgate-system',
-      'get pods in waitgate-system',
       'list pods in waitgate-system',
       'watch pods in waitgate-system',
       'delete pods in waitgate-system',
     ]);
-    expect(operatorPermissions('waitgate-system', 'team-a').filter((p) => p.resource === 'jobs').every((p) => p.namespace === 'team-a')).toBe(true);
+    const one = operatorPermissions({ namespace: 'waitgate-system', watchNamespace: 'team-a', leaseName: 'lead' });
+    expect(one.filter((p) => p.resource === 'jobs' || p.resource === 'heldjobs').every((p) => p.namespace === 'team-a')).toBe(true);
+    expect(one.filter((p) => p.name !== undefined).map(describePermission)).toEqual([
+      'get leases.coordination.k8s.io named lead in waitgate-system',
+      'update leases.coordination.k8s.io named lead in waitgate-system',
+    ]);
+  });
+
+  test('the table: every rule has verbs and says why; no verb twice for one resource', () => {
+    const seen = new Set<string>();
+    for (const r of OPERATOR_PERMISSIONS) {
+      expect(r.verbs.length).toBeGreaterThan(0);
+      expect(r.why).not.toBe('');
+      for (const v of r.verbs) {
+        const key = `${r.scope} ${r.group} ${r.resource}/${r.subresource ?? ''} ${v}`;
+        expect(seen.has(key)).toBe(false);
+        seen.add(key);
+      }
+    }
   });
 });
 

@@ -3,41 +3,85 @@
 // API answers "who may", so that part reads the bindings and their roles and matches the
 // rules itself (wildcards included). Pure: the objects come in as data.
 
+/** Where a rule of the operator's applies. */
+export const PermissionScope = {
+  /** Where the HeldJobs and their Jobs are: every namespace, or WAITGATE_WATCH_NAMESPACE. */
+  Watched: 'watched',
+  /** The operator's own namespace (WAITGATE_NAMESPACE), where its ConfigMaps, Lease and check Pods live. */
+  Own: 'own',
+} as const;
+export type PermissionScope = (typeof PermissionScope)[keyof typeof PermissionScope];
+
+/** One rule of what the operator needs, as the chart grants it. */
+export interface OperatorRule {
+  readonly scope: PermissionScope;
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  readonly verbs: readonly string[];
+  /** Only on the leader-election Lease (WAITGATE_LEADER_ELECTION_ID), not on every object. */
+  readonly leaderLeaseOnly?: boolean;
+  /** What the operator's code does with it. */
+  readonly why: string;
+}
+
+/**
+ * Everything the operator may do, and nothing more: what its code calls (operator/adapters,
+ * operator/checks/pod-check.ts, operator/main.ts). The chart's RBAC (charts/waitgate/
+ * templates/rbac-operator.yaml) is tested against this table, both ways.
+ */
+export const OPERATOR_PERMISSIONS: readonly OperatorRule[] = [
+  { scope: PermissionScope.Watched, group: 'waitgate.dev', resource: 'heldjobs', verbs: ['list', 'watch', 'patch'], why: 'the informer; metadata.finalizers by merge patch' },
+  { scope: PermissionScope.Watched, group: 'waitgate.dev', resource: 'heldjobs', subresource: 'status', verbs: ['update'], why: 'status writes' },
+  { scope: PermissionScope.Watched, group: 'waitgate.dev', resource: 'heldjobs', subresource: 'finalizers', verbs: ['update'], why: 'its Jobs are owned with blockOwnerDeletion' },
+  { scope: PermissionScope.Watched, group: 'batch', resource: 'jobs', verbs: ['create', 'get', 'list', 'watch', 'delete'], why: 'launch, the informer, find its own, delete on cancel' },
+  { scope: PermissionScope.Watched, group: '', resource: 'events', verbs: ['create'], why: 'one Event per decision' },
+  { scope: PermissionScope.Own, group: '', resource: 'configmaps', verbs: ['list', 'watch'], why: 'waitgate-profiles and waitgate-triggers' },
+  { scope: PermissionScope.Own, group: 'coordination.k8s.io', resource: 'leases', verbs: ['create'], why: 'leader election: makes its Lease' },
+  { scope: PermissionScope.Own, group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'update'], leaderLeaseOnly: true, why: 'leader election: reads and renews its Lease' },
+  // No get: nothing reads one check Pod; the informer lists and watches them.
+  { scope: PermissionScope.Own, group: '', resource: 'pods', verbs: ['create', 'list', 'watch', 'delete'], why: 'pod-mode checks run in Pods of its own' },
+];
+
 /** One permission the operator needs. namespace undefined: in every namespace. */
 export interface Permission {
   readonly verb: string;
   readonly group: string;
   readonly resource: string;
   readonly subresource?: string;
+  /** Only on the object of this name. */
+  readonly name?: string;
   readonly namespace?: string;
 }
 
-/**
- * namespace: where its ConfigMaps and Lease live. watchNamespace: where it watches HeldJobs and
- * Jobs ('' for every namespace).
- */
-export function operatorPermissions(namespace: string, watchNamespace: string): Permission[] {
-  const watched = watchNamespace === '' ? {} : { namespace: watchNamespace };
-  const own = { namespace };
-  const perms: Permission[] = [];
-  const add = (group: string, resource: string, verbs: string[], where: { namespace?: string }, subresource?: string) => {
-    for (const verb of verbs) perms.push({ verb, group, resource, ...(subresource ? { subresource } : {}), ...where });
-  };
-  add('waitgate.dev', 'heldjobs', ['list', 'watch', 'patch'], watched);
-  add('waitgate.dev', 'heldjobs', ['update'], watched, 'status');
-  add('batch', 'jobs', ['create', 'get', 'list', 'watch', 'delete'], watched);
-  add('', 'events', ['create'], watched);
-  add('', 'configmaps', ['list', 'watch'], own);
-  add('coordination.k8s.io', 'leases', ['get', 'create', 'update'], own);
-  // Checks run as Pods (profile mode pod) live in the operator's own namespace.
-  add('', 'pods', ['create', 'get', 'list', 'watch', 'delete'], own);
-  return perms;
+export interface OperatorPlace {
+  /** Where its ConfigMaps, Lease and check Pods live. */
+  readonly namespace: string;
+  /** Where it watches HeldJobs and Jobs ('' for every namespace). */
+  readonly watchNamespace: string;
+  /** The leader-election Lease's name. */
+  readonly leaseName: string;
 }
 
-/** `watch heldjobs.waitgate.dev in every namespace`, `update heldjobs/status ... in team-a`. */
+/** OPERATOR_PERMISSIONS spelt out for one deployment: one permission per verb. */
+export function operatorPermissions(place: OperatorPlace): Permission[] {
+  return OPERATOR_PERMISSIONS.flatMap((r) => {
+    const where = r.scope === PermissionScope.Own ? place.namespace : place.watchNamespace === '' ? undefined : place.watchNamespace;
+    return r.verbs.map((verb) => ({
+      verb,
+      group: r.group,
+      resource: r.resource,
+      ...(r.subresource ? { subresource: r.subresource } : {}),
+      ...(r.leaderLeaseOnly ? { name: place.leaseName } : {}),
+      ...(where !== undefined ? { namespace: where } : {}),
+    }));
+  });
+}
+
+/** `watch heldjobs.waitgate.dev in every namespace`, `get leases.coordination.k8s.io named x in ns`. */
 export function describePermission(p: Permission): string {
   const resource = `${p.resource}${p.group ? `.${p.group}` : ''}${p.subresource ? `/${p.subresource}` : ''}`;
-  return `${p.verb} ${resource} ${p.namespace === undefined ? 'in every namespace' : `in ${p.namespace}`}`;
+  return `${p.verb} ${resource}${p.name !== undefined ? ` named ${p.name}` : ''} ${p.namespace === undefined ? 'in every namespace' : `in ${p.namespace}`}`;
 }
 
 export interface PolicyRule {

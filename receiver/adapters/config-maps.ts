@@ -2,25 +2,14 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { RestartingInformer } from '../../lib/kube/informer.js';
-import { PROFILES_CONFIGMAP, PROFILES_KEY } from '../../api/profiles.js';
+import { declaredNames, parseProfiles, PROFILES_CONFIGMAP } from '../../api/profiles.js';
+import type { DeclaredProfiles } from '../../api/refusal-rules.js';
 import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY, type Trigger } from '../../api/triggers/triggers-file.js';
 import type { TriggerView } from '../delivery/deliver.js';
 
-
-/** Profile names declared in a profiles.json text (names only; their scripts are the operator's business). */
-export function declaredProfiles(text: string | undefined): Set<string> {
-  if (!text) return new Set();
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? new Set(Object.keys(v)) : new Set();
-  } catch {
-    return new Set();
-  }
-}
-
 export class ConfigMapTriggerView implements TriggerView {
   private loaded: readonly Trigger[] | undefined;
-  private declared: ReadonlySet<string> = new Set();
+  private declared: DeclaredProfiles = { state: 'ok', names: new Set() };
   private readonly informer: RestartingInformer<k8s.V1ConfigMap>;
   /** Called with each refused triggers file (refusal count), for metrics. */
   onRefusedFile: (count: number) => void = () => {};
@@ -48,15 +37,19 @@ export class ConfigMapTriggerView implements TriggerView {
     return this.loaded;
   }
 
-  profiles(): ReadonlySet<string> {
+  profiles(): DeclaredProfiles {
     return this.declared;
   }
 
   private apply(event: 'add' | 'update' | 'delete', cm: k8s.V1ConfigMap): void {
     const name = cm.metadata?.name;
     if (name === PROFILES_CONFIGMAP) {
-      this.declared = event === 'delete' ? new Set() : declaredProfiles(cm.data?.[PROFILES_KEY]);
-      this.log.info({ profiles: this.declared.size }, 'Loaded profiles');
+      // Read as the operator reads it. A deleted ConfigMap declares no profile; one that does
+      // not load is unreadable and refuses nothing: the operator pauses those holds instead.
+      const parsed = parseProfiles(event === 'delete' ? undefined : cm.data);
+      this.declared = declaredNames(parsed);
+      if (parsed.ok) this.log.info({ profiles: parsed.profiles.size }, 'Loaded profiles');
+      else this.log.error({ problems: parsed.problems }, 'Profiles ConfigMap does not load; no delivery is refused for its profiles until it does');
       return;
     }
     if (name !== TRIGGERS_CONFIGMAP) return;

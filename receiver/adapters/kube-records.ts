@@ -1,7 +1,8 @@
 // HeldJob records on the apiserver, with retries for brief outages.
 import * as k8s from '@kubernetes/client-node';
-import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase, type RefusalToken } from '../../api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { refusedStatus, type Refusal } from '../../api/refusal-rules.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { HeldJobRecords } from '../delivery/deliver.js';
 import { UnavailableError } from '../delivery/deliver.js';
@@ -50,15 +51,9 @@ export class KubeRecords implements HeldJobRecords {
     }
   }
 
-  async markRefused(namespace: string, name: string, token: RefusalToken, message: string): Promise<void> {
-    const now = new Date().toISOString();
-    const status: HeldJobStatus = {
-      phase: Phase.Refused,
-      reason: token,
-      message,
-      finishedAt: now,
-      conditions: [{ type: 'Finished', status: 'True', reason: token, message, lastTransitionTime: now }],
-    };
+  async markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void> {
+    // A refusal record never held: its status starts empty, as the operator's would.
+    const status = refusedStatus({}, refusal, now);
     await withRetries(() =>
       this.custom.patchNamespacedCustomObjectStatus(
         { ...base, namespace, name, body: { status } },

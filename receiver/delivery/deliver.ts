@@ -2,15 +2,16 @@
 // trigger it fires: a HeldJob that holds, or a HeldJob that records a refusal.
 import type { Logger } from 'pino';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { RefusalToken } from '../../api/vocabulary.js';
+import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LabelEvent } from '../forges/event.js';
 import {
   DEDUP_WINDOW_MS,
   heldJobManifest,
   plan,
-  RecordLabels,
-  shortHash,
+  siblingSelector,
   supersededBy,
   type HeldJobManifest,
   type PlannedTrigger,
@@ -19,15 +20,15 @@ import {
 export interface TriggerView {
   /** The loaded triggers, or undefined while no valid triggers file has been read. */
   triggers(): readonly Trigger[] | undefined;
-  /** The declared profile names. */
-  profiles(): ReadonlySet<string>;
+  /** The declared profile names, or that the profiles ConfigMap does not load right now. */
+  profiles(): DeclaredProfiles;
 }
 
 export interface HeldJobRecords {
   /** Creates the HeldJob; 'existed' when one of that name is already there. */
   create(manifest: HeldJobManifest): Promise<'created' | 'existed'>;
-  /** Writes phase Refused with the token (best effort: the operator converges too). */
-  markRefused(namespace: string, name: string, token: RefusalToken, message: string): Promise<void>;
+  /** Writes phase Refused with the token, as of `now` (best effort: the operator converges too). */
+  markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void>;
   /** HeldJobs of one trigger and target, read from the apiserver itself, not a cache. */
   liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]>;
 }
@@ -60,7 +61,8 @@ export interface DelivererDeps {
   readonly records: HeldJobRecords;
   readonly leases: LeaseStore;
   readonly namespace: string;
-  readonly keyPrefix: string;
+  /** Valkey key names, with the deployment's prefix. */
+  readonly keys: ValkeyKeys;
   readonly afterMaxMs: number;
   readonly now: () => number;
   readonly log: Logger;
@@ -77,14 +79,13 @@ export class Deliverer {
   constructor(private readonly deps: DelivererDeps) {}
 
   async deliver(event: LabelEvent): Promise<DeliveryResult> {
-    const { view, leases, keyPrefix } = this.deps;
+    const { view, leases, keys } = this.deps;
     const triggers = view.triggers();
     if (!triggers) throw new UnavailableError('no valid triggers file is loaded');
     const planned = plan(event, triggers, view.profiles(), this.deps.now(), this.deps.afterMaxMs);
     if (planned.length === 0) return { outcome: 'ignored' };
 
-    const dedupKey = `${keyPrefix}:delivery:${event.forge}:${shortHash(event.deliveryId, 32)}`;
-    const inflight = await this.valkey(() => leases.acquire(dedupKey, INFLIGHT_MS));
+    const inflight = await this.valkey(() => leases.acquire(keys.deliveryDedup(event.forge, event.deliveryId), INFLIGHT_MS));
     if (!inflight) return { outcome: 'duplicate' };
     try {
       const results: TriggerOutcome[] = [];
@@ -109,11 +110,9 @@ export class Deliverer {
 
     // Deliveries of one trigger for one target are serialised, then checked against the
     // live HeldJobs, so racing deliveries make one hold and a stale marker refuses nothing.
-    const lockKey = `${this.deps.keyPrefix}:hold-lock:${shortHash(trigger.name)}:${shortHash(event.target)}`;
-    const lock = await this.lock(lockKey);
+    const lock = await this.lock(this.deps.keys.holdLock(trigger.name, event.target));
     try {
-      const selector = `${RecordLabels.triggerHash}=${shortHash(trigger.name)},${RecordLabels.targetHash}=${shortHash(event.target)}`;
-      const live = await this.deps.records.liveFor(this.deps.namespace, selector);
+      const live = await this.deps.records.liveFor(this.deps.namespace, siblingSelector(trigger.name, event.target));
       const by = supersededBy(live, this.deps.now());
       if (by) {
         const refusal = { kind: 'refuse' as const, token: RefusalToken.Superseded, message: `HeldJob ${by} already holds ${trigger.name} for this target` };
@@ -144,7 +143,7 @@ export class Deliverer {
   private async refuse(event: LabelEvent, planned: PlannedTrigger, token: RefusalToken, message: string): Promise<TriggerOutcome> {
     const manifest = heldJobManifest(event, planned, this.deps.namespace);
     await this.deps.records.create(manifest);
-    await this.deps.records.markRefused(this.deps.namespace, manifest.metadata.name, token, message).catch((err: unknown) => {
+    await this.deps.records.markRefused(this.deps.namespace, manifest.metadata.name, { token, message }, this.deps.now()).catch((err: unknown) => {
       this.deps.log.warn({ err, heldjob: manifest.metadata.name }, 'Failed to write refusal status; the operator will');
     });
     return { trigger: planned.trigger.name, outcome: 'refused', token, heldJob: manifest.metadata.name };

@@ -2,7 +2,8 @@ import { describe, expect, test } from '@jest/globals';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import type { LabelEvent } from '../forges/event.js';
-import { heldJobManifest, heldJobName, matchTriggers, supersededBy, SUPERSEDE_WINDOW_MS, verdictFor } from './plan.js';
+import type { DeclaredProfiles } from '../../api/refusal-rules.js';
+import { heldJobManifest, heldJobName, matchTriggers, siblingSelector, supersededBy, SUPERSEDE_WINDOW_MS, verdictFor } from './plan.js';
 
 const NOW = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
@@ -29,16 +30,31 @@ describe('matchTriggers', () => {
 });
 
 describe('verdictFor', () => {
-  const profiles = new Set(['ci']);
-  test.each<[string, Trigger['run']['waitFor'], object]>([
-    ['no conditions', undefined, { kind: 'hold' }],
-    ['a declared profile', [{ profile: 'ci' }], { kind: 'hold' }],
-    ['an undeclared profile', [{ profile: 'jira' }], { kind: 'refuse', token: 'wait-profile-unknown' }],
-    ['after 30 days out exactly', [{ after: new Date(NOW + 30 * DAY).toISOString() }], { kind: 'hold' }],
-    ['after beyond 30 days', [{ after: new Date(NOW + 30 * DAY + 1000).toISOString() }], { kind: 'refuse', token: 'wait-after-beyond-max' }],
-    ['after in the past', [{ after: '2020-01-01T00:00:00Z' }], { kind: 'hold' }],
-  ])('%s', (_n, waitFor, expected) => {
+  const declared: DeclaredProfiles = { state: 'ok', names: new Set(['ci']) };
+  const unreadable: DeclaredProfiles = { state: 'unreadable' };
+  test.each<[string, Trigger['run']['waitFor'], DeclaredProfiles, object]>([
+    ['no conditions', undefined, declared, { kind: 'hold' }],
+    ['a declared profile', [{ profile: 'ci' }], declared, { kind: 'hold' }],
+    ['an undeclared profile', [{ profile: 'jira' }], declared, { kind: 'refuse', token: 'wait-profile-unknown' }],
+    ['an undeclared profile while the profiles are unreadable: held, never refused', [{ profile: 'jira' }], unreadable, { kind: 'hold' }],
+    ['after 30 days out exactly', [{ after: new Date(NOW + 30 * DAY).toISOString() }], declared, { kind: 'hold' }],
+    ['after beyond 30 days', [{ after: new Date(NOW + 30 * DAY + 1000).toISOString() }], declared, { kind: 'refuse', token: 'wait-after-beyond-max' }],
+    ['after beyond 30 days while the profiles are unreadable', [{ after: new Date(NOW + 31 * DAY).toISOString() }], unreadable, { kind: 'refuse', token: 'wait-after-beyond-max' }],
+    ['after in the past', [{ after: '2020-01-01T00:00:00Z' }], declared, { kind: 'hold' }],
+    ['the first refusal in written order', [{ after: new Date(NOW + 31 * DAY).toISOString() }, { profile: 'jira' }], declared, { kind: 'refuse', token: 'wait-after-beyond-max' }],
+  ])('%s', (_n, waitFor, profiles, expected) => {
     expect(verdictFor(t('a', ['deploy'], waitFor ? { waitFor } : {}), profiles, NOW, 30 * DAY)).toMatchObject(expected);
+  });
+
+  test('after beyond the maximum is measured from the delivery, and says so', () => {
+    const after = new Date(NOW + 31 * DAY).toISOString();
+    expect(verdictFor(t('a', ['deploy'], { waitFor: [{ after }] }), declared, NOW, 30 * DAY)).toEqual({
+      kind: 'refuse',
+      token: 'wait-after-beyond-max',
+      message: `after ${after} lies more than ${30 * DAY} ms beyond the delivery at 2026-09-01T08:00:00.000Z`,
+    });
+    // The same instant, delivered a day later, holds.
+    expect(verdictFor(t('a', ['deploy'], { waitFor: [{ after }] }), declared, NOW + DAY, 30 * DAY)).toEqual({ kind: 'hold' });
   });
 });
 
@@ -79,5 +95,17 @@ describe('heldJobName and manifest', () => {
     expect(held.spec).toEqual({ target: 'acme/web#7', trigger: 'a', waitFor: [{ profile: 'jira' }], job });
     const refused = heldJobManifest(event, { trigger: trig, verdict: { kind: 'refuse', token: 'wait-profile-unknown', message: 'm' } }, 'ns');
     expect(refused.metadata.annotations['waitgate.dev/refusal']).toBe('wait-profile-unknown');
+  });
+
+  test('labels: the keys and hashes the receiver has always written; the sibling selector finds them', () => {
+    const m = heldJobManifest(event, { trigger: t('deploy', ['deploy']), verdict: { kind: 'hold' } }, 'ns');
+    expect(m.metadata.labels).toEqual({
+      'app.kubernetes.io/managed-by': 'waitgate',
+      'waitgate.dev/trigger-hash': 'b7bd55c11b781b0c',
+      'waitgate.dev/target-hash': '88f91b05b485982a',
+      'waitgate.dev/forge': 'github',
+    });
+    const selected = Object.fromEntries(siblingSelector('deploy', event.target).split(',').map((kv) => kv.split('=')));
+    expect(selected).toEqual({ 'waitgate.dev/trigger-hash': m.metadata.labels['waitgate.dev/trigger-hash'], 'waitgate.dev/target-hash': m.metadata.labels['waitgate.dev/target-hash'] });
   });
 });

@@ -1,10 +1,10 @@
 // What a label event asks for, decided without I/O: which triggers it fires, and for each
 // whether it may hold or is refused before anything is created.
-import { createHash } from 'node:crypto';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
-import { parseInstant } from '../../api/instant.js';
+import { waitForRefusal, type DeclaredProfiles } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
-import { Annotations, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { Annotations, Labels, MANAGED_BY, Phase, type RefusalToken } from '../../api/vocabulary.js';
+import { shortHash } from '../../lib/hash.js';
 import type { LabelEvent } from '../forges/event.js';
 
 /** Bumped whenever what the receiver writes into a HeldJob changes meaning. */
@@ -15,12 +15,6 @@ export const SUPERSEDE_WINDOW_MS = 15 * 60_000;
 /** Identical redeliveries (same delivery id) are dropped for this long. */
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 
-export const RecordLabels = {
-  triggerHash: 'waitgate.dev/trigger-hash',
-  targetHash: 'waitgate.dev/target-hash',
-  forge: 'waitgate.dev/forge',
-} as const;
-
 export type Verdict =
   | { readonly kind: 'hold' }
   | { readonly kind: 'refuse'; readonly token: RefusalToken; readonly message: string };
@@ -29,8 +23,6 @@ export interface PlannedTrigger {
   readonly trigger: Trigger;
   readonly verdict: Verdict;
 }
-
-export const shortHash = (s: string, n = 16): string => createHash('sha256').update(s).digest('hex').slice(0, n);
 
 /** Label triggers whose labels this event added (and whose kind, if it names a forge, is this one). */
 export function matchTriggers(event: LabelEvent, triggers: readonly Trigger[]): Trigger[] {
@@ -43,27 +35,23 @@ export function matchTriggers(event: LabelEvent, triggers: readonly Trigger[]): 
   });
 }
 
-export function verdictFor(trigger: Trigger, profiles: ReadonlySet<string>, now: number, afterMaxMs: number): Verdict {
-  for (const c of trigger.run.waitFor ?? []) {
-    if ('profile' in c && !profiles.has(c.profile)) {
-      return { kind: 'refuse', token: RefusalToken.ProfileUnknown, message: `profile "${c.profile}" is not declared in waitgate-profiles` };
-    }
-    if ('after' in c) {
-      const p = parseInstant(c.after);
-      if (p.ok && p.epochMs - now > afterMaxMs) {
-        return {
-          kind: 'refuse',
-          token: RefusalToken.AfterBeyondMax,
-          message: `after ${c.after} lies more than ${afterMaxMs} ms ahead`,
-        };
-      }
-    }
-  }
-  return { kind: 'hold' };
+/**
+ * Whether the trigger may hold, by the refusal rules (api/refusal-rules.ts), measured from
+ * the delivery (`now`). Profiles that cannot be read refuse nothing: the operator pauses
+ * such holds until they can.
+ */
+export function verdictFor(trigger: Trigger, profiles: DeclaredProfiles, now: number, afterMaxMs: number): Verdict {
+  const refusal = waitForRefusal(trigger.run.waitFor, profiles, now, afterMaxMs);
+  return refusal ? { kind: 'refuse', token: refusal.token, message: refusal.message } : { kind: 'hold' };
 }
 
-export function plan(event: LabelEvent, triggers: readonly Trigger[], profiles: ReadonlySet<string>, now: number, afterMaxMs: number): PlannedTrigger[] {
+export function plan(event: LabelEvent, triggers: readonly Trigger[], profiles: DeclaredProfiles, now: number, afterMaxMs: number): PlannedTrigger[] {
   return matchTriggers(event, triggers).map((trigger) => ({ trigger, verdict: verdictFor(trigger, profiles, now, afterMaxMs) }));
+}
+
+/** The label selector of the HeldJobs of one trigger for one target (heldJobManifest's labels). */
+export function siblingSelector(triggerName: string, target: string): string {
+  return `${Labels.triggerHash}=${shortHash(triggerName)},${Labels.targetHash}=${shortHash(target)}`;
 }
 
 /**
@@ -117,10 +105,10 @@ export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, name
       name: heldJobName(event, trigger),
       namespace,
       labels: {
-        'app.kubernetes.io/managed-by': 'waitgate',
-        [RecordLabels.triggerHash]: shortHash(trigger.name),
-        [RecordLabels.targetHash]: shortHash(event.target),
-        [RecordLabels.forge]: event.forge,
+        [Labels.managedBy]: MANAGED_BY,
+        [Labels.triggerHash]: shortHash(trigger.name),
+        [Labels.targetHash]: shortHash(event.target),
+        [Labels.forge]: event.forge,
       },
       annotations,
     },

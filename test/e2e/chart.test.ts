@@ -8,10 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
+import { operatorPermissions } from '../../cli/doctor/rbac.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import {
   baseValues,
   canI,
+  canIArgs,
   CHART_DIR,
   deploymentEnv,
   helm,
@@ -516,21 +518,8 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
           expect(got.stderr).toMatch(new RegExp(`Forbidden.*system:serviceaccount:${r.namespace}:${OPERATOR_SA}.*cannot list resource "secrets".*in the namespace "${ns}"`));
         }
         const n = ['-n', r.namespace];
-        const allowed: string[][] = [
-          ['list', 'heldjobs.waitgate.dev', ...n],
-          ['watch', 'heldjobs.waitgate.dev', ...n],
-          ['patch', 'heldjobs.waitgate.dev', ...n],
-          ['update', 'heldjobs.waitgate.dev', '--subresource=status', ...n],
-          ['update', 'heldjobs.waitgate.dev', '--subresource=finalizers', ...n],
-          ...['create', 'get', 'list', 'watch', 'delete'].map((v) => [v, 'jobs.batch', ...n]),
-          ['create', 'events', ...n],
-          ['list', 'configmaps', ...n],
-          ['watch', 'configmaps', ...n],
-          ['create', 'leases.coordination.k8s.io', ...n],
-          ['get', 'leases.coordination.k8s.io/waitgate-operator', ...n],
-          ['update', 'leases.coordination.k8s.io/waitgate-operator', ...n],
-          ...['create', 'list', 'watch', 'delete'].map((v) => [v, 'pods', ...n]),
-        ];
+        // Exactly doctor's table (cli/doctor/rbac.ts), which the chart's rendered RBAC is unit-tested against.
+        const allowed: string[][] = operatorPermissions({ namespace: r.namespace, watchNamespace: r.namespace, leaseName: 'waitgate-operator' }).map(canIArgs);
         const denied: string[][] = [
           ['get', 'secrets', ...n],
           ['list', 'secrets', '--all-namespaces'],

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { Permission } from '../../cli/doctor/rbac.js';
 import { kubeconfigPath, requireEnv, ROOT } from './env.js';
 import { TestKube } from './kube.js';
 
@@ -153,4 +154,13 @@ export async function canI(kubeconfig: string, args: readonly string[]): Promise
   if (r.code === 0 && answer === 'yes') return true;
   if (r.code === 1 && /^no\b/.test(answer)) return false;
   throw new Error(`kubectl auth can-i ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}${r.stdout}`);
+}
+
+/**
+ * A permission of doctor's table (cli/doctor/rbac.ts) as `kubectl auth can-i` arguments:
+ * `update heldjobs.waitgate.dev --subresource=status -n NS`, `get leases.coordination.k8s.io/NAME -n NS`.
+ */
+export function canIArgs(p: Permission): string[] {
+  const resource = `${p.resource}${p.group ? `.${p.group}` : ''}${p.name !== undefined ? `/${p.name}` : ''}`;
+  return [p.verb, resource, ...(p.subresource ? [`--subresource=${p.subresource}`] : []), ...(p.namespace === undefined ? ['--all-namespaces'] : ['-n', p.namespace])];
 }

@@ -1,0 +1,216 @@
+import { describe, expect, test } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import type { DeclaredProfiles } from '../../api/refusal-rules.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import type { Trigger } from '../../api/triggers/triggers-file.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
+import { ValkeyKeys } from '../../lib/valkey/keys.js';
+import {
+  FakeHeldJobRecords,
+  FakeLeaseStore,
+  FakeTriggerView,
+  labelEvent,
+  labelTrigger,
+  profilesDeclaring,
+  recordingLog,
+  siblingHeldJob,
+  UNREADABLE_PROFILES,
+} from '../../test/support/fakes-receiver.js';
+import { Deliverer, UnavailableError, type DeliveryResult } from './deliver.js';
+import { DEDUP_WINDOW_MS } from './plan.js';
+
+const NOW = Date.parse('2026-09-01T08:00:00Z');
+const DAY = 86_400_000;
+const PREFIX = 'wg';
+const h = (s: string, n = 16) => createHash('sha256').update(s).digest('hex').slice(0, n);
+// The key strings, spelt out: they must stay byte for byte what earlier releases wrote.
+const DEDUP_KEY = `${PREFIX}:delivery:github:${h('d-1', 32)}`;
+const LOCK_KEY = `${PREFIX}:hold-lock:${h('deploy')}:${h('acme/web#7')}`;
+
+const plain = labelTrigger({ name: 'notify' });
+const onJira = labelTrigger({ waitFor: [{ profile: 'jira' }] });
+const apiError = Object.assign(new Error('HeldJob.waitgate.dev "x" is invalid'), { code: 422 });
+
+interface Setup {
+  readonly triggers?: readonly Trigger[] | undefined;
+  readonly profiles?: DeclaredProfiles;
+  /** HeldJobs already there. */
+  readonly live?: readonly HeldJobObject[];
+  readonly dedupTaken?: boolean;
+  readonly lockTaken?: boolean;
+  readonly valkeyDown?: boolean;
+  /** Valkey fails only once the delivery is past its dedup marker. */
+  readonly valkeyFailsAtLock?: boolean;
+  readonly createFails?: unknown;
+  readonly markRefusedFails?: boolean;
+}
+
+interface Expected {
+  /** The result, or the error it rejects with. */
+  readonly result: object | { throws: unknown };
+  /** HeldJobs created, each as 'held' or its refusal token. */
+  readonly created: readonly string[];
+  /** Refusal statuses written, by token. */
+  readonly marked: readonly string[];
+  /** The dedup marker afterwards. */
+  readonly dedup: 'never asked' | 'not taken' | 'settled' | 'released' | 'elsewhere';
+  readonly warned?: boolean;
+}
+
+function run(s: Setup) {
+  const now = () => NOW;
+  const view = new FakeTriggerView('triggers' in s ? s.triggers : [plain, onJira], s.profiles ?? profilesDeclaring('jira'));
+  const records = new FakeHeldJobRecords(s.live ?? []);
+  if (s.createFails !== undefined) records.failCreate = s.createFails;
+  if (s.markRefusedFails) records.failMarkRefused = apiError;
+  const leases = new FakeLeaseStore(now);
+  if (s.dedupTaken) leases.takenElsewhere(DEDUP_KEY);
+  if (s.lockTaken) leases.takenElsewhere(LOCK_KEY);
+  leases.down = s.valkeyDown ?? false;
+  if (s.valkeyFailsAtLock) leases.failAcquire = (key) => key === LOCK_KEY;
+  const { log, lines } = recordingLog();
+  const deliverer = new Deliverer({ view, records, leases, namespace: 'jobs', keys: new ValkeyKeys(PREFIX), afterMaxMs: 30 * DAY, now, log, lockWaitMs: 0 });
+  return { deliverer, records, leases, lines };
+}
+
+const held = (trigger: string) => ({ trigger, outcome: 'held', heldJob: expect.stringMatching(/^web-7-/) });
+const refused = (trigger: string, token: string) => ({ trigger, outcome: 'refused', token, heldJob: expect.stringMatching(/^web-7-/) });
+
+describe('Deliverer.deliver', () => {
+  test.each<[string, Setup, Expected]>([
+    ['no trigger names the label: ignored, Valkey never asked', { triggers: [labelTrigger({ labels: ['other'] })] }, { result: { outcome: 'ignored' }, created: [], marked: [], dedup: 'never asked' }],
+    ['no valid triggers file loaded: unavailable (the forge delivers again)', { triggers: undefined }, { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'never asked' }],
+    ['the same delivery is being or was handled (dedup marker taken): duplicate', { dedupTaken: true }, { result: { outcome: 'duplicate' }, created: [], marked: [], dedup: 'elsewhere' }],
+    [
+      'a trigger without conditions and one on a declared profile: both held',
+      {},
+      { result: { outcome: 'handled', results: [held('notify'), held('deploy')] }, created: ['held', 'held'], marked: [], dedup: 'settled' },
+    ],
+    [
+      'a profile that is not declared: refused at the door, recorded, status written',
+      { triggers: [onJira], profiles: profilesDeclaring('ci') },
+      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] }, created: [RefusalToken.ProfileUnknown], marked: [RefusalToken.ProfileUnknown], dedup: 'settled' },
+    ],
+    [
+      'after beyond the maximum from the delivery: refused at the door',
+      { triggers: [labelTrigger({ waitFor: [{ after: new Date(NOW + 31 * DAY).toISOString() }] })] },
+      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.AfterBeyondMax)] }, created: [RefusalToken.AfterBeyondMax], marked: [RefusalToken.AfterBeyondMax], dedup: 'settled' },
+    ],
+    [
+      'after within the maximum: held',
+      { triggers: [labelTrigger({ waitFor: [{ after: new Date(NOW + 30 * DAY).toISOString() }] })] },
+      { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled' },
+    ],
+    [
+      'profiles unreadable: an undeclared profile is held, never refused (the operator pauses it)',
+      { triggers: [labelTrigger({ waitFor: [{ profile: 'nobody-declared' }] })], profiles: UNREADABLE_PROFILES },
+      { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled' },
+    ],
+    [
+      'a live hold of the same trigger and target: superseded',
+      { triggers: [onJira], live: [siblingHeldJob('web-7-deploy-aaaaaa', { status: { phase: Phase.Held } })] },
+      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.Superseded)] }, created: [RefusalToken.Superseded], marked: [RefusalToken.Superseded], dedup: 'settled' },
+    ],
+    [
+      'a hold that finished long ago does not supersede',
+      { triggers: [onJira], live: [siblingHeldJob('web-7-deploy-aaaaaa', { status: { phase: Phase.Succeeded, launchedAt: new Date(NOW - DAY).toISOString() } })] },
+      { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled' },
+    ],
+    [
+      'a live hold of another target does not supersede',
+      { triggers: [onJira], live: [siblingHeldJob('web-8-deploy-aaaaaa', { target: 'acme/web#8', status: { phase: Phase.Held } })] },
+      { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled' },
+    ],
+    ['Valkey unavailable: unavailable, nothing created', { valkeyDown: true }, { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'not taken' }],
+    [
+      'Valkey fails at the hold lock: unavailable, the dedup marker released for the redelivery',
+      { triggers: [onJira], valkeyFailsAtLock: true },
+      { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'released' },
+    ],
+    [
+      'another delivery holds the hold lock past the wait: unavailable, dedup released',
+      { triggers: [onJira], lockTaken: true },
+      { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'released' },
+    ],
+    [
+      'records.create fails: the error, and the dedup marker released',
+      { triggers: [plain], createFails: apiError },
+      { result: { throws: apiError }, created: [], marked: [], dedup: 'released' },
+    ],
+    [
+      'the apiserver is unavailable at create: unavailable, dedup released',
+      { triggers: [plain], createFails: new UnavailableError('the apiserver is unavailable') },
+      { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'released' },
+    ],
+    [
+      'markRefused fails: still refused (the operator writes the status), with a warning',
+      { triggers: [onJira], profiles: profilesDeclaring(), markRefusedFails: true },
+      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] }, created: [RefusalToken.ProfileUnknown], marked: [], dedup: 'settled', warned: true },
+    ],
+  ])('%s', async (_name, setup, want) => {
+    const { deliverer, records, leases, lines } = run(setup);
+    const delivering = deliverer.deliver(labelEvent());
+    if ('throws' in want.result) {
+      const e = want.result.throws;
+      await (typeof e === 'function' ? expect(delivering).rejects.toBeInstanceOf(e) : expect(delivering).rejects.toBe(e));
+    } else {
+      expect(await delivering).toEqual(want.result);
+    }
+    expect(records.created.map((m) => m.metadata.annotations['waitgate.dev/refusal'] ?? 'held')).toEqual(want.created);
+    expect(records.marked.map((m) => m.refusal.token)).toEqual(want.marked);
+    const dedup = {
+      'never asked': () => expect(leases.asked).not.toContain(DEDUP_KEY),
+      'not taken': () => expect(leases.ttlOf(DEDUP_KEY)).toBeUndefined(),
+      settled: () => expect(leases.ttlOf(DEDUP_KEY)).toBe(DEDUP_WINDOW_MS),
+      released: () => {
+        expect(leases.released).toContain(DEDUP_KEY);
+        expect(leases.ttlOf(DEDUP_KEY)).toBeUndefined();
+      },
+      elsewhere: () => expect(leases.released).not.toContain(DEDUP_KEY),
+    };
+    dedup[want.dedup]();
+    expect(lines.some((l) => l.level === 'warn')).toBe(want.warned ?? false);
+  });
+});
+
+describe('Deliverer: what it writes and asks', () => {
+  test('the Valkey keys are the ones earlier releases used, byte for byte', async () => {
+    const { deliverer, leases } = run({ triggers: [onJira] });
+    await deliverer.deliver(labelEvent());
+    expect(leases.asked).toEqual([DEDUP_KEY, LOCK_KEY]);
+    // The hold lock is given back once the hold is recorded.
+    expect(leases.released).toEqual([LOCK_KEY]);
+  });
+
+  test('a trigger without conditions takes no hold lock and asks for no siblings', async () => {
+    const { deliverer, leases, records } = run({ triggers: [plain] });
+    await deliverer.deliver(labelEvent());
+    expect(leases.asked).toEqual([DEDUP_KEY]);
+    expect(records.selectors).toEqual([]);
+  });
+
+  test('a refusal status is written for the record created, as of the delivery', async () => {
+    const { deliverer, records } = run({ triggers: [onJira], profiles: profilesDeclaring() });
+    const r = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(records.marked).toEqual([
+      { namespace: 'jobs', name: r.results[0]?.heldJob, refusal: { token: RefusalToken.ProfileUnknown, message: 'profile "jira" is not declared in waitgate-profiles' }, now: NOW },
+    ]);
+    expect(records.created[0]?.metadata.annotations['waitgate.dev/refusal-message']).toBe('profile "jira" is not declared in waitgate-profiles');
+  });
+
+  test('a second delivery for the same trigger and target is superseded by the first', async () => {
+    const { deliverer } = run({ triggers: [onJira] });
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))).toMatchObject({ outcome: 'handled', results: [{ outcome: 'held' }] });
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'd-2' }))).toMatchObject({
+      outcome: 'handled',
+      results: [{ outcome: 'refused', token: RefusalToken.Superseded }],
+    });
+  });
+
+  test('an identical redelivery after it was handled is a duplicate', async () => {
+    const { deliverer, records } = run({});
+    await deliverer.deliver(labelEvent());
+    expect(await deliverer.deliver(labelEvent())).toEqual({ outcome: 'duplicate' });
+    expect(records.created).toHaveLength(2);
+  });
+});

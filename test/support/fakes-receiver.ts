@@ -1,0 +1,183 @@
+// In-memory fakes of the receiver's ports (receiver/delivery/deliver.ts: TriggerView,
+// HeldJobRecords, LeaseStore) and builders for what flows through them, for unit tests of
+// the Deliverer. Each fake keeps what was asked of it, so a test can say what happened.
+import type { Logger } from 'pino';
+import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
+import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
+import type { Trigger } from '../../api/triggers/triggers-file.js';
+import { Labels } from '../../api/vocabulary.js';
+import { shortHash } from '../../lib/hash.js';
+import type { HeldJobRecords, LeaseStore, TriggerView } from '../../receiver/delivery/deliver.js';
+import type { LabelEvent } from '../../receiver/forges/event.js';
+import type { HeldJobManifest } from '../../receiver/delivery/plan.js';
+
+// --- builders ---------------------------------------------------------------------------------
+
+/** A GitHub label event: `deploy` added to acme/web#7, delivery d-1. */
+export function labelEvent(over: Partial<LabelEvent> = {}): LabelEvent {
+  return { forge: 'github', deliveryId: 'd-1', target: 'acme/web#7', addedLabels: ['deploy'], ...over };
+}
+
+/** A label trigger `deploy` on the label `deploy`, for GitHub, with the given conditions. */
+export function labelTrigger(over: { name?: string; labels?: string[]; kind?: string; waitFor?: Trigger['run']['waitFor'] } = {}): Trigger {
+  return {
+    name: over.name ?? 'deploy',
+    on: { type: 'label', any: over.labels ?? ['deploy'] },
+    run: {
+      kind: over.kind ?? 'github',
+      flow: 'deploy',
+      job: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'deploy', image: 'busybox' }] } } },
+      ...(over.waitFor ? { waitFor: over.waitFor } : {}),
+    },
+  };
+}
+
+export const profilesDeclaring = (...names: string[]): DeclaredProfiles => ({ state: 'ok', names: new Set(names) });
+export const UNREADABLE_PROFILES: DeclaredProfiles = { state: 'unreadable' };
+
+/**
+ * A HeldJob already on the apiserver for one trigger and target, labelled as the receiver
+ * labels them, with the given status (none: just created).
+ */
+export function siblingHeldJob(name: string, over: { trigger?: string; target?: string; status?: HeldJobStatus; annotations?: Record<string, string> } = {}): HeldJobObject {
+  return {
+    metadata: {
+      name,
+      namespace: 'jobs',
+      uid: `uid-${name}`,
+      labels: {
+        [Labels.triggerHash]: shortHash(over.trigger ?? 'deploy'),
+        [Labels.targetHash]: shortHash(over.target ?? 'acme/web#7'),
+        [Labels.forge]: 'github',
+      },
+      ...(over.annotations ? { annotations: over.annotations } : {}),
+    },
+    ...(over.status ? { status: over.status } : {}),
+  };
+}
+
+// --- fakes -----------------------------------------------------------------------------------
+
+export class FakeTriggerView implements TriggerView {
+  constructor(
+    /** undefined: no valid triggers file is loaded. */
+    public loaded: readonly Trigger[] | undefined,
+    public declared: DeclaredProfiles = { state: 'ok', names: new Set() },
+  ) {}
+
+  triggers(): readonly Trigger[] | undefined {
+    return this.loaded;
+  }
+
+  profiles(): DeclaredProfiles {
+    return this.declared;
+  }
+}
+
+export interface MarkedRefused {
+  readonly namespace: string;
+  readonly name: string;
+  readonly refusal: Refusal;
+  readonly now: number;
+}
+
+/**
+ * HeldJobs in memory. What is created becomes live for later deliveries (with no status yet,
+ * as on the apiserver until the operator writes one). `failCreate` / `failMarkRefused` make
+ * those calls reject with the given error.
+ */
+export class FakeHeldJobRecords implements HeldJobRecords {
+  readonly created: HeldJobManifest[] = [];
+  readonly marked: MarkedRefused[] = [];
+  readonly selectors: string[] = [];
+  failCreate: unknown = undefined;
+  failMarkRefused: unknown = undefined;
+  private readonly objects: HeldJobObject[];
+
+  constructor(existing: readonly HeldJobObject[] = []) {
+    this.objects = [...existing];
+  }
+
+  async create(manifest: HeldJobManifest): Promise<'created' | 'existed'> {
+    if (this.failCreate !== undefined) throw this.failCreate;
+    const { name, namespace, labels, annotations } = manifest.metadata;
+    if (this.objects.some((o) => o.metadata.name === name && o.metadata.namespace === namespace)) return 'existed';
+    this.created.push(manifest);
+    this.objects.push({ metadata: { name, namespace, uid: `uid-${name}`, labels: { ...labels }, annotations: { ...annotations } } });
+    return 'created';
+  }
+
+  async markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void> {
+    if (this.failMarkRefused !== undefined) throw this.failMarkRefused;
+    this.marked.push({ namespace, name, refusal, now });
+  }
+
+  async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
+    this.selectors.push(labelSelector);
+    const wanted = labelSelector.split(',').map((kv) => kv.split('=') as [string, string]);
+    return this.objects.filter((o) => o.metadata.namespace === namespace && wanted.every(([k, v]) => o.metadata.labels?.[k] === v));
+  }
+}
+
+/**
+ * Token leases in memory, on the test's clock. `down` makes every call reject, as an
+ * unreachable Valkey does; `failAcquire` only the acquires of the keys it picks.
+ */
+export class FakeLeaseStore implements LeaseStore {
+  /** Every key asked for, in order, whether or not it was granted. */
+  readonly asked: string[] = [];
+  readonly released: string[] = [];
+  down = false;
+  failAcquire: (key: string) => boolean = () => false;
+  private readonly held = new Map<string, { token: string; expiresAt: number }>();
+  private tokens = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Someone else holds `key` (another receiver replica, an earlier delivery). */
+  takenElsewhere(key: string, ttlMs = 60_000): void {
+    this.held.set(key, { token: 'elsewhere', expiresAt: this.now() + ttlMs });
+  }
+
+  /** The remaining time of `key`'s lease, or undefined when nobody holds it. */
+  ttlOf(key: string): number | undefined {
+    const l = this.held.get(key);
+    return l && l.expiresAt > this.now() ? l.expiresAt - this.now() : undefined;
+  }
+
+  async acquire(key: string, ttlMs: number): Promise<{ key: string; token: string } | undefined> {
+    this.asked.push(key);
+    if (this.down || this.failAcquire(key)) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    if (this.ttlOf(key) !== undefined) return undefined;
+    const token = `t${++this.tokens}`;
+    this.held.set(key, { token, expiresAt: this.now() + ttlMs });
+    return { key, token };
+  }
+
+  async renew(lease: { key: string; token: string }, ttlMs: number): Promise<boolean> {
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const l = this.held.get(lease.key);
+    if (!l || l.token !== lease.token) return false;
+    l.expiresAt = this.now() + ttlMs;
+    return true;
+  }
+
+  async release(lease: { key: string; token: string }): Promise<boolean> {
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const l = this.held.get(lease.key);
+    if (!l || l.token !== lease.token) return false;
+    this.held.delete(lease.key);
+    this.released.push(lease.key);
+    return true;
+  }
+}
+
+/** A logger that keeps the messages it was given, by level. Only what the receiver calls. */
+export function recordingLog(): { log: Logger; lines: { level: string; msg: string }[] } {
+  const lines: { level: string; msg: string }[] = [];
+  const at = (level: string) => (objOrMsg: unknown, msg?: string) => {
+    lines.push({ level, msg: typeof objOrMsg === 'string' ? objOrMsg : (msg ?? '') });
+  };
+  const log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { log: log as unknown as Logger, lines };
+}
