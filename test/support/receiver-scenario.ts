@@ -44,7 +44,16 @@ export async function withReceiver(
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label);
   await putConfigMap(kube, namespace, 'waitgate-triggers', { 'triggers.json': JSON.stringify(setup.triggers) });
-  if (setup.profiles) await putConfigMap(kube, namespace, 'waitgate-profiles', { 'profiles.json': JSON.stringify(setup.profiles) });
+  if (setup.profiles) {
+    // A profiles ConfigMap that loads: every script it names is there.
+    const scripts = Object.fromEntries(
+      Object.values(setup.profiles).flatMap((p) => {
+        const script = (p as { script?: unknown }).script;
+        return typeof script === 'string' ? [[script, '#!/bin/sh\nexit 0\n']] : [];
+      }),
+    );
+    await putConfigMap(kube, namespace, 'waitgate-profiles', { 'profiles.json': JSON.stringify(setup.profiles), ...scripts });
+  }
   const env = {
     VALKEY_URL: requireEnv('VALKEY_URL'),
     WAITGATE_VALKEY_PREFIX: `test-${namespace}`,
