@@ -1,6 +1,6 @@
 // The waiting ladder: pause window → wait (after first, then profile checks) → launch.
 // Nothing is spent before the wait decides; a held job holds no slot while it sleeps.
-import { findCondition, setCondition } from '../../api/conditions.js';
+import { conditionChanged, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { pausedUntil } from '../../api/pause-windows.js';
 import type { Profile } from '../../api/profiles.js';
@@ -42,7 +42,7 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   const withTrigger = (s: HeldJobStatus): HeldJobStatus => ({ ...s, conditions: setCondition(s.conditions, trig.condition, now) });
   // Said once, when the comparison first becomes impossible: a Warning Event.
   const warning = TRIGGER_WARNING[trig.condition.reason];
-  if (warning && findCondition(status.conditions, ConditionType.TriggerChecked)?.reason !== trig.condition.reason) {
+  if (warning && conditionChanged(status.conditions, trig.condition)) {
     actions.push({ type: 'event', event: { type: EventType.Warning, reason: warning, message: trig.condition.message ?? '' } });
   }
 
