@@ -1,0 +1,41 @@
+import { describe, expect, test } from '@jest/globals';
+import { afterBeyondMax, refusedStatus, unknownProfile, waitForRefusal, type DeclaredProfiles } from './refusal-rules.js';
+import { Phase, RefusalToken } from './vocabulary.js';
+
+const T0 = Date.parse('2026-09-01T08:00:00Z');
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const declared: DeclaredProfiles = { state: 'ok', names: new Set(['jira']) };
+
+describe('the refusal rules', () => {
+  test.each<[string, object[], DeclaredProfiles, RefusalToken | undefined]>([
+    ['nothing to refuse', [{ after: iso(T0 + DAY) }, { profile: 'jira' }], declared, undefined],
+    ['a profile not declared', [{ profile: 'ci' }], declared, RefusalToken.ProfileUnknown],
+    ['profiles unreadable: a slip pauses, it never refuses', [{ profile: 'ci' }], { state: 'unreadable' }, undefined],
+    ['an after 31 days out', [{ after: iso(T0 + 31 * DAY) }], declared, RefusalToken.AfterBeyondMax],
+    ['an after exactly 30 days out', [{ after: iso(T0 + 30 * DAY) }], declared, undefined],
+    ['the first in writing order wins', [{ after: iso(T0 + 31 * DAY) }, { profile: 'ci' }], declared, RefusalToken.AfterBeyondMax],
+  ])('%s', (_n, waitFor, profiles, token) => {
+    expect(waitForRefusal(waitFor as never, profiles, T0, 30 * DAY)?.token).toBe(token);
+  });
+
+  test('an unreadable instant is not this rule’s business', () => {
+    expect(afterBeyondMax('2026-02-31T09:00:00Z', T0, DAY)).toBeUndefined();
+  });
+
+  test('the messages name what was refused', () => {
+    expect(unknownProfile('ci', declared)?.message).toContain('"ci"');
+    expect(afterBeyondMax(iso(T0 + 2 * DAY), T0, DAY)?.message).toContain(iso(T0));
+  });
+});
+
+describe('refusedStatus', () => {
+  test('phase Refused, the token as reason, Waiting False and Finished True with it', () => {
+    const s = refusedStatus({ heldSince: iso(T0) }, { token: RefusalToken.Skew, message: 'm' }, T0 + 1000);
+    expect(s).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Skew, message: 'm', finishedAt: iso(T0 + 1000), heldSince: iso(T0) });
+    expect(s.conditions).toEqual([
+      { type: 'Waiting', status: 'False', reason: RefusalToken.Skew, message: 'm', lastTransitionTime: iso(T0 + 1000) },
+      { type: 'Finished', status: 'True', reason: RefusalToken.Skew, message: 'm', lastTransitionTime: iso(T0 + 1000) },
+    ]);
+  });
+});
