@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e e2e-kind bench chaos
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -62,6 +62,10 @@ e2e-kind:
 ## unit: the unit tests alone (no cluster)
 unit: deps
 	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects unit
+
+## integration: real processes and a real Valkey, no cluster ($VALKEY_URL, or a redis-server of its own)
+integration: deps
+	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects integration
 
 ## e2e: the end-to-end tests alone
 e2e:
