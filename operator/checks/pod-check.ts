@@ -61,6 +61,11 @@ export function checkPod(o: { name: string; namespace: string; profile: Profile;
   };
 }
 
+/** A check Pod's name: the HeldJob's hash (the same for every check of it) and a random suffix (new for each). */
+export function checkPodName(key: string, suffix: string = randomBytes(3).toString('hex')): string {
+  return `waitgate-check-${createHash('sha256').update(key).digest('hex').slice(0, 10)}-${suffix}`;
+}
+
 /** What a check Pod says so far: an answer, or nothing yet. Pure. */
 export function podAnswer(pod: k8s.V1Pod): Omit<CheckAnswer, 'durationMs'> | undefined {
   const cs = pod.status?.containerStatuses?.[0];
@@ -124,7 +129,7 @@ export class PodCheckRunner {
   async run(profile: Profile, target: string, signal: AbortSignal, key: string): Promise<CheckAnswer> {
     const started = Date.now();
     const done = (a: Omit<CheckAnswer, 'durationMs'>): CheckAnswer => ({ ...a, durationMs: Date.now() - started });
-    const name = `waitgate-check-${createHash('sha256').update(key).digest('hex').slice(0, 10)}-${randomBytes(3).toString('hex')}`;
+    const name = checkPodName(key);
     const answer = new Promise<Omit<CheckAnswer, 'durationMs'>>((resolve) => {
       const timer = setTimeout(() => finish({ exitCode: null, signal: null, timedOut: true, stdoutBytes: 0, stderrBytes: 0 }), this.o.timeoutMs);
       const onAbort = () => finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
