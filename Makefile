@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos lint
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -58,6 +58,10 @@ chaos:
 ## e2e-kind: the e2e suite against a kind cluster with the chart installed (needs Docker and kind)
 e2e-kind:
 	@hack/e2e-kind.sh
+
+## lint: eslint (type-checked rules) and prettier --check; both run, either failing fails it
+lint:
+	@hack/lint.sh
 
 ## unit: the unit tests alone (no cluster)
 unit: deps
