@@ -48,10 +48,10 @@ export function checkPod(o: { name: string; namespace: string; profile: Profile;
       containers: [
         {
           name: 'check',
-          image: o.profile.image as string,
+          image: o.profile.image,
           command: [`${SCRIPTS_MOUNT}/${script}`],
           args: [o.target],
-          resources: (o.profile.resources as k8s.V1ResourceRequirements | undefined) ?? DEFAULT_RESOURCES,
+          resources: o.profile.resources ?? DEFAULT_RESOURCES,
           securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } },
           volumeMounts: [{ name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true }],
         },

@@ -97,7 +97,7 @@ export class FakeSlots implements SlotLeases, PairLeases {
 
   private of(key: string): Map<string, number> {
     let m = this.places.get(key);
-    if (!m) this.places.set(key, (m = new Map()));
+    if (!m) this.places.set(key, (m = new Map<string, number>()));
     return m;
   }
 
