@@ -28,7 +28,11 @@ describe('ValkeyScopeSlots.acquire', () => {
     ['another scope is full: not this one', (l) => ['api-1', 'api-2'].forEach((t) => l.hold(API, t, LATER)), 'acquired'],
     ['the fleet is full', (l) => ['a', 'b', 'c'].forEach((t) => l.hold(ALL, t, LATER)), 'full'],
     ['its scope is full of lapsed leases', (l) => ['web-1', 'web-2'].forEach((t) => l.hold(WEB, t, T0)), 'acquired'],
-    ['the holder already holds its place (a restart): renewed, even when full', (l) => ['job', 'web-2'].forEach((t) => [ALL, WEB].forEach((k) => l.hold(k, t, T0 + 1))), 'acquired'],
+    [
+      'the holder already holds its place (a restart): renewed, even when full',
+      (l) => ['job', 'web-2'].forEach((t) => [ALL, WEB].forEach((k) => l.hold(k, t, T0 + 1))),
+      'acquired',
+    ],
     ['Valkey throws', (l) => (l.failing.acquire = new Error('ECONNREFUSED')), 'unavailable'],
   ])('%s', async (_name, arrange, expected) => {
     const { scope, leases } = scopeSlots();
@@ -37,7 +41,9 @@ describe('ValkeyScopeSlots.acquire', () => {
     await expect(scope.acquire('acme/web', 'job')).resolves.toBe(expected);
 
     // Both keys at once, the fleet's and the scope's, with their own limits, for one lease.
-    expect(leases.callsOf('acquire')).toEqual([{ op: 'acquire', keys: [ALL, WEB], limits: [CONCURRENCY, SCOPE_LIMIT], token: 'job', nowMs: T0, ttlMs: SCOPE_LEASE_TTL_MS }]);
+    expect(leases.callsOf('acquire')).toEqual([
+      { op: 'acquire', keys: [ALL, WEB], limits: [CONCURRENCY, SCOPE_LIMIT], token: 'job', nowMs: T0, ttlMs: SCOPE_LEASE_TTL_MS },
+    ]);
     const held = [leases.expiryOf(ALL, 'job'), leases.expiryOf(WEB, 'job')];
     expect(held).toEqual(expected === 'acquired' ? [T0 + SCOPE_LEASE_TTL_MS, T0 + SCOPE_LEASE_TTL_MS] : [undefined, undefined]);
   });
@@ -107,7 +113,11 @@ describe('ValkeyScopeSlots.renew', () => {
   test.each<[string, (leases: FakeSlots) => void, string[]]>([
     ['a lapsed lease is taken again', () => {}, ['job-1', 'job-2']],
     // The Job runs regardless: a place it cannot get back is not an error.
-    ['a lapsed lease whose place someone else took stays lost', (l) => ['x', 'y'].forEach((t) => l.hold(WEB, t, LATER)), ['job-2', 'x', 'y']],
+    [
+      'a lapsed lease whose place someone else took stays lost',
+      (l) => ['x', 'y'].forEach((t) => l.hold(WEB, t, LATER)),
+      ['job-2', 'x', 'y'],
+    ],
     ['a lapsed lease with Valkey refusing the re-take stays lost', (l) => (l.failing.acquire = new Error('ECONNREFUSED')), ['job-2']],
   ])('%s; the count of lapsed leases is returned', async (_name, arrange, webHoldersAfter) => {
     const { scope, leases, clock } = scopeSlots();
@@ -125,7 +135,16 @@ describe('ValkeyScopeSlots.renew', () => {
 
     expect(leases.holders(WEB, clock.now()).sort()).toEqual(webHoldersAfter);
     const retakes = leases.callsOf('acquire').slice(2);
-    expect(retakes).toEqual([{ op: 'acquire', keys: [ALL, WEB], limits: [CONCURRENCY, SCOPE_LIMIT], token: 'job-1', nowMs: clock.now(), ttlMs: SCOPE_LEASE_TTL_MS }]);
+    expect(retakes).toEqual([
+      {
+        op: 'acquire',
+        keys: [ALL, WEB],
+        limits: [CONCURRENCY, SCOPE_LIMIT],
+        token: 'job-1',
+        nowMs: clock.now(),
+        ttlMs: SCOPE_LEASE_TTL_MS,
+      },
+    ]);
   });
 
   test('Valkey failing: the caller hears of it, and nothing is re-taken', async () => {

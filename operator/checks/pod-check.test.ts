@@ -5,7 +5,16 @@ import { ProfileMode, type Profile } from '../../api/profiles.js';
 import { checkPod, checkPodName, podAnswer } from './pod-check.js';
 
 const profile: Profile = { name: 'ci', mode: ProfileMode.Pod, script: 'ci.sh', image: 'alpine:3.20' };
-const base = { name: 'p', namespace: 'waitgate-system', profile, target: 'acme/web#7', key: 'team-a/web-7', worker: 'w', configMap: 'waitgate-profiles', timeoutMs: 10_000 };
+const base = {
+  name: 'p',
+  namespace: 'waitgate-system',
+  profile,
+  target: 'acme/web#7',
+  key: 'team-a/web-7',
+  worker: 'w',
+  configMap: 'waitgate-profiles',
+  timeoutMs: 10_000,
+};
 type CheckPodInput = Parameters<typeof checkPod>[0];
 
 describe('checkPod', () => {
@@ -33,12 +42,24 @@ describe('checkPod', () => {
     expect(spec.terminationGracePeriodSeconds).toBe(2);
   });
   test('non-root, read-only root filesystem, no privilege escalation, every capability dropped', () => {
-    expect(spec.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(c.securityContext).toEqual({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } });
+    expect(spec.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(c.securityContext).toEqual({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
   });
   test('the script is mounted read-only from the profiles ConfigMap, that key alone', () => {
     expect(c.volumeMounts).toEqual([{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }]);
-    expect(spec.volumes).toEqual([{ name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } }]);
+    expect(spec.volumes).toEqual([
+      { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+    ]);
   });
 
   test.each<[string, number, number]>([
@@ -52,7 +73,11 @@ describe('checkPod', () => {
   });
 
   test.each<[string, k8s.V1ResourceRequirements | undefined, k8s.V1ResourceRequirements]>([
-    ['by default: small requests and limits', undefined, { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } }],
+    [
+      'by default: small requests and limits',
+      undefined,
+      { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+    ],
     ['the profile its own, untouched', { limits: { cpu: '1', memory: '1Gi' } }, { limits: { cpu: '1', memory: '1Gi' } }],
   ])('resources %s', (_name, resources, expected) => {
     const p = checkPod({ ...base, profile: { ...profile, ...(resources ? { resources: resources as Record<string, unknown> } : {}) } });
@@ -60,7 +85,16 @@ describe('checkPod', () => {
   });
 
   test.each<[string, Partial<CheckPodInput>, Record<string, string>]>([
-    ['plain names', {}, { 'waitgate.dev/check': 'true', 'app.kubernetes.io/managed-by': 'waitgate', 'waitgate.dev/worker': 'w', 'waitgate.dev/heldjob': 'web-7' }],
+    [
+      'plain names',
+      {},
+      {
+        'waitgate.dev/check': 'true',
+        'app.kubernetes.io/managed-by': 'waitgate',
+        'waitgate.dev/worker': 'w',
+        'waitgate.dev/heldjob': 'web-7',
+      },
+    ],
     ['a key without a namespace', { key: 'web-7' }, { 'waitgate.dev/heldjob': 'web-7' }],
     ['a worker with characters a label may not hold', { worker: 'op-0@node:1/x' }, { 'waitgate.dev/worker': 'op-0-node-1-x' }],
     ['a worker longer than a label', { worker: `w${'x'.repeat(80)}` }, { 'waitgate.dev/worker': `w${'x'.repeat(62)}` }],
@@ -97,7 +131,14 @@ describe('checkPodName', () => {
 });
 
 describe('podAnswer: what a check Pod says so far, and the verdict it reads as', () => {
-  const container = (state: k8s.V1ContainerState): k8s.V1ContainerStatus => ({ name: 'check', image: 'x', imageID: '', ready: false, restartCount: 0, state });
+  const container = (state: k8s.V1ContainerState): k8s.V1ContainerStatus => ({
+    name: 'check',
+    image: 'x',
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    state,
+  });
   const pod = (s: k8s.V1PodStatus): k8s.V1Pod => ({ status: s });
   const waiting = (reason: string) => pod({ phase: 'Pending', containerStatuses: [container({ waiting: { reason } })] });
   const none = { stdoutBytes: 0, stderrBytes: 0, signal: null };
@@ -107,23 +148,73 @@ describe('podAnswer: what a check Pod says so far, and the verdict it reads as',
     ['pending', pod({ phase: 'Pending' }), undefined, undefined],
     ['its image on the way', waiting('ContainerCreating'), undefined, undefined],
     ['running', pod({ phase: 'Running', containerStatuses: [container({ running: {} })] }), undefined, undefined],
-    ['scheduling gated (not unschedulable)', pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }), undefined, undefined],
-    ['exited 0', pod({ phase: 'Succeeded', containerStatuses: [container({ terminated: { exitCode: 0 } })] }), { ...none, exitCode: 0, timedOut: false }, CheckVerdict.Go],
-    ['exited 3', pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 3 } })] }), { ...none, exitCode: 3, timedOut: false }, CheckVerdict.NotYet],
-    ['exited 2', pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 2 } })] }), { ...none, exitCode: 2, timedOut: false }, CheckVerdict.Never],
-    ['exited 137 (killed): a code like any other unknown one', pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 137 } })] }), { ...none, exitCode: 137, timedOut: false }, CheckVerdict.CouldNotTell],
+    [
+      'scheduling gated (not unschedulable)',
+      pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }),
+      undefined,
+      undefined,
+    ],
+    [
+      'exited 0',
+      pod({ phase: 'Succeeded', containerStatuses: [container({ terminated: { exitCode: 0 } })] }),
+      { ...none, exitCode: 0, timedOut: false },
+      CheckVerdict.Go,
+    ],
+    [
+      'exited 3',
+      pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 3 } })] }),
+      { ...none, exitCode: 3, timedOut: false },
+      CheckVerdict.NotYet,
+    ],
+    [
+      'exited 2',
+      pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 2 } })] }),
+      { ...none, exitCode: 2, timedOut: false },
+      CheckVerdict.Never,
+    ],
+    [
+      'exited 137 (killed): a code like any other unknown one',
+      pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 137 } })] }),
+      { ...none, exitCode: 137, timedOut: false },
+      CheckVerdict.CouldNotTell,
+    ],
     [
       'an exit code read before the deadline wins over the deadline',
       pod({ phase: 'Failed', reason: 'DeadlineExceeded', containerStatuses: [container({ terminated: { exitCode: 3 } })] }),
       { ...none, exitCode: 3, timedOut: false },
       CheckVerdict.NotYet,
     ],
-    ['past its deadline', pod({ phase: 'Failed', reason: 'DeadlineExceeded' }), { ...none, exitCode: null, timedOut: true }, CheckVerdict.CouldNotTell],
-    ['evicted', pod({ phase: 'Failed', reason: 'Evicted' }), { ...none, exitCode: null, timedOut: false, spawnError: 'Evicted' }, CheckVerdict.CouldNotTell],
-    ['failed for no stated reason', pod({ phase: 'Failed' }), { ...none, exitCode: null, timedOut: false, spawnError: 'PodFailed' }, CheckVerdict.CouldNotTell],
-    ...['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'].map(
-      (reason): [string, k8s.V1Pod, object, CheckVerdict] => [`cannot start: ${reason}`, waiting(reason), { ...none, exitCode: null, timedOut: false, spawnError: reason }, CheckVerdict.CouldNotTell],
-    ),
+    [
+      'past its deadline',
+      pod({ phase: 'Failed', reason: 'DeadlineExceeded' }),
+      { ...none, exitCode: null, timedOut: true },
+      CheckVerdict.CouldNotTell,
+    ],
+    [
+      'evicted',
+      pod({ phase: 'Failed', reason: 'Evicted' }),
+      { ...none, exitCode: null, timedOut: false, spawnError: 'Evicted' },
+      CheckVerdict.CouldNotTell,
+    ],
+    [
+      'failed for no stated reason',
+      pod({ phase: 'Failed' }),
+      { ...none, exitCode: null, timedOut: false, spawnError: 'PodFailed' },
+      CheckVerdict.CouldNotTell,
+    ],
+    ...[
+      'ErrImagePull',
+      'ImagePullBackOff',
+      'InvalidImageName',
+      'CreateContainerConfigError',
+      'CreateContainerError',
+      'RunContainerError',
+    ].map((reason): [string, k8s.V1Pod, object, CheckVerdict] => [
+      `cannot start: ${reason}`,
+      waiting(reason),
+      { ...none, exitCode: null, timedOut: false, spawnError: reason },
+      CheckVerdict.CouldNotTell,
+    ]),
     [
       'unschedulable',
       pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] }),

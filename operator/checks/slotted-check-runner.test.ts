@@ -58,12 +58,36 @@ describe('resultOf: an answer as the gate records it', () => {
     ['exit 2', { exitCode: 2 }, { profile: 'ci', verdict: CheckVerdict.Never, exitCode: 2 }],
     ['exit 1', { exitCode: 1 }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: 1 }],
     ['exit 7', { exitCode: 7 }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: 7 }],
-    ['timed out, killed', { exitCode: null, signal: 'SIGTERM', timedOut: true }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }],
-    ['timed out, then exit 0: still a timeout', { exitCode: 0, timedOut: true }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }],
-    ['a spawn error', { exitCode: null, spawnError: 'ENOENT' }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'could not start (ENOENT)' }],
-    ['a Pod that could not start', { exitCode: null, spawnError: 'ImagePullBackOff' }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'could not start (ImagePullBackOff)' }],
-    ['killed by a signal', { exitCode: null, signal: 'SIGSEGV' }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'killed by SIGSEGV' }],
-    ['no code and no signal (a Pod past its deadline reads as timed out; this cannot)', { exitCode: null }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'killed by a signal' }],
+    [
+      'timed out, killed',
+      { exitCode: null, signal: 'SIGTERM', timedOut: true },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+    ],
+    [
+      'timed out, then exit 0: still a timeout',
+      { exitCode: 0, timedOut: true },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+    ],
+    [
+      'a spawn error',
+      { exitCode: null, spawnError: 'ENOENT' },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'could not start (ENOENT)' },
+    ],
+    [
+      'a Pod that could not start',
+      { exitCode: null, spawnError: 'ImagePullBackOff' },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'could not start (ImagePullBackOff)' },
+    ],
+    [
+      'killed by a signal',
+      { exitCode: null, signal: 'SIGSEGV' },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'killed by SIGSEGV' },
+    ],
+    [
+      'no code and no signal (a Pod past its deadline reads as timed out; this cannot)',
+      { exitCode: null },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'killed by a signal' },
+    ],
   ])('%s', (_name, answer, expected) => {
     expect(resultOf('ci', checkAnswer(answer))).toEqual(expected);
   });
@@ -74,20 +98,30 @@ describe('SlottedCheckGate.run', () => {
     ['go', { exitCode: 0, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.Go, exitCode: 0 }],
     ['not yet', { exitCode: 3, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.NotYet, exitCode: 3 }],
     ['never', { exitCode: 2, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.Never, exitCode: 2 }],
-    ['timed out', { exitCode: null, signal: 'SIGKILL', timedOut: true, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }],
+    [
+      'timed out',
+      { exitCode: null, signal: 'SIGKILL', timedOut: true, durationMs: 1500 },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+    ],
   ])('a slot taken: answered, %s; counted, logged without output, slot given back', async (_name, answer, expected) => {
-    const { gate, slots, runner, metrics, lines } = gateWith({ runner: new FakeCheckRunner(() => checkAnswer({ ...answer, stdoutBytes: 12, stderrBytes: 34 })) });
+    const { gate, slots, runner, metrics, lines } = gateWith({
+      runner: new FakeCheckRunner(() => checkAnswer({ ...answer, stdoutBytes: 12, stderrBytes: 34 })),
+    });
 
     await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'answered', result: expected });
 
-    expect(slots.callsOf('acquire')).toEqual([{ op: 'acquire', keys: [SLOT_KEY], limits: [2], token: `${WORKER}/${KEY}`, nowMs: T0, ttlMs: TTL }]);
+    expect(slots.callsOf('acquire')).toEqual([
+      { op: 'acquire', keys: [SLOT_KEY], limits: [2], token: `${WORKER}/${KEY}`, nowMs: T0, ttlMs: TTL },
+    ]);
     expect(runner.calls.map((c) => [c.profile, c.target, c.key, c.signal.aborted])).toEqual([[PROFILE, TARGET, KEY, false]]);
     expect(metrics.checks).toEqual([{ profile: 'ci', verdict: expected.verdict, seconds: 1.5 }]);
     expect(metrics.denied).toBe(0);
     expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: `${WORKER}/${KEY}` }]);
     expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
     const ran = lines.filter((l) => l.msg === 'Ran check');
-    expect(ran).toEqual([expect.objectContaining({ level: LogLevel.info, heldjob: KEY, profile: 'ci', stdoutBytes: 12, stderrBytes: 34, durationMs: 1500 })]);
+    expect(ran).toEqual([
+      expect.objectContaining({ level: LogLevel.info, heldjob: KEY, profile: 'ci', stdoutBytes: 12, stderrBytes: 34, durationMs: 1500 }),
+    ]);
     // The script's name and path stay out of the log.
     expect(JSON.stringify(lines)).not.toContain(PROFILE.script);
   });
@@ -106,7 +140,10 @@ describe('SlottedCheckGate.run', () => {
     expect(metrics.denied).toBe(kind === 'denied' ? 1 : 0);
     expect(metrics.capacityAlarms).toBe(0);
     expect(slots.callsOf('release')).toEqual([]);
-    if (kind === 'unavailable') expect(lines).toEqual([expect.objectContaining({ level: LogLevel.warn, heldjob: KEY, msg: 'Deferred check: Valkey is unavailable' })]);
+    if (kind === 'unavailable')
+      expect(lines).toEqual([
+        expect.objectContaining({ level: LogLevel.warn, heldjob: KEY, msg: 'Deferred check: Valkey is unavailable' }),
+      ]);
   });
 
   test('a slot held by a running check is not free for another HeldJob until it is given back', async () => {
@@ -238,6 +275,8 @@ describe('SlottedCheckGate: the slot is always given back', () => {
     slots.failing.release = new Error('connection reset');
 
     await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered', result: { verdict: CheckVerdict.Go } });
-    expect(lines).toContainEqual(expect.objectContaining({ level: LogLevel.warn, msg: 'Failed to release check slot; its lease expires by itself' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: LogLevel.warn, msg: 'Failed to release check slot; its lease expires by itself' }),
+    );
   });
 });

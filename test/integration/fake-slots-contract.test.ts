@@ -24,35 +24,81 @@ async function play(slots: SlotsLike, steps: readonly Step[], k: (name: string) 
   const answers: unknown[] = [];
   for (const s of steps) {
     if (s.op === 'acquire') {
-      const r = (await slots.acquire(s.keys.map(k), s.limits, s.token, T0 + s.at, s.ttl ?? TTL)) as { acquired: boolean; fullKey?: string; holders?: number };
+      const r = (await slots.acquire(s.keys.map(k), s.limits, s.token, T0 + s.at, s.ttl ?? TTL)) as {
+        acquired: boolean;
+        fullKey?: string;
+        holders?: number;
+      };
       // The full key's name, not the run's key, so runs compare.
       answers.push(r.acquired ? r : { ...r, fullKey: s.keys[s.keys.map(k).indexOf(r.fullKey ?? '')] });
     } else if (s.op === 'release') {
       await slots.release(s.keys.map(k), s.token);
       answers.push('released');
     } else {
-      answers.push(await slots.renewMany(s.entries.map((e) => ({ keys: e.keys.map(k), token: e.token })), T0 + s.at, s.ttl ?? TTL));
+      answers.push(
+        await slots.renewMany(
+          s.entries.map((e) => ({ keys: e.keys.map(k), token: e.token })),
+          T0 + s.at,
+          s.ttl ?? TTL,
+        ),
+      );
     }
   }
   return answers;
 }
 
-const acquire = (keys: string[], limits: number[], token: string, at = 0, ttl?: number): Step => ({ op: 'acquire', keys, limits, token, at, ...(ttl ? { ttl } : {}) });
+const acquire = (keys: string[], limits: number[], token: string, at = 0, ttl?: number): Step => ({
+  op: 'acquire',
+  keys,
+  limits,
+  token,
+  at,
+  ...(ttl ? { ttl } : {}),
+});
 
 const scenarios: [string, Step[]][] = [
-  ['one key fills, refuses, frees on release', [acquire(['a'], [2], 't1'), acquire(['a'], [2], 't2'), acquire(['a'], [2], 't3'), { op: 'release', keys: ['a'], token: 't1' }, acquire(['a'], [2], 't3')]],
-  ['a holder re-acquiring is renewed even when full', [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't1', 10), acquire(['a'], [1], 't2', 20)]],
-  ['a place lapses at its expiry, not before', [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't2', TTL - 1), acquire(['a'], [1], 't2', TTL)]],
+  [
+    'one key fills, refuses, frees on release',
+    [
+      acquire(['a'], [2], 't1'),
+      acquire(['a'], [2], 't2'),
+      acquire(['a'], [2], 't3'),
+      { op: 'release', keys: ['a'], token: 't1' },
+      acquire(['a'], [2], 't3'),
+    ],
+  ],
+  [
+    'a holder re-acquiring is renewed even when full',
+    [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't1', 10), acquire(['a'], [1], 't2', 20)],
+  ],
+  [
+    'a place lapses at its expiry, not before',
+    [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't2', TTL - 1), acquire(['a'], [1], 't2', TTL)],
+  ],
   [
     'two keys: all or nothing, and the first full key is named',
-    [acquire(['all', 's'], [3, 1], 't1'), acquire(['all', 's'], [3, 1], 't2'), acquire(['all', 'x'], [3, 1], 't3'), acquire(['all', 'y'], [3, 1], 't4'), acquire(['all', 'z'], [3, 1], 't5')],
+    [
+      acquire(['all', 's'], [3, 1], 't1'),
+      acquire(['all', 's'], [3, 1], 't2'),
+      acquire(['all', 'x'], [3, 1], 't3'),
+      acquire(['all', 'y'], [3, 1], 't4'),
+      acquire(['all', 'z'], [3, 1], 't5'),
+    ],
   ],
   [
     'renewMany: live places are extended, lapsed ones reported once',
     [
       acquire(['all', 's'], [5, 5], 't1'),
       acquire(['all', 's'], [5, 5], 't2', 0, 2 * TTL),
-      { op: 'renewMany', entries: [{ keys: ['all', 's'], token: 't1' }, { keys: ['all', 's'], token: 't2' }, { keys: ['all', 's'], token: 'never' }], at: TTL + 1 },
+      {
+        op: 'renewMany',
+        entries: [
+          { keys: ['all', 's'], token: 't1' },
+          { keys: ['all', 's'], token: 't2' },
+          { keys: ['all', 's'], token: 'never' },
+        ],
+        at: TTL + 1,
+      },
       { op: 'renewMany', entries: [{ keys: ['all', 's'], token: 't2' }], at: 2 * TTL + 2 },
     ],
   ],

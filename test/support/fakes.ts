@@ -21,11 +21,24 @@ export class ManualClock {
 }
 
 export type SlotsCall =
-  | { readonly op: 'acquire'; readonly keys: readonly string[]; readonly limits: readonly number[]; readonly token: string; readonly nowMs: number; readonly ttlMs: number }
+  | {
+      readonly op: 'acquire';
+      readonly keys: readonly string[];
+      readonly limits: readonly number[];
+      readonly token: string;
+      readonly nowMs: number;
+      readonly ttlMs: number;
+    }
   | { readonly op: 'release'; readonly keys: readonly string[]; readonly token: string }
-  | { readonly op: 'renewMany'; readonly entries: readonly { keys: readonly string[]; token: string }[]; readonly nowMs: number; readonly ttlMs: number };
+  | {
+      readonly op: 'renewMany';
+      readonly entries: readonly { keys: readonly string[]; token: string }[];
+      readonly nowMs: number;
+      readonly ttlMs: number;
+    };
 
-export type FakeSlotsAcquire = { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
+export type FakeSlotsAcquire =
+  { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
 
 /**
  * lib/valkey/slots.ts's Slots in memory, by the same rules: a place is taken in every key or
@@ -39,7 +52,13 @@ export class FakeSlots implements SlotLeases, PairLeases {
   /** key -> token -> the instant its place lapses. */
   private readonly places = new Map<string, Map<string, number>>();
 
-  async acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<FakeSlotsAcquire> {
+  async acquire(
+    keys: readonly string[],
+    limits: readonly number[],
+    token: string,
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<FakeSlotsAcquire> {
     this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, nowMs, ttlMs });
     await Promise.resolve();
     if (this.failing.acquire) throw this.failing.acquire;

@@ -60,7 +60,11 @@ async function startOn(port: number, dir: string): Promise<ChildProcess | string
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<string>((resolve) => {
     child.once('error', (err: NodeJS.ErrnoException) =>
-      resolve(err.code === 'ENOENT' ? 'redis-server is not installed (hack/install-tools.sh installs it), and VALKEY_URL is not set' : err.message),
+      resolve(
+        err.code === 'ENOENT'
+          ? 'redis-server is not installed (hack/install-tools.sh installs it), and VALKEY_URL is not set'
+          : err.message,
+      ),
     );
     child.once('exit', (code, signal) => resolve(`redis-server exited (${signal ?? code}) ${stderr.trim()}`));
   });
