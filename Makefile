@@ -67,9 +67,11 @@ lint:
 unit: deps
 	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects unit
 
-## integration: real processes and a real Valkey, no cluster ($VALKEY_URL, or a redis-server of its own)
+## integration: real processes and a real Valkey, no cluster ($VALKEY_URL if you set it, else a redis-server of its own)
+# The VALKEY_URL default above points at `make up`'s Valkey, which may not be running: only one
+# set from outside this file is passed on.
 integration: deps
-	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects integration
+	$(if $(filter file,$(origin VALKEY_URL)),env -u VALKEY_URL) NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects integration
 
 ## e2e: the end-to-end tests alone
 e2e:
