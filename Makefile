@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit e2e e2e-kind bench chaos
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos lint
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -59,9 +59,19 @@ chaos:
 e2e-kind:
 	@hack/e2e-kind.sh
 
+## lint: eslint (type-checked rules) and prettier --check; both run, either failing fails it
+lint:
+	@hack/lint.sh
+
 ## unit: the unit tests alone (no cluster)
 unit: deps
 	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects unit
+
+## integration: real processes and a real Valkey, no cluster ($VALKEY_URL if you set it, else a redis-server of its own)
+# The VALKEY_URL default above points at `make up`'s Valkey, which may not be running: only one
+# set from outside this file is passed on.
+integration: deps
+	$(if $(filter file,$(origin VALKEY_URL)),env -u VALKEY_URL) NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects integration
 
 ## e2e: the end-to-end tests alone
 e2e:

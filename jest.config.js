@@ -1,5 +1,11 @@
 // ESM set-up: @kubernetes/client-node 1.x ships only ESM, so tests run as ES modules
 // (NODE_OPTIONS=--experimental-vm-modules) through ts-jest's ESM mode.
+//
+// Three projects, by what a test needs:
+//   unit         nothing: no processes, no network. The *.test.ts beside the code.
+//   integration  real processes and a real Valkey, no apiserver (test/integration). Uses
+//                $VALKEY_URL when set, else starts a redis-server of its own.
+//   e2e          the local cluster `make test` starts (test/e2e).
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -15,8 +21,15 @@ export default {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{api,operator,receiver,cli,hack,lib}/**/*.test.ts'] },
     {
       ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/integration-setup.ts',
+      globalTeardown: '<rootDir>/test/support/integration-teardown.ts',
+    },
+    {
+      ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },
   ],

@@ -67,7 +67,7 @@ export function toStructural(input: Schema): Schema {
 }
 
 function jsonSchema(schema: z.ZodType): Schema {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' }) as Schema;
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' });
 }
 
 export function buildCrd(): Schema {

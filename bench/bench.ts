@@ -47,12 +47,12 @@ async function main(): Promise<void> {
   });
   const created = Date.now();
   console.log(`bench: created ${COUNT} HeldJobs in ${((created - t0) / 1000).toFixed(1)} s (${Math.round(COUNT / ((created - t0) / 1000))}/s)`);
-  let held = 0;
+  let held: number;
   while ((held = await count(custom, ns, Phase.Held)) < COUNT && Date.now() < instant - 2000) await sleep(1000);
   const allHeld = Date.now();
   console.log(`bench: ${held} held ${((allHeld - t0) / 1000).toFixed(1)} s after the first create; operator RSS ${rssMiB(operator.pid as number).toFixed(0)} MiB while holding`);
   while (Date.now() < instant) await sleep(200);
-  let running = 0;
+  let running: number;
   const deadline = instant + 600_000;
   while ((running = await count(custom, ns, Phase.Running)) < COUNT && Date.now() < deadline) await sleep(1000);
   const done = Date.now();

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# `make test`: installs what is missing, starts a control plane and Valkey of the tests' own
-# (apart from the one `make up` runs, so an operator watching every namespace there cannot
-# touch the tests' HeldJobs), runs every test, and stops what it started.
+# `make test`: installs what is missing, lints (hack/lint.sh: eslint and prettier --check),
+# starts a control plane and Valkey of the tests' own (apart from the one `make up` runs, so an
+# operator watching every namespace there cannot touch the tests' HeldJobs), runs every test
+# (unit, integration, e2e), and stops what it started. A lint failure fails the run, after
+# the tests have run.
 #
 #   WAITGATE_TEST_KEEP_CLUSTER=1   leave the test cluster running afterwards
+#   WAITGATE_TEST_LINT=0|1         skip or force the lint (default: lint a full run, not one
+#                                  given jest arguments)
 #   extra arguments go to jest, e.g. `hack/test.sh test/e2e/after.test.ts`
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,6 +15,11 @@ root=$(cd "$here/.." && pwd)
 export WAITGATE_CLUSTER_DIR=${WAITGATE_TEST_CLUSTER_DIR:-$root/.cluster-test}
 export WAITGATE_PORT_BASE=${WAITGATE_TEST_PORT_BASE:-36500}
 started=$(date +%s)
+
+lint_rc=0
+if [ "${WAITGATE_TEST_LINT:-$([ $# -eq 0 ] && echo 1 || echo 0)}" = 1 ]; then
+  "$here/lint.sh" || lint_rc=$?
+fi
 
 exports=$("$here/cluster-up.sh" | tail -n 2)
 eval "$exports"
@@ -31,4 +40,8 @@ print(f"{r['numPassedTests']} passed, {r['numFailedTests']} failed, {r['numPendi
 PY
 rm -f "$results"
 echo "test: finished in $(( $(date +%s) - started ))s" >&2
+if [ "$lint_rc" != 0 ]; then
+  echo "test: FAILED: lint (eslint or prettier --check; see the start of the output, or run make lint)" >&2
+  [ "$rc" != 0 ] || rc=$lint_rc
+fi
 exit $rc

@@ -17,6 +17,7 @@ describe('checkWaitFor', () => {
   test.each([
     ['not a list', 'after', BASE, Code.WaitForShape],
     ['empty', [], BASE, Code.WaitForCount],
+    // eslint-disable-next-line no-sparse-arrays -- the hole is the case under test
     ['a hole in a sparse list', [{ profile: 'a' }, , { profile: 'b' }], `${BASE}[1]`, Code.WaitForShape],
     ['a key with a space', [{ 'after ': '2026-09-01T09:00:00Z' }], `${BASE}[0]["after "]`, Code.WaitForUnknownKey],
     ['a zoneless after', [{ after: '2026-09-01T09:00' }], `${BASE}[0].after`, Code.AfterZoneless],

@@ -181,6 +181,7 @@ function unknownKeyMessage(key: string): string {
   return `${show(key)} is not a kind of condition; a condition is {"after": ...} or {"profile": ...}${hint}. An unrecognized key here is refused, not skipped, because a skipped wait would let the job start early`;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what it finds, on purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 const MAX_DETAIL = 160;
 

@@ -1,11 +1,24 @@
 import { describe, expect, test } from '@jest/globals';
 import type * as k8s from '@kubernetes/client-node';
-import { checkPod, podAnswer } from './pod-check.js';
+import { CheckVerdict, verdictOf } from '../../api/check-verdict.js';
+import { ProfileMode, type Profile } from '../../api/profiles.js';
+import { checkPod, checkPodName, podAnswer } from './pod-check.js';
 
-const profile = { name: 'ci', mode: 'pod' as const, script: 'ci.sh', image: 'alpine:3.20' };
+const profile: Profile = { name: 'ci', mode: ProfileMode.Pod, script: 'ci.sh', image: 'alpine:3.20' };
+const base = {
+  name: 'p',
+  namespace: 'waitgate-system',
+  profile,
+  target: 'acme/web#7',
+  key: 'team-a/web-7',
+  worker: 'w',
+  configMap: 'waitgate-profiles',
+  timeoutMs: 10_000,
+};
+type CheckPodInput = Parameters<typeof checkPod>[0];
 
 describe('checkPod', () => {
-  const pod = checkPod({ name: 'p', namespace: 'waitgate-system', profile, target: 'acme/web#7', key: 'team-a/web-7', worker: 'w', configMap: 'waitgate-profiles', timeoutMs: 10_000 });
+  const pod = checkPod(base);
   const spec = pod.spec as k8s.V1PodSpec;
   const c = spec.containers[0] as k8s.V1Container;
 
@@ -13,38 +26,204 @@ describe('checkPod', () => {
     expect(c.command).toEqual(['/waitgate/profiles/ci.sh']);
     expect(c.args).toEqual(['acme/web#7']);
   });
-  test('no service-account token, never restarted, deadline from the check timeout', () => {
-    expect(spec.automountServiceAccountToken).toBe(false);
-    expect(spec.restartPolicy).toBe('Never');
-    expect(spec.activeDeadlineSeconds).toBe(10);
+  test('a target full of shell syntax is still one argument, as given', () => {
+    const target = 'acme/web#7; rm -rf / $(id) `id`';
+    expect(checkPod({ ...base, target }).spec?.containers[0]?.args).toEqual([target]);
   });
-  test('non-root, read-only root filesystem, no privilege escalation, limits', () => {
-    expect(spec.securityContext?.runAsNonRoot).toBe(true);
-    expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
-    expect(c.resources?.limits).toBeDefined();
+  test('named and placed as asked, with the profile image', () => {
+    expect(pod.metadata).toMatchObject({ name: 'p', namespace: 'waitgate-system' });
+    expect(c.image).toBe('alpine:3.20');
+    expect(spec.containers).toHaveLength(1);
+  });
+  test('no service-account token, no service links, never restarted, a short grace', () => {
+    expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.enableServiceLinks).toBe(false);
+    expect(spec.restartPolicy).toBe('Never');
+    expect(spec.terminationGracePeriodSeconds).toBe(2);
+  });
+  test('non-root, read-only root filesystem, no privilege escalation, every capability dropped', () => {
+    expect(spec.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(c.securityContext).toEqual({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
   });
   test('the script is mounted read-only from the profiles ConfigMap, that key alone', () => {
     expect(c.volumeMounts).toEqual([{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }]);
-    expect(spec.volumes?.[0]?.configMap).toEqual({ name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] });
+    expect(spec.volumes).toEqual([
+      { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+    ]);
   });
-  test('labelled for its HeldJob and its worker', () => {
-    expect(pod.metadata?.labels).toMatchObject({ 'waitgate.dev/check': 'true', 'waitgate.dev/heldjob': 'web-7', 'waitgate.dev/worker': 'w' });
+
+  test.each<[string, number, number]>([
+    ['whole seconds', 10_000, 10],
+    ['a part second rounds up', 1_500, 2],
+    ['just over a minute', 60_001, 61],
+    ['under a second is one second', 1, 1],
+    ['zero is still one second (never no deadline)', 0, 1],
+  ])('the deadline comes from the check timeout: %s', (_name, timeoutMs, seconds) => {
+    expect(checkPod({ ...base, timeoutMs }).spec?.activeDeadlineSeconds).toBe(seconds);
+  });
+
+  test.each<[string, k8s.V1ResourceRequirements | undefined, k8s.V1ResourceRequirements]>([
+    [
+      'by default: small requests and limits',
+      undefined,
+      { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+    ],
+    ['the profile its own, untouched', { limits: { cpu: '1', memory: '1Gi' } }, { limits: { cpu: '1', memory: '1Gi' } }],
+  ])('resources %s', (_name, resources, expected) => {
+    const p = checkPod({ ...base, profile: { ...profile, ...(resources ? { resources: resources as Record<string, unknown> } : {}) } });
+    expect(p.spec?.containers[0]?.resources).toEqual(expected);
+  });
+
+  test.each<[string, Partial<CheckPodInput>, Record<string, string>]>([
+    [
+      'plain names',
+      {},
+      {
+        'waitgate.dev/check': 'true',
+        'app.kubernetes.io/managed-by': 'waitgate',
+        'waitgate.dev/worker': 'w',
+        'waitgate.dev/heldjob': 'web-7',
+      },
+    ],
+    ['a key without a namespace', { key: 'web-7' }, { 'waitgate.dev/heldjob': 'web-7' }],
+    ['a worker with characters a label may not hold', { worker: 'op-0@node:1/x' }, { 'waitgate.dev/worker': 'op-0-node-1-x' }],
+    ['a worker longer than a label', { worker: `w${'x'.repeat(80)}` }, { 'waitgate.dev/worker': `w${'x'.repeat(62)}` }],
+    ['a worker with no label characters at its ends', { worker: '--op-0--' }, { 'waitgate.dev/worker': 'op-0' }],
+    ['a worker with nothing a label may hold', { worker: '@@@' }, { 'waitgate.dev/worker': 'x' }],
+  ])('labels for its HeldJob and its worker: %s', (_name, input, labels) => {
+    const got = checkPod({ ...base, ...input }).metadata?.labels ?? {};
+    expect(got).toMatchObject(labels);
+    for (const v of Object.values(got)) expect(v).toMatch(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/);
+  });
+
+  test('annotations: the profile its own, and which HeldJob and profile the Pod checks for (these win)', () => {
+    const annotated = { ...profile, annotations: { 'sidecar.istio.io/inject': 'false', 'waitgate.dev/heldjob': 'forged' } };
+    expect(checkPod({ ...base, profile: annotated }).metadata?.annotations).toEqual({
+      'sidecar.istio.io/inject': 'false',
+      'waitgate.dev/heldjob': 'team-a/web-7',
+      'waitgate.dev/profile': 'ci',
+    });
   });
 });
 
-describe('podAnswer', () => {
-  const status = (s: k8s.V1PodStatus): k8s.V1Pod => ({ status: s });
-  test.each<[string, k8s.V1Pod, object | undefined]>([
-    ['pending', status({ phase: 'Pending' }), undefined],
-    ['running', status({ phase: 'Running', containerStatuses: [{ name: 'check', image: 'x', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] }), undefined],
-    ['exited 3', status({ phase: 'Failed', containerStatuses: [{ name: 'check', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3 } } }] }), { exitCode: 3, timedOut: false }],
-    ['exited 0', status({ phase: 'Succeeded', containerStatuses: [{ name: 'check', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0 } } }] }), { exitCode: 0 }],
-    ['past its deadline', status({ phase: 'Failed', reason: 'DeadlineExceeded' }), { exitCode: null, timedOut: true }],
-    ['the image cannot be pulled', status({ phase: 'Pending', containerStatuses: [{ name: 'check', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff' } } }] }), { exitCode: null, spawnError: 'ImagePullBackOff' }],
-    ['unschedulable', status({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] }), { exitCode: null, spawnError: 'Unschedulable' }],
-  ])('%s', (_n, pod, expected) => {
-    const a = podAnswer(pod);
-    if (expected === undefined) expect(a).toBeUndefined();
-    else expect(a).toMatchObject(expected);
+describe('checkPodName', () => {
+  test('the same HeldJob always gives the same stem; the suffix tells checks apart', () => {
+    expect(checkPodName('team-a/web-7', 'abc123')).toBe(checkPodName('team-a/web-7', 'abc123'));
+    expect(checkPodName('team-a/web-7', 'abc123')).not.toBe(checkPodName('team-a/web-8', 'abc123'));
+    const a = checkPodName('team-a/web-7');
+    const b = checkPodName('team-a/web-7');
+    expect(a.slice(0, -6)).toBe(b.slice(0, -6));
+  });
+  test.each(['team-a/web-7', 'x', `${'n'.repeat(63)}/${'h'.repeat(253)}`])('a DNS-1123 label whatever the key: %s', (key) => {
+    expect(checkPodName(key)).toMatch(/^waitgate-check-[0-9a-f]{10}-[0-9a-f]{6}$/);
+    expect(checkPodName(key).length).toBeLessThanOrEqual(63);
+  });
+});
+
+describe('podAnswer: what a check Pod says so far, and the verdict it reads as', () => {
+  const container = (state: k8s.V1ContainerState): k8s.V1ContainerStatus => ({
+    name: 'check',
+    image: 'x',
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    state,
+  });
+  const pod = (s: k8s.V1PodStatus): k8s.V1Pod => ({ status: s });
+  const waiting = (reason: string) => pod({ phase: 'Pending', containerStatuses: [container({ waiting: { reason } })] });
+  const none = { stdoutBytes: 0, stderrBytes: 0, signal: null };
+
+  test.each<[string, k8s.V1Pod, object | undefined, CheckVerdict | undefined]>([
+    ['no status yet', {}, undefined, undefined],
+    ['pending', pod({ phase: 'Pending' }), undefined, undefined],
+    ['its image on the way', waiting('ContainerCreating'), undefined, undefined],
+    ['running', pod({ phase: 'Running', containerStatuses: [container({ running: {} })] }), undefined, undefined],
+    [
+      'scheduling gated (not unschedulable)',
+      pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }),
+      undefined,
+      undefined,
+    ],
+    [
+      'exited 0',
+      pod({ phase: 'Succeeded', containerStatuses: [container({ terminated: { exitCode: 0 } })] }),
+      { ...none, exitCode: 0, timedOut: false },
+      CheckVerdict.Go,
+    ],
+    [
+      'exited 3',
+      pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 3 } })] }),
+      { ...none, exitCode: 3, timedOut: false },
+      CheckVerdict.NotYet,
+    ],
+    [
+      'exited 2',
+      pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 2 } })] }),
+      { ...none, exitCode: 2, timedOut: false },
+      CheckVerdict.Never,
+    ],
+    [
+      'exited 137 (killed): a code like any other unknown one',
+      pod({ phase: 'Failed', containerStatuses: [container({ terminated: { exitCode: 137 } })] }),
+      { ...none, exitCode: 137, timedOut: false },
+      CheckVerdict.CouldNotTell,
+    ],
+    [
+      'an exit code read before the deadline wins over the deadline',
+      pod({ phase: 'Failed', reason: 'DeadlineExceeded', containerStatuses: [container({ terminated: { exitCode: 3 } })] }),
+      { ...none, exitCode: 3, timedOut: false },
+      CheckVerdict.NotYet,
+    ],
+    [
+      'past its deadline',
+      pod({ phase: 'Failed', reason: 'DeadlineExceeded' }),
+      { ...none, exitCode: null, timedOut: true },
+      CheckVerdict.CouldNotTell,
+    ],
+    [
+      'evicted',
+      pod({ phase: 'Failed', reason: 'Evicted' }),
+      { ...none, exitCode: null, timedOut: false, spawnError: 'Evicted' },
+      CheckVerdict.CouldNotTell,
+    ],
+    [
+      'failed for no stated reason',
+      pod({ phase: 'Failed' }),
+      { ...none, exitCode: null, timedOut: false, spawnError: 'PodFailed' },
+      CheckVerdict.CouldNotTell,
+    ],
+    ...[
+      'ErrImagePull',
+      'ImagePullBackOff',
+      'InvalidImageName',
+      'CreateContainerConfigError',
+      'CreateContainerError',
+      'RunContainerError',
+    ].map((reason): [string, k8s.V1Pod, object, CheckVerdict] => [
+      `cannot start: ${reason}`,
+      waiting(reason),
+      { ...none, exitCode: null, timedOut: false, spawnError: reason },
+      CheckVerdict.CouldNotTell,
+    ]),
+    [
+      'unschedulable',
+      pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] }),
+      { ...none, exitCode: null, timedOut: false, spawnError: 'Unschedulable' },
+      CheckVerdict.CouldNotTell,
+    ],
+  ])('%s', (_n, p, expected, verdict) => {
+    const a = podAnswer(p);
+    expect(a).toEqual(expected);
+    if (a) expect(verdictOf(a)).toBe(verdict);
   });
 });

@@ -48,10 +48,10 @@ export function checkPod(o: { name: string; namespace: string; profile: Profile;
       containers: [
         {
           name: 'check',
-          image: o.profile.image as string,
+          image: o.profile.image,
           command: [`${SCRIPTS_MOUNT}/${script}`],
           args: [o.target],
-          resources: (o.profile.resources as k8s.V1ResourceRequirements | undefined) ?? DEFAULT_RESOURCES,
+          resources: o.profile.resources ?? DEFAULT_RESOURCES,
           securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } },
           volumeMounts: [{ name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true }],
         },
@@ -59,6 +59,11 @@ export function checkPod(o: { name: string; namespace: string; profile: Profile;
       volumes: [{ name: 'profiles', configMap: { name: o.configMap, defaultMode: 0o555, items: [{ key: script, path: script }] } }],
     },
   };
+}
+
+/** A check Pod's name: the HeldJob's hash (the same for every check of it) and a random suffix (new for each). */
+export function checkPodName(key: string, suffix: string = randomBytes(3).toString('hex')): string {
+  return `waitgate-check-${createHash('sha256').update(key).digest('hex').slice(0, 10)}-${suffix}`;
 }
 
 /** What a check Pod says so far: an answer, or nothing yet. Pure. */
@@ -124,7 +129,7 @@ export class PodCheckRunner {
   async run(profile: Profile, target: string, signal: AbortSignal, key: string): Promise<CheckAnswer> {
     const started = Date.now();
     const done = (a: Omit<CheckAnswer, 'durationMs'>): CheckAnswer => ({ ...a, durationMs: Date.now() - started });
-    const name = `waitgate-check-${createHash('sha256').update(key).digest('hex').slice(0, 10)}-${randomBytes(3).toString('hex')}`;
+    const name = checkPodName(key);
     const answer = new Promise<Omit<CheckAnswer, 'durationMs'>>((resolve) => {
       const timer = setTimeout(() => finish({ exitCode: null, signal: null, timedOut: true, stdoutBytes: 0, stderrBytes: 0 }), this.o.timeoutMs);
       const onAbort = () => finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });

@@ -24,7 +24,7 @@ export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: str
         },
       ],
     },
-    spec: spec.job as unknown as k8s.V1JobSpec,
+    spec: spec.job,
   };
 }
 

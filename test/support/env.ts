@@ -1,4 +1,5 @@
-// What the e2e tests need from the environment `make test` sets up.
+// What the e2e and integration tests need from the environment `make test` (or, for Valkey
+// alone, the integration project's setup) provides.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -61,7 +61,7 @@ export function gitlabMergeRequestLabeled(opts: { project?: string; iid?: number
 export async function post(baseUrl: string, d: Delivery): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}${d.path}`, { method: 'POST', headers: d.headers, body: d.body });
   const text = await res.text();
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {

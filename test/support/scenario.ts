@@ -36,7 +36,7 @@ export async function withScenario(
   for (const [name, data] of Object.entries(configMaps ?? {})) {
     await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
   }
-  for (const body of pods ?? []) await kube.core.createNamespacedPod({ namespace, body: body as never });
+  for (const body of pods ?? []) await kube.core.createNamespacedPod({ namespace, body });
   const operators: ServiceProcess[] = [];
   const startOperator = async () => {
     const op = operatorProcess(

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `make lint`: ESLint with the type-checked rules (eslint.config.js), then Prettier's check
+# (.prettierrc.json, .prettierignore). Both always run; exits 1 if either found something.
+# `npm run format` rewrites what Prettier would change.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if [ ! -x node_modules/.bin/eslint ] || [ ! -x node_modules/.bin/prettier ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund >&2 || exit 1
+fi
+
+rc=0
+if npx --no -- eslint .; then
+  echo "lint: eslint: clean" >&2
+else
+  echo "lint: eslint found problems (above)" >&2
+  rc=1
+fi
+if npx --no -- prettier --check --log-level warn .; then
+  echo "lint: prettier: every file formatted" >&2
+else
+  echo "lint: prettier: the files above are not formatted; \`npm run format\` rewrites them" >&2
+  rc=1
+fi
+exit $rc

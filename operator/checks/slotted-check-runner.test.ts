@@ -1,0 +1,282 @@
+import { describe, expect, test } from '@jest/globals';
+import { CheckVerdict } from '../../api/check-verdict.js';
+import { ProfileMode, type Profile } from '../../api/profiles.js';
+import {
+  answerWhenAborted,
+  captureLog,
+  checkAnswer,
+  deferred,
+  FakeCheckGateMetrics,
+  FakeCheckRunner,
+  FakeSlots,
+  LogLevel,
+  ManualClock,
+  T0,
+  type CheckRunCall,
+} from '../../test/support/fakes.js';
+import type { CheckAnswer } from './exec-check.js';
+import { resultOf, SlottedCheckGate, type CheckGateOptions } from './slotted-check-runner.js';
+import type { CheckResult } from '../decide/record-check.js';
+
+const SLOT_KEY = 'wg:check-slots';
+const TTL = 60_000;
+const WORKER = 'op-0';
+const KEY = 'team-a/web-7';
+const TARGET = 'acme/web#7';
+const PROFILE: Profile = { name: 'ci', mode: ProfileMode.Exec, script: 'wait-ci.sh' };
+
+function gateWith(o: { slotLimit?: number; runner?: FakeCheckRunner } = {}) {
+  const slots = new FakeSlots();
+  const runner = o.runner ?? new FakeCheckRunner();
+  const metrics = new FakeCheckGateMetrics();
+  const clock = new ManualClock();
+  const { log, lines } = captureLog();
+  const options: CheckGateOptions = {
+    slots,
+    runner,
+    metrics,
+    log,
+    now: clock.now,
+    slotKey: SLOT_KEY,
+    slotLimit: o.slotLimit ?? 2,
+    workerName: WORKER,
+    leaseTtlMs: TTL,
+    knobs: { checkSlots: o.slotLimit ?? 2, intervalMs: 30_000, concurrency: 10 },
+  };
+  return { gate: new SlottedCheckGate(options), slots, runner, metrics, clock, lines };
+}
+
+/** Takes every slot for someone else, so the next acquire is refused. */
+function fill(slots: FakeSlots, limit: number): void {
+  for (let i = 0; i < limit; i++) slots.hold(SLOT_KEY, `other/${i}`, T0 + 10 * TTL);
+}
+
+describe('resultOf: an answer as the gate records it', () => {
+  test.each<[string, Partial<CheckAnswer>, CheckResult]>([
+    ['exit 0', { exitCode: 0 }, { profile: 'ci', verdict: CheckVerdict.Go, exitCode: 0 }],
+    ['exit 3', { exitCode: 3 }, { profile: 'ci', verdict: CheckVerdict.NotYet, exitCode: 3 }],
+    ['exit 2', { exitCode: 2 }, { profile: 'ci', verdict: CheckVerdict.Never, exitCode: 2 }],
+    ['exit 1', { exitCode: 1 }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: 1 }],
+    ['exit 7', { exitCode: 7 }, { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: 7 }],
+    [
+      'timed out, killed',
+      { exitCode: null, signal: 'SIGTERM', timedOut: true },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+    ],
+    [
+      'timed out, then exit 0: still a timeout',
+      { exitCode: 0, timedOut: true },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+    ],
+    [
+      'a spawn error',
+      { exitCode: null, spawnError: 'ENOENT' },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'could not start (ENOENT)' },
+    ],
+    [
+      'a Pod that could not start',
+      { exitCode: null, spawnError: 'ImagePullBackOff' },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'could not start (ImagePullBackOff)' },
+    ],
+    [
+      'killed by a signal',
+      { exitCode: null, signal: 'SIGSEGV' },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'killed by SIGSEGV' },
+    ],
+    [
+      'no code and no signal (a Pod past its deadline reads as timed out; this cannot)',
+      { exitCode: null },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'killed by a signal' },
+    ],
+  ])('%s', (_name, answer, expected) => {
+    expect(resultOf('ci', checkAnswer(answer))).toEqual(expected);
+  });
+});
+
+describe('SlottedCheckGate.run', () => {
+  test.each<[string, Partial<CheckAnswer>, CheckResult]>([
+    ['go', { exitCode: 0, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.Go, exitCode: 0 }],
+    ['not yet', { exitCode: 3, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.NotYet, exitCode: 3 }],
+    ['never', { exitCode: 2, durationMs: 1500 }, { profile: 'ci', verdict: CheckVerdict.Never, exitCode: 2 }],
+    [
+      'timed out',
+      { exitCode: null, signal: 'SIGKILL', timedOut: true, durationMs: 1500 },
+      { profile: 'ci', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+    ],
+  ])('a slot taken: answered, %s; counted, logged without output, slot given back', async (_name, answer, expected) => {
+    const { gate, slots, runner, metrics, lines } = gateWith({
+      runner: new FakeCheckRunner(() => checkAnswer({ ...answer, stdoutBytes: 12, stderrBytes: 34 })),
+    });
+
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'answered', result: expected });
+
+    expect(slots.callsOf('acquire')).toEqual([
+      { op: 'acquire', keys: [SLOT_KEY], limits: [2], token: `${WORKER}/${KEY}`, nowMs: T0, ttlMs: TTL },
+    ]);
+    expect(runner.calls.map((c) => [c.profile, c.target, c.key, c.signal.aborted])).toEqual([[PROFILE, TARGET, KEY, false]]);
+    expect(metrics.checks).toEqual([{ profile: 'ci', verdict: expected.verdict, seconds: 1.5 }]);
+    expect(metrics.denied).toBe(0);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: `${WORKER}/${KEY}` }]);
+    expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
+    const ran = lines.filter((l) => l.msg === 'Ran check');
+    expect(ran).toEqual([
+      expect.objectContaining({ level: LogLevel.info, heldjob: KEY, profile: 'ci', stdoutBytes: 12, stderrBytes: 34, durationMs: 1500 }),
+    ]);
+    // The script's name and path stay out of the log.
+    expect(JSON.stringify(lines)).not.toContain(PROFILE.script);
+  });
+
+  test.each<[string, (slots: FakeSlots) => void, 'denied' | 'unavailable']>([
+    ['every slot taken: denied', (slots) => fill(slots, 2), 'denied'],
+    ['Valkey throws: unavailable', (slots) => (slots.failing.acquire = new Error('connect ECONNREFUSED')), 'unavailable'],
+  ])('%s, and nothing runs, nothing is counted, nothing is released', async (_name, arrange, kind) => {
+    const { gate, slots, runner, metrics, lines } = gateWith();
+    arrange(slots);
+
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind });
+
+    expect(runner.calls).toEqual([]);
+    expect(metrics.checks).toEqual([]);
+    expect(metrics.denied).toBe(kind === 'denied' ? 1 : 0);
+    expect(metrics.capacityAlarms).toBe(0);
+    expect(slots.callsOf('release')).toEqual([]);
+    if (kind === 'unavailable')
+      expect(lines).toEqual([
+        expect.objectContaining({ level: LogLevel.warn, heldjob: KEY, msg: 'Deferred check: Valkey is unavailable' }),
+      ]);
+  });
+
+  test('a slot held by a running check is not free for another HeldJob until it is given back', async () => {
+    const started = deferred();
+    const finish = deferred<CheckAnswer>();
+    const runner = new FakeCheckRunner((c) => {
+      if (c.key !== KEY) return checkAnswer();
+      started.resolve();
+      return finish.promise;
+    });
+    const { gate, metrics } = gateWith({ slotLimit: 1, runner });
+
+    const first = gate.run(KEY, PROFILE, TARGET);
+    await started.promise;
+    await expect(gate.run('team-a/other', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    finish.resolve(checkAnswer({ exitCode: 3 }));
+    await expect(first).resolves.toMatchObject({ kind: 'answered' });
+    await expect(gate.run('team-a/other', PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(metrics.denied).toBe(1);
+  });
+});
+
+describe('SlottedCheckGate: the capacity alarm', () => {
+  const alarms = (lines: { msg: string; event?: unknown }[]) => lines.filter((l) => l.event === 'wait_capacity_exceeded');
+
+  test.each<[string, string[], number]>([
+    ['one HeldJob denied twice: no alarm', [KEY, KEY], 0],
+    ['one HeldJob denied three times: the alarm', [KEY, KEY, KEY], 1],
+    ['every denial from the third on counts', [KEY, KEY, KEY, KEY, KEY], 3],
+    ['denials are counted per HeldJob', [KEY, 'team-a/b', KEY, 'team-a/b'], 0],
+  ])('%s', async (_name, keys, expectedAlarms) => {
+    const { gate, slots, metrics } = gateWith();
+    fill(slots, 2);
+    for (const key of keys) await expect(gate.run(key, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(metrics.denied).toBe(keys.length);
+    expect(metrics.capacityAlarms).toBe(expectedAlarms);
+  });
+
+  test('the log line is rate-limited to one a minute; the metric is not', async () => {
+    const { gate, slots, metrics, clock, lines } = gateWith();
+    fill(slots, 2);
+    const deny = () => expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+
+    for (let i = 0; i < 3; i++) await deny();
+    expect(alarms(lines)).toEqual([
+      expect.objectContaining({
+        level: LogLevel.warn,
+        checkSlots: 2,
+        intervalMs: 30_000,
+        concurrency: 10,
+        knobs: ['WAITGATE_WAIT_CHECK_SLOTS', 'WAITGATE_WAIT_INTERVAL_MS', 'WAITGATE_CONCURRENCY'],
+      }),
+    ]);
+    clock.advance(59_999);
+    await deny();
+    expect(alarms(lines)).toHaveLength(1);
+    clock.advance(1);
+    await deny();
+    expect(alarms(lines)).toHaveLength(2);
+    expect(metrics.capacityAlarms).toBe(3);
+  });
+
+  test('a slot taken clears the HeldJob denial count', async () => {
+    const { gate, slots, metrics } = gateWith({ slotLimit: 1 });
+    slots.hold(SLOT_KEY, 'other/0', T0 + 1000);
+    for (let i = 0; i < 2; i++) await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(metrics.capacityAlarms).toBe(1);
+    slots.hold(SLOT_KEY, 'other/0', T0); // lapses now
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    slots.hold(SLOT_KEY, 'other/0', T0 + 1000);
+    for (let i = 0; i < 2; i++) await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(metrics.capacityAlarms).toBe(1);
+  });
+});
+
+describe('SlottedCheckGate.cancel', () => {
+  const killed = checkAnswer({ exitCode: null, signal: 'SIGTERM', durationMs: 40 });
+
+  test('while the check runs: it is aborted, the run says cancelled, nothing is counted, the slot is given back', async () => {
+    const started = deferred<CheckRunCall>();
+    const runner = new FakeCheckRunner((c) => {
+      started.resolve(c);
+      return answerWhenAborted(c.signal, killed);
+    });
+    const { gate, slots, metrics } = gateWith({ runner });
+
+    const run = gate.run(KEY, PROFILE, TARGET);
+    const call = await started.promise;
+    gate.cancel('team-a/someone-else');
+    expect(call.signal.aborted).toBe(false);
+    gate.cancel(KEY);
+    expect(call.signal.aborted).toBe(true);
+
+    await expect(run).resolves.toEqual({ kind: 'cancelled' });
+    expect(metrics.checks).toEqual([]);
+    expect(slots.callsOf('release')).toHaveLength(1);
+    expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
+  });
+
+  test('with nothing running, or after the run: nothing happens, and the next run is not cancelled', async () => {
+    const { gate, runner } = gateWith();
+    gate.cancel(KEY);
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    gate.cancel(KEY);
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(runner.calls.map((c) => c.signal.aborted)).toEqual([false, false]);
+  });
+});
+
+describe('SlottedCheckGate: the slot is always given back', () => {
+  test('when the runner throws: the error goes on, the slot is released, a later cancel finds nothing', async () => {
+    const boom = new Error('runner bug');
+    const { gate, slots, metrics } = gateWith({
+      runner: new FakeCheckRunner(() => {
+        throw boom;
+      }),
+    });
+
+    await expect(gate.run(KEY, PROFILE, TARGET)).rejects.toBe(boom);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: `${WORKER}/${KEY}` }]);
+    expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
+    expect(metrics.checks).toEqual([]);
+    expect(() => gate.cancel(KEY)).not.toThrow();
+  });
+
+  test('when the release itself fails: the answer stands and the failure is logged (the lease lapses by itself)', async () => {
+    const { gate, slots, lines } = gateWith();
+    slots.failing.release = new Error('connection reset');
+
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered', result: { verdict: CheckVerdict.Go } });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: LogLevel.warn, msg: 'Failed to release check slot; its lease expires by itself' }),
+    );
+  });
+});

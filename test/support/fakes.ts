@@ -1,0 +1,200 @@
+// In-memory stand-ins for the ports the operator does its I/O through, for unit tests: no
+// Valkey, no processes, no apiserver. Each keeps what it was asked, so a test can assert on
+// the calls as well as on the answers, and each can be made to fail on demand.
+import { pino, type Logger } from 'pino';
+import type { CheckVerdict } from '../../api/check-verdict.js';
+import type { Profile } from '../../api/profiles.js';
+import type { PairLeases } from '../../operator/adapters/valkey-scope-slots.js';
+import type { CheckAnswer } from '../../operator/checks/exec-check.js';
+import type { CheckGateMetrics, CheckRunner, SlotLeases } from '../../operator/checks/slotted-check-runner.js';
+
+/** An arbitrary fixed instant (epoch ms): nothing in a unit test reads the real clock. */
+export const T0 = 1_750_000_000_000;
+
+/** Time that moves only when told. */
+export class ManualClock {
+  constructor(private t: number = T0) {}
+  readonly now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export type SlotsCall =
+  | {
+      readonly op: 'acquire';
+      readonly keys: readonly string[];
+      readonly limits: readonly number[];
+      readonly token: string;
+      readonly nowMs: number;
+      readonly ttlMs: number;
+    }
+  | { readonly op: 'release'; readonly keys: readonly string[]; readonly token: string }
+  | {
+      readonly op: 'renewMany';
+      readonly entries: readonly { keys: readonly string[]; token: string }[];
+      readonly nowMs: number;
+      readonly ttlMs: number;
+    };
+
+export type FakeSlotsAcquire =
+  { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
+
+/**
+ * lib/valkey/slots.ts's Slots in memory, by the same rules: a place is taken in every key or
+ * in none; a token that already holds its place everywhere is renewed and counts as acquired;
+ * a place lapses at its expiry (expiry <= now), and time comes from the caller.
+ */
+export class FakeSlots implements SlotLeases, PairLeases {
+  readonly calls: SlotsCall[] = [];
+  /** While an operation has an error here, every call of it rejects with that error. */
+  readonly failing: { acquire?: Error; release?: Error; renewMany?: Error } = {};
+  /** key -> token -> the instant its place lapses. */
+  private readonly places = new Map<string, Map<string, number>>();
+
+  async acquire(
+    keys: readonly string[],
+    limits: readonly number[],
+    token: string,
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<FakeSlotsAcquire> {
+    this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, nowMs, ttlMs });
+    await Promise.resolve();
+    if (this.failing.acquire) throw this.failing.acquire;
+    keys.forEach((k) => this.sweep(k, nowMs));
+    for (const [i, key] of keys.entries()) {
+      const held = this.of(key);
+      const limit = limits[i] ?? 0;
+      if (!held.has(token) && held.size >= limit) return { acquired: false, fullKey: key, holders: held.size };
+    }
+    for (const key of keys) this.of(key).set(token, nowMs + ttlMs);
+    return { acquired: true };
+  }
+
+  async release(keys: readonly string[], token: string): Promise<void> {
+    this.calls.push({ op: 'release', keys: [...keys], token });
+    await Promise.resolve();
+    if (this.failing.release) throw this.failing.release;
+    for (const key of keys) this.of(key).delete(token);
+  }
+
+  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]> {
+    this.calls.push({ op: 'renewMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token })), nowMs, ttlMs });
+    await Promise.resolve();
+    if (this.failing.renewMany) throw this.failing.renewMany;
+    const lost = new Set<string>();
+    for (const { keys, token } of entries) {
+      for (const key of keys) {
+        const expiry = this.of(key).get(token);
+        if (expiry !== undefined && expiry > nowMs) this.of(key).set(token, nowMs + ttlMs);
+        else lost.add(token);
+      }
+    }
+    return [...lost];
+  }
+
+  /** Puts a place in place directly (another holder, say), without a call being recorded. */
+  hold(key: string, token: string, expiresAt: number): void {
+    this.of(key).set(token, expiresAt);
+  }
+
+  /** The instant `token`'s place in `key` lapses, or undefined when it holds none. */
+  expiryOf(key: string, token: string): number | undefined {
+    return this.places.get(key)?.get(token);
+  }
+
+  /** Live places in `key` at `nowMs`. */
+  holders(key: string, nowMs: number): string[] {
+    return [...this.of(key)].filter(([, expiry]) => expiry > nowMs).map(([token]) => token);
+  }
+
+  /** The calls of one operation, in order. */
+  callsOf<Op extends SlotsCall['op']>(op: Op): Extract<SlotsCall, { op: Op }>[] {
+    return this.calls.filter((c): c is Extract<SlotsCall, { op: Op }> => c.op === op);
+  }
+
+  private of(key: string): Map<string, number> {
+    let m = this.places.get(key);
+    if (!m) this.places.set(key, (m = new Map<string, number>()));
+    return m;
+  }
+
+  private sweep(key: string, nowMs: number): void {
+    for (const [token, expiry] of this.of(key)) if (expiry <= nowMs) this.of(key).delete(token);
+  }
+}
+
+/** A CheckAnswer: exit 0 after 250 ms, nothing written, unless told otherwise. */
+export function checkAnswer(a: Partial<CheckAnswer> = {}): CheckAnswer {
+  return { exitCode: 0, signal: null, timedOut: false, stdoutBytes: 0, stderrBytes: 0, durationMs: 250, ...a };
+}
+
+export interface CheckRunCall {
+  readonly profile: Profile;
+  readonly target: string;
+  readonly signal: AbortSignal;
+  readonly key: string;
+}
+
+/** A CheckRunner whose runs do what `behaviour` says (by default: answer exit 0). */
+export class FakeCheckRunner implements CheckRunner {
+  readonly calls: CheckRunCall[] = [];
+  constructor(public behaviour: (call: CheckRunCall) => Promise<CheckAnswer> | CheckAnswer = () => checkAnswer()) {}
+
+  async run(profile: Profile, target: string, signal: AbortSignal, key: string): Promise<CheckAnswer> {
+    const call = { profile, target, signal, key };
+    this.calls.push(call);
+    return this.behaviour(call);
+  }
+}
+
+/** Resolves with `answer` once `signal` is aborted, as a killed check answers. */
+export function answerWhenAborted(signal: AbortSignal, answer: CheckAnswer): Promise<CheckAnswer> {
+  if (signal.aborted) return Promise.resolve(answer);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(answer), { once: true }));
+}
+
+/** A promise with its resolve in hand. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (err: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** CheckGateMetrics that count. */
+export class FakeCheckGateMetrics implements CheckGateMetrics {
+  readonly checks: { profile: string; verdict: CheckVerdict; seconds: number }[] = [];
+  denied = 0;
+  capacityAlarms = 0;
+
+  checked(profile: string, verdict: CheckVerdict, seconds: number): void {
+    this.checks.push({ profile, verdict, seconds });
+  }
+  slotDenied(): void {
+    this.denied++;
+  }
+  capacityExceeded(): void {
+    this.capacityAlarms++;
+  }
+}
+
+export type LogLine = Record<string, unknown> & { level: number; msg: string };
+
+/** A real pino logger (level debug) whose lines land, parsed, in `lines`. */
+export function captureLog(): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const sink = {
+    write(chunk: string): void {
+      for (const line of chunk.split('\n')) if (line) lines.push(JSON.parse(line) as LogLine);
+    },
+  };
+  return { log: pino({ level: 'debug', base: null, timestamp: false }, sink), lines };
+}
+
+/** pino's level numbers. */
+export const LogLevel = { debug: 20, info: 30, warn: 40, error: 50 } as const;
