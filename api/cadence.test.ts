@@ -48,14 +48,20 @@ describe('nextCheckDelayMs', () => {
     ['the most jitter adds 10%', { checksDone: 1, intervalMs: 60_000, unit: 0.9999999, remainingMs: 1e9 }, 66_000],
     ['jitter never subtracts', { checksDone: 1, intervalMs: 60_000, unit: -5, remainingMs: 1e9 }, 60_000],
     ['clamped to what is left of the maximum', { checksDone: 30, intervalMs: 60_000, unit: 0.5, remainingMs: 120_000 }, 120_000],
-    ['an hourly interval under a 15 minute maximum stops at 15 minutes', { checksDone: 1, intervalMs: HOUR, unit: 0, remainingMs: 15 * MIN }, 15 * MIN],
+    [
+      'an hourly interval under a 15 minute maximum stops at 15 minutes',
+      { checksDone: 1, intervalMs: HOUR, unit: 0, remainingMs: 15 * MIN },
+      15 * MIN,
+    ],
     ['nothing left: due now', { checksDone: 3, intervalMs: 60_000, unit: 0, remainingMs: -5 }, 0],
   ])('%s', (_n, opts, expected) => {
     expect(nextCheckDelayMs(opts)).toBe(expected);
   });
 
   test('jitter spreads a hundred holds over up to 10%', () => {
-    const delays = Array.from({ length: 100 }, (_, i) => nextCheckDelayMs({ checksDone: 40, intervalMs: 60_000, unit: i / 100, remainingMs: 1e9 }));
+    const delays = Array.from({ length: 100 }, (_, i) =>
+      nextCheckDelayMs({ checksDone: 40, intervalMs: 60_000, unit: i / 100, remainingMs: 1e9 }),
+    );
     expect(Math.min(...delays)).toBe(900_000);
     expect(Math.max(...delays)).toBeLessThanOrEqual(990_000);
     expect(new Set(delays).size).toBeGreaterThan(90);

@@ -22,12 +22,7 @@ export function cadenceMs(checksDone: number, intervalMs: number): number {
  * The delay until the next check: the cadence, plus jitter (`unit` in [0, 1) makes 0 to
  * +10%), clamped to what is left of the maximum wait so the last check lands on it.
  */
-export function nextCheckDelayMs(opts: {
-  checksDone: number;
-  intervalMs: number;
-  unit: number;
-  remainingMs: number;
-}): number {
+export function nextCheckDelayMs(opts: { checksDone: number; intervalMs: number; unit: number; remainingMs: number }): number {
   const jittered = cadenceMs(opts.checksDone, opts.intervalMs) * (1 + JITTER_MAX * Math.min(Math.max(opts.unit, 0), 0.999999));
   return Math.max(0, Math.min(Math.round(jittered), opts.remainingMs));
 }

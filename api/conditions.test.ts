@@ -8,10 +8,30 @@ const waiting: KubeCondition = { type: 'Waiting', status: 'True', reason: 'Held'
 
 describe('setCondition', () => {
   test.each<[string, KubeCondition[] | undefined, Omit<KubeCondition, 'lastTransitionTime'>, KubeCondition[]]>([
-    ['added to an empty list, at now', undefined, { type: 'Waiting', status: 'True', reason: 'Held' }, [{ type: 'Waiting', status: 'True', reason: 'Held', lastTransitionTime: iso(T0 + 1) }]],
-    ['same status, new reason: the transition time stays', [waiting], { type: 'Waiting', status: 'True', reason: 'NotYet' }, [{ type: 'Waiting', status: 'True', reason: 'NotYet', lastTransitionTime: iso(T0) }]],
-    ['a new status: the transition time is now', [waiting], { type: 'Waiting', status: 'False', reason: 'Cleared' }, [{ type: 'Waiting', status: 'False', reason: 'Cleared', lastTransitionTime: iso(T0 + 1) }]],
-    ['another type is appended, the first kept', [waiting], { type: 'Launched', status: 'True', reason: 'JobCreated' }, [waiting, { type: 'Launched', status: 'True', reason: 'JobCreated', lastTransitionTime: iso(T0 + 1) }]],
+    [
+      'added to an empty list, at now',
+      undefined,
+      { type: 'Waiting', status: 'True', reason: 'Held' },
+      [{ type: 'Waiting', status: 'True', reason: 'Held', lastTransitionTime: iso(T0 + 1) }],
+    ],
+    [
+      'same status, new reason: the transition time stays',
+      [waiting],
+      { type: 'Waiting', status: 'True', reason: 'NotYet' },
+      [{ type: 'Waiting', status: 'True', reason: 'NotYet', lastTransitionTime: iso(T0) }],
+    ],
+    [
+      'a new status: the transition time is now',
+      [waiting],
+      { type: 'Waiting', status: 'False', reason: 'Cleared' },
+      [{ type: 'Waiting', status: 'False', reason: 'Cleared', lastTransitionTime: iso(T0 + 1) }],
+    ],
+    [
+      'another type is appended, the first kept',
+      [waiting],
+      { type: 'Launched', status: 'True', reason: 'JobCreated' },
+      [waiting, { type: 'Launched', status: 'True', reason: 'JobCreated', lastTransitionTime: iso(T0 + 1) }],
+    ],
   ])('%s', (_n, list, next, expected) => {
     expect(setCondition(list, next, T0 + 1)).toEqual(expected);
   });

@@ -1,14 +1,7 @@
 // Builds the HeldJob CustomResourceDefinition from the zod schemas in heldjob-schema.ts.
 import { z } from 'zod';
 import { heldJobSpecSchema, heldJobStatusSchema } from './heldjob-schema.js';
-import {
-  API_GROUP,
-  API_VERSION,
-  HELDJOB_KIND,
-  HELDJOB_PLURAL,
-  HELDJOB_SHORT_NAMES,
-  HELDJOB_SINGULAR,
-} from './vocabulary.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL, HELDJOB_SHORT_NAMES, HELDJOB_SINGULAR } from './vocabulary.js';
 
 type Schema = Record<string, unknown>;
 
@@ -101,7 +94,12 @@ export function buildCrd(): Schema {
             { name: 'Target', type: 'string', jsonPath: '.spec.target' },
             { name: 'Conditions', type: 'string', jsonPath: '.status.waitLabel' },
             { name: 'State', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Waited', type: 'date', jsonPath: '.status.waitingSince', description: 'How long it has waited so far (empty once it stopped waiting).' },
+            {
+              name: 'Waited',
+              type: 'date',
+              jsonPath: '.status.waitingSince',
+              description: 'How long it has waited so far (empty once it stopped waiting).',
+            },
             // A future instant as an absolute time: a date column would print <invalid> for it.
             { name: 'Next Check', type: 'string', jsonPath: '.status.nextCheckAt' },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

@@ -20,9 +20,14 @@ const afterCondition = z
 
 const profileCondition = z
   .object({
-    profile: z.string().min(1).max(63).regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/).meta({
-      description: 'The name of a wait profile (a check script) declared in the waitgate-profiles ConfigMap.',
-    }),
+    profile: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/)
+      .meta({
+        description: 'The name of a wait profile (a check script) declared in the waitgate-profiles ConfigMap.',
+      }),
   })
   .strict();
 
@@ -93,16 +98,21 @@ export type KubeCondition = z.infer<typeof kubeConditionSchema>;
 export const heldJobStatusSchema = z
   .object({
     phase: z.enum(PHASES).optional(),
-    reason: z.union([z.enum(REFUSAL_TOKENS), z.literal('')]).optional().meta({
-      description: 'The refusal token when phase is Refused.',
-    }),
+    reason: z
+      .union([z.enum(REFUSAL_TOKENS), z.literal('')])
+      .optional()
+      .meta({
+        description: 'The refusal token when phase is Refused.',
+      }),
     message: z.string().optional(),
     waitLabel: z.string().optional().meta({ description: 'The conditions in one line, as the CONDITIONS column shows them.' }),
     heldSince: time.optional().meta({ description: 'When the first hold began; waiting is measured from here.' }),
     waitingSince: time.optional().meta({ description: 'Set while the HeldJob waits (the WAITED column); cleared when it stops waiting.' }),
     waitedSeconds: z.number().int().optional().meta({ description: 'How long the HeldJob waited, once it stopped waiting.' }),
     nextCheckAt: time.optional().meta({ description: 'The next instant the operator will look at this HeldJob again.' }),
-    checksSince: time.optional().meta({ description: 'When profile checks began (the after, if any, had cleared); the maximum wait counts from here.' }),
+    checksSince: time
+      .optional()
+      .meta({ description: 'When profile checks began (the after, if any, had cleared); the maximum wait counts from here.' }),
     expiresAt: time.optional().meta({ description: 'When a profile hold gives up (wait-expired), after one last check.' }),
     checks: z.number().int().optional().meta({ description: 'Profile checks run so far.' }),
     faults: z.number().int().optional().meta({ description: '"Could not tell" answers in a row.' }),
@@ -146,9 +156,7 @@ export interface HeldJobObject {
   status?: HeldJobStatus;
 }
 
-export type SpecCheck =
-  | { readonly ok: true; readonly spec: HeldJobSpec }
-  | { readonly ok: false; readonly problems: readonly string[] };
+export type SpecCheck = { readonly ok: true; readonly spec: HeldJobSpec } | { readonly ok: false; readonly problems: readonly string[] };
 
 /** The operator's own re-check of a spec it has read. */
 export function checkSpec(spec: unknown): SpecCheck {

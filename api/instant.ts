@@ -4,12 +4,10 @@ export type InstantResult =
   | { readonly ok: true; readonly epochMs: number }
   | { readonly ok: false; readonly problem: 'zoneless' | 'invalid'; readonly detail: string };
 
-const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/;
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 
 /** The pattern the CRD enforces at admission: a date-time that ends in its own zone. */
-export const INSTANT_PATTERN =
-  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
+export const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 
 /** Date.UTC, without its habit of reading years 0-99 as 1900-1999. */
 function utc(year: number, monthIndex: number, day: number, h = 0, m = 0, s = 0, ms = 0): number {

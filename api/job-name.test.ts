@@ -9,11 +9,7 @@ describe('jobNameFor', () => {
     expect(jobNameFor({ name: 'web-7-deploy', uid: 'u-2' })).not.toBe(a);
     expect(a).toMatch(/^web-7-deploy-[0-9a-f]{6}$/);
   });
-  test.each([
-    ['x'.repeat(253)],
-    [`${'a'.repeat(55)}-.-.-.-.-.-`],
-    ['a.b.c'],
-  ])('fits a label value and ends alphanumeric for %s', (name) => {
+  test.each([['x'.repeat(253)], [`${'a'.repeat(55)}-.-.-.-.-.-`], ['a.b.c']])('fits a label value and ends alphanumeric for %s', (name) => {
     const n = jobNameFor({ name, uid: 'uid' });
     expect(n.length).toBeLessThanOrEqual(63);
     expect(n).toMatch(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);

@@ -14,9 +14,24 @@ describe('pausedUntil', () => {
     ['a window across midnight, before midnight (CEST is UTC+2)', [nightBerlin], '2026-09-01T21:00:00Z', '2026-09-02T04:00:00Z'],
     ['a window across midnight, after midnight', [nightBerlin], '2026-09-02T01:30:00Z', '2026-09-02T04:00:00Z'],
     ['in winter time (CET is UTC+1)', [nightBerlin], '2026-12-02T22:00:00Z', '2026-12-03T05:00:00Z'],
-    ['back-to-back windows make one pause', [lunchUtc, { start: '13:00', end: '14:00', timeZone: 'UTC' }], '2026-09-01T12:10:00Z', '2026-09-01T14:00:00Z'],
-    ['a weekday-only window on a Saturday', [{ ...lunchUtc, days: ['mon', 'tue', 'wed', 'thu', 'fri'] }], '2026-09-05T12:30:00Z', undefined],
-    ['a weekday-only window on a Tuesday', [{ ...lunchUtc, days: ['mon', 'tue', 'wed', 'thu', 'fri'] }], '2026-09-01T12:30:00Z', '2026-09-01T13:00:00Z'],
+    [
+      'back-to-back windows make one pause',
+      [lunchUtc, { start: '13:00', end: '14:00', timeZone: 'UTC' }],
+      '2026-09-01T12:10:00Z',
+      '2026-09-01T14:00:00Z',
+    ],
+    [
+      'a weekday-only window on a Saturday',
+      [{ ...lunchUtc, days: ['mon', 'tue', 'wed', 'thu', 'fri'] }],
+      '2026-09-05T12:30:00Z',
+      undefined,
+    ],
+    [
+      'a weekday-only window on a Tuesday',
+      [{ ...lunchUtc, days: ['mon', 'tue', 'wed', 'thu', 'fri'] }],
+      '2026-09-01T12:30:00Z',
+      '2026-09-01T13:00:00Z',
+    ],
     ['a Friday night window, on Saturday morning', [{ ...nightBerlin, days: ['fri'] }], '2026-09-05T02:00:00Z', '2026-09-05T04:00:00Z'],
     ['no windows', [], '2026-09-01T12:30:00Z', undefined],
   ])('%s', (_n, windows, now, until) => {

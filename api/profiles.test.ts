@@ -25,7 +25,15 @@ describe('parseProfiles: accepted', () => {
     [
       'a pod profile with resources, passed through',
       cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 'registry.example/ci@sha256:abc', resources: { limits: { cpu: '100m' } } } }),
-      [{ name: 'ci', mode: ProfileMode.Pod, script: 'wait-ci.sh', image: 'registry.example/ci@sha256:abc', resources: { limits: { cpu: '100m' } } }],
+      [
+        {
+          name: 'ci',
+          mode: ProfileMode.Pod,
+          script: 'wait-ci.sh',
+          image: 'registry.example/ci@sha256:abc',
+          resources: { limits: { cpu: '100m' } },
+        },
+      ],
     ],
     [
       'two profiles sharing one script',
@@ -58,25 +66,77 @@ describe('parseProfiles: refused, naming the profile and the field', () => {
     ['an empty name', cm({ '': { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "": the name/]],
     ['an entry that is a string', cm({ jira: 'wait-jira.sh' }), [/^profile "jira": must be an object.*the string "wait-jira.sh"$/]],
     ['a missing mode', cm({ jira: { script: 'wait-jira.sh' } }), [/^profile "jira": mode is missing/]],
-    ['an unknown mode', cm({ jira: { mode: 'shell', script: 'wait-jira.sh' } }), [/^profile "jira": mode must be "exec" or "pod", but it is "shell"$/]],
+    [
+      'an unknown mode',
+      cm({ jira: { mode: 'shell', script: 'wait-jira.sh' } }),
+      [/^profile "jira": mode must be "exec" or "pod", but it is "shell"$/],
+    ],
     ['a missing script', cm({ jira: { mode: 'exec' } }), [/^profile "jira": script is missing/]],
     ['a script that is a number', cm({ jira: { mode: 'exec', script: 7 } }), [/^profile "jira": script must be a string.*number 7$/]],
-    ['a script key with a slash', cm({ jira: { mode: 'exec', script: '../etc/passwd' } }), [/^profile "jira": script "..\/etc\/passwd" is not a ConfigMap key/]],
+    [
+      'a script key with a slash',
+      cm({ jira: { mode: 'exec', script: '../etc/passwd' } }),
+      [/^profile "jira": script "..\/etc\/passwd" is not a ConfigMap key/],
+    ],
     ['a script key of ..', cm({ jira: { mode: 'exec', script: '..' } }), [/^profile "jira": script "\.\." is not a ConfigMap key/]],
-    ['a script key that is profiles.json', cm({ jira: { mode: 'exec', script: 'profiles.json' } }), [/^profile "jira": script may not be profiles\.json/]],
-    ['a script key that is absent', cm({ jira: { mode: 'exec', script: 'wait-gone.sh' } }), [/^profile "jira": script "wait-gone.sh" is not a key of the waitgate-profiles ConfigMap$/]],
-    ['a script key that is an inherited name', cm({ jira: { mode: 'exec', script: 'constructor' } }), [/^profile "jira": script "constructor" is not a key/]],
-    ['an empty script', cm({ jira: { mode: 'exec', script: 'wait-jira.sh' } }, { 'wait-jira.sh': ' \n' }), [/^profile "jira": script "wait-jira.sh" is empty$/]],
+    [
+      'a script key that is profiles.json',
+      cm({ jira: { mode: 'exec', script: 'profiles.json' } }),
+      [/^profile "jira": script may not be profiles\.json/],
+    ],
+    [
+      'a script key that is absent',
+      cm({ jira: { mode: 'exec', script: 'wait-gone.sh' } }),
+      [/^profile "jira": script "wait-gone.sh" is not a key of the waitgate-profiles ConfigMap$/],
+    ],
+    [
+      'a script key that is an inherited name',
+      cm({ jira: { mode: 'exec', script: 'constructor' } }),
+      [/^profile "jira": script "constructor" is not a key/],
+    ],
+    [
+      'an empty script',
+      cm({ jira: { mode: 'exec', script: 'wait-jira.sh' } }, { 'wait-jira.sh': ' \n' }),
+      [/^profile "jira": script "wait-jira.sh" is empty$/],
+    ],
     ['a pod profile without an image', cm({ ci: { mode: 'pod', script: 'wait-ci.sh' } }), [/^profile "ci": image is missing/]],
-    ['a pod profile with an empty image', cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: ' ' } }), [/^profile "ci": image " " is not a container image/]],
-    ['a pod profile with an image that is a number', cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 3 } }), [/^profile "ci": image must be a string/]],
-    ['resources that are an array', cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 'alpine', resources: [] } }), [/^profile "ci": resources must be an object.*an array$/]],
-    ['an exec profile with an image', cm({ jira: { mode: 'exec', script: 'wait-jira.sh', image: 'alpine' } }), [/^profile "jira": image is for pod mode only/]],
-    ['an exec profile with resources', cm({ jira: { mode: 'exec', script: 'wait-jira.sh', resources: {} } }), [/^profile "jira": resources is for pod mode only/]],
-    ['a misspelled setting', cm({ jira: { mode: 'exec', script: 'wait-jira.sh', imgae: 'x' } }), [/^profile "jira": "imgae" is not a setting of a profile/]],
+    [
+      'a pod profile with an empty image',
+      cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: ' ' } }),
+      [/^profile "ci": image " " is not a container image/],
+    ],
+    [
+      'a pod profile with an image that is a number',
+      cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 3 } }),
+      [/^profile "ci": image must be a string/],
+    ],
+    [
+      'resources that are an array',
+      cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: 'alpine', resources: [] } }),
+      [/^profile "ci": resources must be an object.*an array$/],
+    ],
+    [
+      'an exec profile with an image',
+      cm({ jira: { mode: 'exec', script: 'wait-jira.sh', image: 'alpine' } }),
+      [/^profile "jira": image is for pod mode only/],
+    ],
+    [
+      'an exec profile with resources',
+      cm({ jira: { mode: 'exec', script: 'wait-jira.sh', resources: {} } }),
+      [/^profile "jira": resources is for pod mode only/],
+    ],
+    [
+      'a misspelled setting',
+      cm({ jira: { mode: 'exec', script: 'wait-jira.sh', imgae: 'x' } }),
+      [/^profile "jira": "imgae" is not a setting of a profile/],
+    ],
     [
       'every problem at once, one line each',
-      cm({ Bad: { mode: 'exec', script: 'wait-jira.sh' }, jira: { mode: 'x', script: 'wait-jira.sh' }, ci: { mode: 'pod', script: 'nope.sh', image: 'alpine' } }),
+      cm({
+        Bad: { mode: 'exec', script: 'wait-jira.sh' },
+        jira: { mode: 'x', script: 'wait-jira.sh' },
+        ci: { mode: 'pod', script: 'nope.sh', image: 'alpine' },
+      }),
       [/^profile "Bad": the name/, /^profile "jira": mode must be/, /^profile "ci": script "nope.sh" is not a key/],
     ],
   ])('%s', (_what, data, expected) => {
@@ -89,7 +149,17 @@ describe('parseProfiles: refused, naming the profile and the field', () => {
   });
 
   test('never throws, whatever the data holds', () => {
-    for (const raw of ['', '[]', '1', '"x"', 'true', '{"__proto__": {"mode": "exec"}}', '{"a": null}', '{"a": {"mode": ["exec"]}}', '\u0000']) {
+    for (const raw of [
+      '',
+      '[]',
+      '1',
+      '"x"',
+      'true',
+      '{"__proto__": {"mode": "exec"}}',
+      '{"a": null}',
+      '{"a": {"mode": ["exec"]}}',
+      '\u0000',
+    ]) {
       expect(() => parseProfiles({ 'profiles.json': raw })).not.toThrow();
     }
   });

@@ -35,8 +35,7 @@ export interface Profile {
 }
 
 export type ProfilesCheck =
-  | { readonly ok: true; readonly profiles: ReadonlyMap<string, Profile> }
-  | { readonly ok: false; readonly problems: readonly string[] };
+  { readonly ok: true; readonly profiles: ReadonlyMap<string, Profile> } | { readonly ok: false; readonly problems: readonly string[] };
 
 /**
  * A ConfigMap key, and so a script's file name on disk: letters, digits, '-', '_' and '.',
@@ -94,7 +93,11 @@ const profileEntrySchema = z
   .strict()
   .superRefine((p, ctx) => {
     if (p.mode === ProfileMode.Pod && p.image === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['image'], message: 'image is missing; a pod-mode profile runs its script in a container of that image' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['image'],
+        message: 'image is missing; a pod-mode profile runs its script in a container of that image',
+      });
     }
     if (p.mode === ProfileMode.Exec) {
       for (const field of ['image', 'resources', 'annotations'] as const) {

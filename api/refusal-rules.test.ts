@@ -32,7 +32,13 @@ describe('the refusal rules', () => {
 describe('refusedStatus', () => {
   test('phase Refused, the token as reason, Waiting False and Finished True with it', () => {
     const s = refusedStatus({ heldSince: iso(T0) }, { token: RefusalToken.Skew, message: 'm' }, T0 + 1000);
-    expect(s).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Skew, message: 'm', finishedAt: iso(T0 + 1000), heldSince: iso(T0) });
+    expect(s).toMatchObject({
+      phase: Phase.Refused,
+      reason: RefusalToken.Skew,
+      message: 'm',
+      finishedAt: iso(T0 + 1000),
+      heldSince: iso(T0),
+    });
     expect(s.conditions).toEqual([
       { type: 'Waiting', status: 'False', reason: RefusalToken.Skew, message: 'm', lastTransitionTime: iso(T0 + 1000) },
       { type: 'Finished', status: 'True', reason: RefusalToken.Skew, message: 'm', lastTransitionTime: iso(T0 + 1000) },

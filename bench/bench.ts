@@ -26,7 +26,15 @@ async function main(): Promise<void> {
   await core.createNamespace({ body: { metadata: { name: ns } } });
   const logs = mkdtempSync(join(tmpdir(), 'waitgate-bench-'));
   const operator = startOperator(
-    { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: `bench-${ns}`, WAITGATE_CONCURRENCY: '10000', WAITGATE_SCOPE_LIMIT: '10000', WAITGATE_LOG_LEVEL: 'warn', WAITGATE_RECONCILE_WORKERS: '32' },
+    {
+      WAITGATE_WATCH_NAMESPACE: ns,
+      WAITGATE_NAMESPACE: ns,
+      WAITGATE_VALKEY_PREFIX: `bench-${ns}`,
+      WAITGATE_CONCURRENCY: '10000',
+      WAITGATE_SCOPE_LIMIT: '10000',
+      WAITGATE_LOG_LEVEL: 'warn',
+      WAITGATE_RECONCILE_WORKERS: '32',
+    },
     join(logs, 'operator.log'),
   );
   operator.once('exit', (code) => {
@@ -39,24 +47,37 @@ async function main(): Promise<void> {
   const instant = Math.ceil((Date.now() + 60_000 + COUNT * 25) / 1000) * 1000;
   const after = new Date(instant).toISOString();
   const t0 = Date.now();
-  await inParallel(Array.from({ length: COUNT }, (_, i) => i), 32, async (i) => {
-    await custom.createNamespacedCustomObject({
-      group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace: ns,
-      body: heldJobBody(`bench-${i}`, `acme/repo-${i}#1`, [{ after }], true),
-    });
-  });
+  await inParallel(
+    Array.from({ length: COUNT }, (_, i) => i),
+    32,
+    async (i) => {
+      await custom.createNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: HELDJOB_PLURAL,
+        namespace: ns,
+        body: heldJobBody(`bench-${i}`, `acme/repo-${i}#1`, [{ after }], true),
+      });
+    },
+  );
   const created = Date.now();
-  console.log(`bench: created ${COUNT} HeldJobs in ${((created - t0) / 1000).toFixed(1)} s (${Math.round(COUNT / ((created - t0) / 1000))}/s)`);
+  console.log(
+    `bench: created ${COUNT} HeldJobs in ${((created - t0) / 1000).toFixed(1)} s (${Math.round(COUNT / ((created - t0) / 1000))}/s)`,
+  );
   let held: number;
   while ((held = await count(custom, ns, Phase.Held)) < COUNT && Date.now() < instant - 2000) await sleep(1000);
   const allHeld = Date.now();
-  console.log(`bench: ${held} held ${((allHeld - t0) / 1000).toFixed(1)} s after the first create; operator RSS ${rssMiB(operator.pid as number).toFixed(0)} MiB while holding`);
+  console.log(
+    `bench: ${held} held ${((allHeld - t0) / 1000).toFixed(1)} s after the first create; operator RSS ${rssMiB(operator.pid as number).toFixed(0)} MiB while holding`,
+  );
   while (Date.now() < instant) await sleep(200);
   let running: number;
   const deadline = instant + 600_000;
   while ((running = await count(custom, ns, Phase.Running)) < COUNT && Date.now() < deadline) await sleep(1000);
   const done = Date.now();
-  console.log(`bench: ${running} of ${COUNT} launched ${((done - instant) / 1000).toFixed(1)} s after the instant (${Math.round(running / Math.max(0.001, (done - instant) / 1000))}/s); operator RSS ${rssMiB(operator.pid as number).toFixed(0)} MiB`);
+  console.log(
+    `bench: ${running} of ${COUNT} launched ${((done - instant) / 1000).toFixed(1)} s after the instant (${Math.round(running / Math.max(0.001, (done - instant) / 1000))}/s); operator RSS ${rssMiB(operator.pid as number).toFixed(0)} MiB`,
+  );
   operator.kill('SIGTERM');
   await core.deleteNamespace({ name: ns }).catch(() => undefined);
 }

@@ -18,7 +18,14 @@ async function main(): Promise<void> {
   const ns = `chaos-${Date.now().toString(36)}`;
   await core.createNamespace({ body: { metadata: { name: ns } } });
   const logs = mkdtempSync(join(tmpdir(), 'waitgate-chaos-'));
-  const opEnv = { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: `chaos-${ns}`, WAITGATE_CONCURRENCY: '10000', WAITGATE_SCOPE_LIMIT: '10000', WAITGATE_LOG_LEVEL: 'warn' };
+  const opEnv = {
+    WAITGATE_WATCH_NAMESPACE: ns,
+    WAITGATE_NAMESPACE: ns,
+    WAITGATE_VALKEY_PREFIX: `chaos-${ns}`,
+    WAITGATE_CONCURRENCY: '10000',
+    WAITGATE_SCOPE_LIMIT: '10000',
+    WAITGATE_LOG_LEVEL: 'warn',
+  };
   let operator = startOperator(opEnv, join(logs, 'operator-0.log'));
   const t0 = Date.now() + 5_000;
   const instants = new Map<string, number>();
@@ -27,11 +34,16 @@ async function main(): Promise<void> {
     const at = Math.ceil((t0 + Math.random() * SPREAD_MS) / 1000) * 1000;
     instants.set(name, at);
     await custom.createNamespacedCustomObject({
-      group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace: ns,
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: HELDJOB_PLURAL,
+      namespace: ns,
       body: heldJobBody(name, `acme/r${name.split('-')[1]}#1`, [{ after: new Date(at).toISOString() }], true),
     });
   });
-  console.log(`chaos: ${COUNT} HeldJobs in ${ns}, instants over ${SPREAD_MS / 1000}s; killing the operator every ${KILLS_EVERY_MS[0]}-${KILLS_EVERY_MS[1]} ms`);
+  console.log(
+    `chaos: ${COUNT} HeldJobs in ${ns}, instants over ${SPREAD_MS / 1000}s; killing the operator every ${KILLS_EVERY_MS[0]}-${KILLS_EVERY_MS[1]} ms`,
+  );
 
   let kills = 0;
   const end = t0 + SPREAD_MS + 2_000;
@@ -60,7 +72,8 @@ async function main(): Promise<void> {
     const created = new Date(j.metadata?.creationTimestamp as Date).getTime();
     const at = instants.get(owner);
     // creationTimestamp has one-second precision, and instants are whole seconds.
-    if (at !== undefined && created < at) violations.push(`${owner}: Job created at ${new Date(created).toISOString()}, before its instant ${new Date(at).toISOString()}`);
+    if (at !== undefined && created < at)
+      violations.push(`${owner}: Job created at ${new Date(created).toISOString()}, before its instant ${new Date(at).toISOString()}`);
   }
   for (const h of held) {
     const n = jobsByOwner.get(h.metadata.name) ?? 0;

@@ -26,7 +26,14 @@ export async function listHeldJobs(custom: k8s.CustomObjectsApi, namespace: stri
   const items: HeldJobObject[] = [];
   let _continue: string | undefined;
   do {
-    const page = (await custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace, limit: 2000, ...(_continue ? { _continue } : {}) })) as {
+    const page = (await custom.listNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: HELDJOB_PLURAL,
+      namespace,
+      limit: 2000,
+      ...(_continue ? { _continue } : {}),
+    })) as {
       items: HeldJobObject[];
       metadata?: { continue?: string };
     };
@@ -62,7 +69,14 @@ export async function inParallel<T>(items: readonly T[], width: number, fn: (ite
 
 export function startOperator(extraEnv: Record<string, string>, logPath: string): ChildProcess {
   const child = spawn(process.execPath, ['dist/operator/main.js'], {
-    env: { PATH: process.env['PATH'] ?? '', KUBECONFIG: env('KUBECONFIG'), VALKEY_URL: env('VALKEY_URL'), WAITGATE_METRICS_PORT: '0', WAITGATE_METRICS_HOST: '127.0.0.1', ...extraEnv },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      KUBECONFIG: env('KUBECONFIG'),
+      VALKEY_URL: env('VALKEY_URL'),
+      WAITGATE_METRICS_PORT: '0',
+      WAITGATE_METRICS_HOST: '127.0.0.1',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = createWriteStream(logPath, { flags: 'a' });

@@ -55,7 +55,9 @@ describe('explainAnswer: one explanation per class of answer', () => {
   });
 
   test('a signal is could not tell', () => {
-    expect(explainAnswer(answer({ exitCode: null, signal: 'SIGSEGV' }), settings).summary).toBe('killed by SIGSEGV after 40ms: could not tell.');
+    expect(explainAnswer(answer({ exitCode: null, signal: 'SIGSEGV' }), settings).summary).toBe(
+      'killed by SIGSEGV after 40ms: could not tell.',
+    );
   });
 
   test.each([
@@ -93,6 +95,11 @@ describe('the grep -q trap', () => {
 });
 
 test('renderExplanation counts the output in bytes and never shows it', () => {
-  const lines = renderExplanation(answer({ exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000 }), explainAnswer(answer({ exitCode: 3 }), settings));
-  expect(lines.at(-1)).toBe('output: stdout 100000 bytes, stderr 70000 bytes (counted, never shown; the operator does not read them either)');
+  const lines = renderExplanation(
+    answer({ exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000 }),
+    explainAnswer(answer({ exitCode: 3 }), settings),
+  );
+  expect(lines.at(-1)).toBe(
+    'output: stdout 100000 bytes, stderr 70000 bytes (counted, never shown; the operator does not read them either)',
+  );
 });

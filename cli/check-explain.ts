@@ -72,7 +72,12 @@ export function explainAnswer(a: CheckAnswer, s: ExplainSettings): Explanation {
 function couldNotTell(a: CheckAnswer, s: ExplainSettings, took: string, counted: string): Explanation {
   const verdict = CheckVerdict.CouldNotTell;
   if (a.spawnError !== undefined) {
-    return { verdict, summary: `could not start (${a.spawnError}): could not tell.`, details: [spawnWhy(a.spawnError), counted], grepTrap: false };
+    return {
+      verdict,
+      summary: `could not start (${a.spawnError}): could not tell.`,
+      details: [spawnWhy(a.spawnError), counted],
+      grepTrap: false,
+    };
   }
   if (a.timedOut) {
     return {
@@ -107,7 +112,10 @@ function couldNotTell(a: CheckAnswer, s: ExplainSettings, took: string, counted:
   return {
     verdict,
     summary: `exit ${String(a.exitCode)} after ${took}: could not tell.`,
-    details: [`${String(a.exitCode)} is none of the answers a check may give (0 go, 3 not yet, 2 never), so it reads as could not tell.`, counted],
+    details: [
+      `${String(a.exitCode)} is none of the answers a check may give (0 go, 3 not yet, 2 never), so it reads as could not tell.`,
+      counted,
+    ],
     grepTrap: false,
   };
 }

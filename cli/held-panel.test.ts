@@ -6,7 +6,12 @@ const NOW = Date.parse('2026-09-01T12:00:00Z');
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
 const MIN = 60_000;
 
-function hj(name: string, spec: Record<string, unknown>, status?: HeldJobStatus, extra: Partial<HeldJobObject['metadata']> = {}): HeldJobObject {
+function hj(
+  name: string,
+  spec: Record<string, unknown>,
+  status?: HeldJobStatus,
+  extra: Partial<HeldJobObject['metadata']> = {},
+): HeldJobObject {
   return {
     metadata: { name, namespace: 'team-a', uid: `uid-${name}`, ...extra },
     spec: { trigger: 'deploy', job: { template: {} }, ...spec },
@@ -27,7 +32,10 @@ describe('heldRows: what counts as waiting', () => {
         hj('run', { target: 'acme/web#10' }, { phase: 'Running', heldSince: ago(MIN) }),
         hj('done', { target: 'acme/web#11' }, { phase: 'Succeeded' }),
         hj('refused', { target: 'acme/web#12' }, { phase: 'Refused', reason: 'wait-expired' }),
-        { ...held('going', 'acme/web#13', 'jira', 5 * MIN), metadata: { name: 'going', namespace: 'team-a', uid: 'u', deletionTimestamp: ago(1000) } },
+        {
+          ...held('going', 'acme/web#13', 'jira', 5 * MIN),
+          metadata: { name: 'going', namespace: 'team-a', uid: 'u', deletionTimestamp: ago(1000) },
+        },
       ],
       NOW,
     );
@@ -40,7 +48,11 @@ describe('heldRows: what counts as waiting', () => {
 
   test('longest held first; the waited time counts from heldSince, not creation', () => {
     const rows = heldRows(
-      [held('b', 'acme/web#31', 'jira', 41 * MIN), held('a', 'acme/web#7', 'after 2026-09-01T09:00Z + jira', 134 * MIN), held('c', 'acme/api#5', 'ci', 8 * MIN)],
+      [
+        held('b', 'acme/web#31', 'jira', 41 * MIN),
+        held('a', 'acme/web#7', 'after 2026-09-01T09:00Z + jira', 134 * MIN),
+        held('c', 'acme/api#5', 'ci', 8 * MIN),
+      ],
       NOW,
     );
     expect(rows.map((r) => [r.target, r.waitedSeconds])).toEqual([
@@ -51,7 +63,10 @@ describe('heldRows: what counts as waiting', () => {
   });
 
   test('without a status label the label is built from spec.waitFor, in UTC', () => {
-    const [row] = heldRows([hj('x', { target: 'acme/web#7', waitFor: [{ after: '2026-09-02T09:00:00+02:00' }, { profile: 'jira' }] })], NOW);
+    const [row] = heldRows(
+      [hj('x', { target: 'acme/web#7', waitFor: [{ after: '2026-09-02T09:00:00+02:00' }, { profile: 'jira' }] })],
+      NOW,
+    );
     expect(row?.conditions).toBe('after 2026-09-02T07:00Z + jira');
   });
 
@@ -59,14 +74,18 @@ describe('heldRows: what counts as waiting', () => {
     const [row] = heldRows([held('x', 'Fix the login page (#7)', 'jira\u001b]0;owned\u0007', MIN)], NOW);
     expect(row?.target).toBeUndefined();
     expect(row?.conditions).toBe('jira?]0;owned?');
-    expect(renderPanel(heldRows([held('x', 'Fix the login page', 'jira', MIN)], NOW))[1]).toBe('  ○ (unreadable target) · jira · waited 1m');
+    expect(renderPanel(heldRows([held('x', 'Fix the login page', 'jira', MIN)], NOW))[1]).toBe(
+      '  ○ (unreadable target) · jira · waited 1m',
+    );
   });
 });
 
 describe('renderPanel', () => {
   const rows = (n: number): HeldRow[] =>
     heldRows(
-      Array.from({ length: n }, (_, i) => held(`hj-${i}`, `acme/web#${i + 1}`, i % 2 ? 'ci' : 'after 2026-09-01T09:00Z + jira', (n - i) * 37 * MIN)),
+      Array.from({ length: n }, (_, i) =>
+        held(`hj-${i}`, `acme/web#${i + 1}`, i % 2 ? 'ci' : 'after 2026-09-01T09:00Z + jira', (n - i) * 37 * MIN),
+      ),
       NOW,
     );
 
@@ -96,7 +115,9 @@ describe('renderPanel', () => {
   });
 
   test('a queued one says it is not held yet instead of a waited time', () => {
-    const [, line] = renderPanel(heldRows([hj('q', { target: 'acme/web#8', waitFor: [{ profile: 'ci' }] }, { phase: 'Pending', waitLabel: 'ci' })], NOW));
+    const [, line] = renderPanel(
+      heldRows([hj('q', { target: 'acme/web#8', waitFor: [{ profile: 'ci' }] }, { phase: 'Pending', waitLabel: 'ci' })], NOW),
+    );
     expect(line).toBe('  ○ acme/web#8 · ci · queued, not held yet');
   });
 

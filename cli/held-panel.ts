@@ -59,9 +59,7 @@ export function heldRows(items: readonly HeldJobObject[], nowMs: number): HeldRo
     });
   }
   const since = (r: HeldRow) => (r.heldSince === undefined ? Infinity : Date.parse(r.heldSince));
-  return rows.sort(
-    (a, b) => since(a) - since(b) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name),
-  );
+  return rows.sort((a, b) => since(a) - since(b) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
 function conditionsOf(hj: HeldJobObject): string {

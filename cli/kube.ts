@@ -69,9 +69,11 @@ const heldJobApi = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLU
 
 export async function listHeldJobs(kc: k8s.KubeConfig, namespace: string | undefined): Promise<HeldJobObject[]> {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  const list = (namespace === undefined
-    ? await custom.listClusterCustomObject(heldJobApi)
-    : await custom.listNamespacedCustomObject({ ...heldJobApi, namespace })) as { items?: HeldJobObject[] };
+  const list = (
+    namespace === undefined
+      ? await custom.listClusterCustomObject(heldJobApi)
+      : await custom.listNamespacedCustomObject({ ...heldJobApi, namespace })
+  ) as { items?: HeldJobObject[] };
   return list.items ?? [];
 }
 

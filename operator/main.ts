@@ -14,7 +14,6 @@ import { ConfigMapViews } from './adapters/config-maps.js';
 import { PROFILES_CONFIGMAP } from '../api/profiles.js';
 import { PodCheckRunner } from './checks/pod-check.js';
 import { LeaderElector } from './adapters/leader-election.js';
-import { runExecCheck } from './checks/exec-check.js';
 import { RestartingInformer } from '../lib/kube/informer.js';
 import { loadKubeConfig } from '../lib/kube/client.js';
 import { KubeHeldJobs } from './adapters/kube-heldjobs.js';
@@ -54,7 +53,10 @@ async function main(): Promise<void> {
   }
   const slotLimit = effectiveCheckSlots(config.wait.checkSlots, config.concurrency);
   if (config.concurrency === 1) {
-    log.warn({ checkSlots: slotLimit }, 'WAITGATE_CONCURRENCY is 1: a check takes the only slot, the one configuration where checks cannot be kept below the Jobs');
+    log.warn(
+      { checkSlots: slotLimit },
+      'WAITGATE_CONCURRENCY is 1: a check takes the only slot, the one configuration where checks cannot be kept below the Jobs',
+    );
   } else if (slotLimit < config.wait.checkSlots) {
     log.warn({ configured: config.wait.checkSlots, effective: slotLimit }, 'Held check slots below WAITGATE_CONCURRENCY');
   }
@@ -69,7 +71,8 @@ async function main(): Promise<void> {
   const heldJobsApi = new KubeHeldJobs(kc, 'waitgate-operator');
   const jobsApi = new KubeJobs(kc);
   const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
-  const scriptPath = (p: Profile) => (config.profilesDir ? mountedScriptPath(config.profilesDir, p.script) : (scripts as ProfileScripts).pathOf(p.script));
+  const scriptPath = (p: Profile) =>
+    config.profilesDir ? mountedScriptPath(config.profilesDir, p.script) : (scripts as ProfileScripts).pathOf(p.script);
 
   const podChecks = new PodCheckRunner({
     kubeConfig: kc,
@@ -133,8 +136,10 @@ async function main(): Promise<void> {
   });
   const heldJobInformer = new RestartingInformer<HeldJobK8s>({
     kubeConfig: kc,
-    path: ns ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}` : `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`,
-    list: () => heldJobsApi.list(ns) as Promise<k8s.KubernetesListObject<HeldJobK8s>>,
+    path: ns
+      ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`
+      : `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`,
+    list: () => heldJobsApi.list(ns),
     log,
     onEvent: (event, hj) => {
       const key = keyOf(hj.metadata.namespace, hj.metadata.name);

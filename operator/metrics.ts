@@ -16,8 +16,18 @@ export class OperatorMetrics {
     registers: [this.registry],
     collect: () => this.onScrape(),
   });
-  readonly heldByProfile = new Gauge({ name: 'waitgate_held_by_profile', help: 'Held jobs waiting on each profile.', labelNames: ['profile'] as const, registers: [this.registry] });
-  readonly checks = new Counter({ name: 'waitgate_checks_total', help: 'Profile checks by profile and verdict.', labelNames: ['profile', 'verdict'] as const, registers: [this.registry] });
+  readonly heldByProfile = new Gauge({
+    name: 'waitgate_held_by_profile',
+    help: 'Held jobs waiting on each profile.',
+    labelNames: ['profile'] as const,
+    registers: [this.registry],
+  });
+  readonly checks = new Counter({
+    name: 'waitgate_checks_total',
+    help: 'Profile checks by profile and verdict.',
+    labelNames: ['profile', 'verdict'] as const,
+    registers: [this.registry],
+  });
   readonly checkDuration = new Histogram({
     name: 'waitgate_check_duration_seconds',
     help: 'How long profile checks ran.',
@@ -25,17 +35,38 @@ export class OperatorMetrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  readonly slotDenials = new Counter({ name: 'waitgate_check_slot_denials_total', help: 'Checks deferred because every check slot was taken.', registers: [this.registry] });
-  readonly capacityExceeded = new Counter({ name: 'waitgate_wait_capacity_exceeded_total', help: 'Times holds kept finding every check slot taken.', registers: [this.registry] });
+  readonly slotDenials = new Counter({
+    name: 'waitgate_check_slot_denials_total',
+    help: 'Checks deferred because every check slot was taken.',
+    registers: [this.registry],
+  });
+  readonly capacityExceeded = new Counter({
+    name: 'waitgate_wait_capacity_exceeded_total',
+    help: 'Times holds kept finding every check slot taken.',
+    registers: [this.registry],
+  });
   readonly afterLateness = new Histogram({
     name: 'waitgate_after_wake_lateness_seconds',
     help: 'How late the operator woke for an after instant.',
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 30],
     registers: [this.registry],
   });
-  readonly refusals = new Counter({ name: 'waitgate_refusals_total', help: 'HeldJobs refused, by token.', labelNames: ['token'] as const, registers: [this.registry] });
-  readonly scopeDeferrals = new Counter({ name: 'waitgate_scope_deferrals_total', help: 'Launches deferred because a scope was full.', registers: [this.registry] });
-  readonly triggersReadable = new Gauge({ name: 'waitgate_triggers_readable', help: '1 when the triggers ConfigMap could be read and loaded, else 0.', registers: [this.registry] });
+  readonly refusals = new Counter({
+    name: 'waitgate_refusals_total',
+    help: 'HeldJobs refused, by token.',
+    labelNames: ['token'] as const,
+    registers: [this.registry],
+  });
+  readonly scopeDeferrals = new Counter({
+    name: 'waitgate_scope_deferrals_total',
+    help: 'Launches deferred because a scope was full.',
+    registers: [this.registry],
+  });
+  readonly triggersReadable = new Gauge({
+    name: 'waitgate_triggers_readable',
+    help: '1 when the triggers ConfigMap could be read and loaded, else 0.',
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'waitgate_operator_' });

@@ -56,7 +56,10 @@ async function main(): Promise<void> {
   await view.start();
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const addr = server.address();
-  log.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, jobNamespace: config.jobNamespace }, 'Listening');
+  log.info(
+    { port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, jobNamespace: config.jobNamespace },
+    'Listening',
+  );
 }
 
 main().catch((err: unknown) => {

@@ -34,8 +34,18 @@ describe('parseOperatorConfig', () => {
   });
 
   test.each([
-    ['WAITGATE_WAIT_INTERVAL_MS', '5000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.intervalMs, c.wait.intervalFloored], [30_000, true]],
-    ['WAITGATE_WAIT_INTERVAL_MS', '3600000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.intervalMs, c.wait.intervalFloored], [3_600_000, false]],
+    [
+      'WAITGATE_WAIT_INTERVAL_MS',
+      '5000',
+      (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.intervalMs, c.wait.intervalFloored],
+      [30_000, true],
+    ],
+    [
+      'WAITGATE_WAIT_INTERVAL_MS',
+      '3600000',
+      (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.intervalMs, c.wait.intervalFloored],
+      [3_600_000, false],
+    ],
     ['WAITGATE_WAIT_AFTER_MAX_MS', '1000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.afterMaxMs], [1000]],
   ])('%s=%s', (name, value, pick, expected) => {
     expect(pick(parseOperatorConfig({ ...BASE, [name]: value }))).toEqual(expected);

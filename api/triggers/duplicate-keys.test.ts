@@ -8,7 +8,13 @@ describe('findDuplicateKeys', () => {
     ['[{"a":1,"a":2}]', [{ path: '$[0].a', key: 'a' }]],
     ['[1, {"x": [0, {"k": "}", "k": "{"}]}]', [{ path: '$[1].x[1].k', key: 'k' }]],
     ['[{"w\\"q": 1, "w\\"q": 2}]', [{ path: '$[0]["w\\"q"]', key: 'w"q' }]],
-    ['[{"\\u0061": 1, "a": 2, "a": 3}]', [{ path: '$[0].a', key: 'a' }, { path: '$[0].a', key: 'a' }]],
+    [
+      '[{"\\u0061": 1, "a": 2, "a": 3}]',
+      [
+        { path: '$[0].a', key: 'a' },
+        { path: '$[0].a', key: 'a' },
+      ],
+    ],
     ['[{"run": {"waitFor": [], "job": {}, "waitFor": [{"after": "x"}]}}]', [{ path: '$[0].run.waitFor', key: 'waitFor' }]],
   ])('%s', (text, expected) => {
     JSON.parse(text); // the scanner is only ever given valid JSON

@@ -10,8 +10,7 @@ export interface DuplicateKey {
 }
 
 type Frame =
-  | { kind: 'object'; path: string; keys: Set<string>; expectingKey: boolean; key: string }
-  | { kind: 'array'; path: string; index: number };
+  { kind: 'object'; path: string; keys: Set<string>; expectingKey: boolean; key: string } | { kind: 'array'; path: string; index: number };
 
 /**
  * Finds keys that occur twice in one object. `text` must be valid JSON (JSON.parse has

@@ -14,9 +14,7 @@ function text(what: string, purpose: string) {
   return z
     .string({
       error: (iss) =>
-        iss.input === undefined
-          ? `${what} is missing; ${purpose}`
-          : `${what} must be a string, but it is ${kindOf(iss.input)}`,
+        iss.input === undefined ? `${what} is missing; ${purpose}` : `${what} must be a string, but it is ${kindOf(iss.input)}`,
     })
     .regex(/\S/, { error: `${what} must not be blank` });
 }

@@ -123,7 +123,15 @@ const entry = fc.oneof(
   {
     weight: 40,
     arbitrary: fc
-      .record({ name: fc.oneof({ weight: 40, arbitrary: fc.constantFrom('deploy', 'fix', 'nightly', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i') }, fc.string(), fc.jsonValue()), on, run })
+      .record({
+        name: fc.oneof(
+          { weight: 40, arbitrary: fc.constantFrom('deploy', 'fix', 'nightly', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i') },
+          fc.string(),
+          fc.jsonValue(),
+        ),
+        on,
+        run,
+      })
       .map(defined),
   },
   fc.record({ name: fc.jsonValue(), on: fc.jsonValue(), run: fc.jsonValue() }, { requiredKeys: [] }),
@@ -137,10 +145,16 @@ const validFile = fc
     fc.record({
       name: fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''),
       waits: fc.option(
-        fc.tuple(fc.option(validInstant, { nil: undefined }), fc.uniqueArray(profileName, { maxLength: 3 })).filter(([a, p]) => a !== undefined || p.length > 0),
+        fc
+          .tuple(fc.option(validInstant, { nil: undefined }), fc.uniqueArray(profileName, { maxLength: 3 }))
+          .filter(([a, p]) => a !== undefined || p.length > 0),
         { nil: undefined },
       ),
-      extra: fc.dictionary(fc.string().filter((k) => !/wait.?for/i.test(k.replace(/[\s_.-]/g, ''))), fc.jsonValue(), { maxKeys: 2 }),
+      extra: fc.dictionary(
+        fc.string().filter((k) => !/wait.?for/i.test(k.replace(/[\s_.-]/g, ''))),
+        fc.jsonValue(),
+        { maxKeys: 2 },
+      ),
     }),
     { selector: (e) => e.name, maxLength: 4 },
   )
@@ -160,13 +174,30 @@ const validFile = fc
 
 describe('checkTriggers, whatever it is given', () => {
   test('never throws on arbitrary JSON, and answers well formed (3,000 runs)', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => wellFormed(checkTriggers(v))), { numRuns: 3_000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => wellFormed(checkTriggers(v))),
+      { numRuns: 3_000 },
+    );
   });
 
   test('never throws on arbitrary JavaScript values (2,000 runs)', () => {
-    fc.assert(fc.property(fc.anything({ withBigInt: true, withMap: true, withSet: true, withDate: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), (v) => wellFormed(checkTriggers(v))), {
-      numRuns: 2_000,
-    });
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBigInt: true,
+          withMap: true,
+          withSet: true,
+          withDate: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+          withBoxedValues: true,
+        }),
+        (v) => wellFormed(checkTriggers(v)),
+      ),
+      {
+        numRuns: 2_000,
+      },
+    );
   });
 
   test('never throws on near-valid files, and answers well formed (4,000 runs)', () => {
@@ -182,7 +213,14 @@ describe('checkTriggers, whatever it is given', () => {
 
   test('never throws on arbitrary text (1,000 runs)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), nearValidFile.map((f) => JSON.stringify(f))), (text) => wellFormed(parseTriggersFile(text))),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          nearValidFile.map((f) => JSON.stringify(f)),
+        ),
+        (text) => wellFormed(parseTriggersFile(text)),
+      ),
       { numRuns: 1_000 },
     );
   });

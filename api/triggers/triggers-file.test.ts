@@ -71,14 +71,30 @@ const rows: Row[] = [
   ['no run.job', file({ ...label('deploy'), run: { kind: 'github', flow: 'deploy' } }), at('deploy', '$[0].run.job', Code.JobInvalid)],
   ['run.job that is an array', file(label('deploy', { job: [] })), at('deploy', '$[0].run.job', Code.JobInvalid)],
   ['run.job without template', file(label('deploy', { job: { backoffLimit: 0 } })), at('deploy', '$[0].run.job.template', Code.JobInvalid)],
-  ['run.job.template that is a string', file(label('deploy', { job: { template: 'pod' } })), at('deploy', '$[0].run.job.template', Code.JobInvalid)],
+  [
+    'run.job.template that is a string',
+    file(label('deploy', { job: { template: 'pod' } })),
+    at('deploy', '$[0].run.job.template', Code.JobInvalid),
+  ],
 
   // waitFor's own shape
-  ['waitFor that is an object', file(label('deploy', { waitFor: { after: '2026-09-01T09:00:00Z' } })), at('deploy', '$[0].run.waitFor', Code.WaitForShape)],
+  [
+    'waitFor that is an object',
+    file(label('deploy', { waitFor: { after: '2026-09-01T09:00:00Z' } })),
+    at('deploy', '$[0].run.waitFor', Code.WaitForShape),
+  ],
   ['waitFor that is null', file(label('deploy', { waitFor: null })), at('deploy', '$[0].run.waitFor', Code.WaitForShape)],
   ['a condition that is a string', file(label('deploy', waits('jira'))), at('deploy', '$[0].run.waitFor[0]', Code.WaitForShape)],
-  ['a condition that is null', file(label('deploy', waits({ profile: 'ci' }, null))), at('deploy', '$[0].run.waitFor[1]', Code.WaitForShape)],
-  ['a condition that is an array', file(label('deploy', waits([{ profile: 'ci' }]))), at('deploy', '$[0].run.waitFor[0]', Code.WaitForShape)],
+  [
+    'a condition that is null',
+    file(label('deploy', waits({ profile: 'ci' }, null))),
+    at('deploy', '$[0].run.waitFor[1]', Code.WaitForShape),
+  ],
+  [
+    'a condition that is an array',
+    file(label('deploy', waits([{ profile: 'ci' }]))),
+    at('deploy', '$[0].run.waitFor[0]', Code.WaitForShape),
+  ],
   ['an empty condition', file(label('deploy', waits({}))), at('deploy', '$[0].run.waitFor[0]', Code.WaitForShape)],
   [
     'two keys in one condition',
@@ -91,34 +107,94 @@ const rows: Row[] = [
     file(label('deploy', waits({ after: '2026-09-01T09:00:00Z' }, { profile: 'a' }, { profile: 'b' }, { profile: 'c' }, { profile: 'd' }))),
     at('deploy', '$[0].run.waitFor', Code.WaitForCount),
   ],
-  ['an unknown key', file(label('deploy', waits({ before: '2026-09-01T09:00:00Z' }))), at('deploy', '$[0].run.waitFor[0].before', Code.WaitForUnknownKey)],
-  ['After with a capital', file(label('deploy', waits({ After: '2026-09-01T09:00:00Z' }))), at('deploy', '$[0].run.waitFor[0].After', Code.WaitForUnknownKey)],
-  ['a key that needs quoting', file(label('deploy', waits({ 'not-yet': true }))), at('deploy', '$[0].run.waitFor[0]["not-yet"]', Code.WaitForUnknownKey)],
+  [
+    'an unknown key',
+    file(label('deploy', waits({ before: '2026-09-01T09:00:00Z' }))),
+    at('deploy', '$[0].run.waitFor[0].before', Code.WaitForUnknownKey),
+  ],
+  [
+    'After with a capital',
+    file(label('deploy', waits({ After: '2026-09-01T09:00:00Z' }))),
+    at('deploy', '$[0].run.waitFor[0].After', Code.WaitForUnknownKey),
+  ],
+  [
+    'a key that needs quoting',
+    file(label('deploy', waits({ 'not-yet': true }))),
+    at('deploy', '$[0].run.waitFor[0]["not-yet"]', Code.WaitForUnknownKey),
+  ],
   ['exclusive', file(label('deploy', waits({ exclusive: true }))), at('deploy', '$[0].run.waitFor[0].exclusive', Code.WaitForExclusive)],
-  ['exclusive beside a valid condition', file(label('deploy', waits({ profile: 'ci' }, { exclusive: 'repo' }))), at('deploy', '$[0].run.waitFor[1].exclusive', Code.WaitForExclusive)],
+  [
+    'exclusive beside a valid condition',
+    file(label('deploy', waits({ profile: 'ci' }, { exclusive: 'repo' }))),
+    at('deploy', '$[0].run.waitFor[1].exclusive', Code.WaitForExclusive),
+  ],
 
   // waits that would not be read
   ['run.waitfor', file(label('deploy', { waitfor: [{ profile: 'ci' }] })), at('deploy', '$[0].run.waitfor', Code.WaitForMisspelled)],
   ['run.wait_for', file(label('deploy', { wait_for: [{ profile: 'ci' }] })), at('deploy', '$[0].run.wait_for', Code.WaitForMisspelled)],
   ['run.waitFOR', file(label('deploy', { waitFOR: [{ profile: 'ci' }] })), at('deploy', '$[0].run.waitFOR', Code.WaitForMisspelled)],
   ['run.WaitFor', file(label('deploy', { WaitFor: [{ profile: 'ci' }] })), at('deploy', '$[0].run.WaitFor', Code.WaitForMisspelled)],
-  ['run.wait-for', file(label('deploy', { 'wait-for': [{ profile: 'ci' }] })), at('deploy', '$[0].run["wait-for"]', Code.WaitForMisspelled)],
+  [
+    'run.wait-for',
+    file(label('deploy', { 'wait-for': [{ profile: 'ci' }] })),
+    at('deploy', '$[0].run["wait-for"]', Code.WaitForMisspelled),
+  ],
   ['on.waitFor', file(label('deploy', {}, { waitFor: [{ profile: 'ci' }] })), at('deploy', '$[0].on.waitFor', Code.WaitForMisspelled)],
   ['on.wait_for', file(label('deploy', {}, { wait_for: [{ profile: 'ci' }] })), at('deploy', '$[0].on.wait_for', Code.WaitForMisspelled)],
   ['waitFor beside name', file({ ...label('deploy'), waitFor: [{ profile: 'ci' }] }), at('deploy', '$[0].waitFor', Code.WaitForMisspelled)],
 
   // after
-  ['a zoneless after', file(label('deploy', waits({ after: '2026-09-01T09:00:00' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterZoneless)],
-  ['a zoneless after without seconds', file(label('deploy', waits({ after: '2026-09-01T09:00' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterZoneless)],
-  ['an after that is a number', file(label('deploy', waits({ after: 1788253200000 }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
+  [
+    'a zoneless after',
+    file(label('deploy', waits({ after: '2026-09-01T09:00:00' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterZoneless),
+  ],
+  [
+    'a zoneless after without seconds',
+    file(label('deploy', waits({ after: '2026-09-01T09:00' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterZoneless),
+  ],
+  [
+    'an after that is a number',
+    file(label('deploy', waits({ after: 1788253200000 }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
   ['an after that is null', file(label('deploy', waits({ after: null }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['an after in words', file(label('deploy', waits({ after: 'tomorrow 9am' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['February 31st', file(label('deploy', waits({ after: '2026-02-31T09:00:00Z' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['February 29th of a common year', file(label('deploy', waits({ after: '2027-02-29T09:00:00Z' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['24:00:00', file(label('deploy', waits({ after: '2026-09-01T24:00:00Z' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['a leap second', file(label('deploy', waits({ after: '2026-12-31T23:59:60Z' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['an offset out of range', file(label('deploy', waits({ after: '2026-09-01T09:00:00+24:00' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
-  ['a space instead of T', file(label('deploy', waits({ after: '2026-09-01 09:00:00Z' }))), at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid)],
+  [
+    'an after in words',
+    file(label('deploy', waits({ after: 'tomorrow 9am' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
+  [
+    'February 31st',
+    file(label('deploy', waits({ after: '2026-02-31T09:00:00Z' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
+  [
+    'February 29th of a common year',
+    file(label('deploy', waits({ after: '2027-02-29T09:00:00Z' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
+  [
+    '24:00:00',
+    file(label('deploy', waits({ after: '2026-09-01T24:00:00Z' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
+  [
+    'a leap second',
+    file(label('deploy', waits({ after: '2026-12-31T23:59:60Z' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
+  [
+    'an offset out of range',
+    file(label('deploy', waits({ after: '2026-09-01T09:00:00+24:00' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
+  [
+    'a space instead of T',
+    file(label('deploy', waits({ after: '2026-09-01 09:00:00Z' }))),
+    at('deploy', '$[0].run.waitFor[0].after', Code.AfterInvalid),
+  ],
   [
     'an impossible date without a zone is invalid first',
     file(label('deploy', waits({ after: '2026-02-31T09:00:00' }))),
@@ -131,19 +207,55 @@ const rows: Row[] = [
   ],
 
   // profile
-  ['a profile with capitals', file(label('deploy', waits({ profile: 'Jira' }))), at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid)],
+  [
+    'a profile with capitals',
+    file(label('deploy', waits({ profile: 'Jira' }))),
+    at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid),
+  ],
   ['an empty profile', file(label('deploy', waits({ profile: '' }))), at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid)],
-  ['a profile of 64 characters', file(label('deploy', waits({ profile: 'p'.repeat(64) }))), at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid)],
-  ['a profile starting with -', file(label('deploy', waits({ profile: '-jira' }))), at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid)],
-  ['a profile with _', file(label('deploy', waits({ profile: 'wait_jira' }))), at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid)],
-  ['a profile that is a number', file(label('deploy', waits({ profile: 42 }))), at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid)],
-  ['a repeated profile', file(label('deploy', waits({ profile: 'jira' }, { profile: 'jira' }))), at('deploy', '$[0].run.waitFor[1].profile', Code.ProfileRepeated)],
+  [
+    'a profile of 64 characters',
+    file(label('deploy', waits({ profile: 'p'.repeat(64) }))),
+    at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid),
+  ],
+  [
+    'a profile starting with -',
+    file(label('deploy', waits({ profile: '-jira' }))),
+    at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid),
+  ],
+  [
+    'a profile with _',
+    file(label('deploy', waits({ profile: 'wait_jira' }))),
+    at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid),
+  ],
+  [
+    'a profile that is a number',
+    file(label('deploy', waits({ profile: 42 }))),
+    at('deploy', '$[0].run.waitFor[0].profile', Code.ProfileInvalid),
+  ],
+  [
+    'a repeated profile',
+    file(label('deploy', waits({ profile: 'jira' }, { profile: 'jira' }))),
+    at('deploy', '$[0].run.waitFor[1].profile', Code.ProfileRepeated),
+  ],
 
   // combinations
   ['waitFor with on.once', file(label('deploy', waits({ profile: 'jira' }), { once: true })), at('deploy', '$[0].on.once', Code.WithOnce)],
-  ['waitFor with run.replicas', file(label('deploy', { ...waits({ profile: 'jira' }), replicas: 3 })), at('deploy', '$[0].run.replicas', Code.WithReplicas)],
-  ['waitFor with run.replicas of 1', file(label('deploy', { ...waits({ profile: 'jira' }), replicas: 1 })), at('deploy', '$[0].run.replicas', Code.WithReplicas)],
-  ['waitFor on a cron trigger', file(cron('nightly', waits({ after: '2026-09-01T09:00:00Z' }))), at('nightly', '$[0].on.type', Code.OnCron)],
+  [
+    'waitFor with run.replicas',
+    file(label('deploy', { ...waits({ profile: 'jira' }), replicas: 3 })),
+    at('deploy', '$[0].run.replicas', Code.WithReplicas),
+  ],
+  [
+    'waitFor with run.replicas of 1',
+    file(label('deploy', { ...waits({ profile: 'jira' }), replicas: 1 })),
+    at('deploy', '$[0].run.replicas', Code.WithReplicas),
+  ],
+  [
+    'waitFor on a cron trigger',
+    file(cron('nightly', waits({ after: '2026-09-01T09:00:00Z' }))),
+    at('nightly', '$[0].on.type', Code.OnCron),
+  ],
 ];
 
 function check(input: { value: unknown } | { text: string }) {
@@ -233,7 +345,10 @@ describe('files that load', () => {
     ['nine digits of fraction', [label('deploy', waits({ after: '2026-09-01T09:00:00.123456789+01:00' }))]],
     ['an after without seconds', [label('deploy', waits({ after: '2026-09-01T09:00Z' }))]],
     ['the leap day of 2028', [label('deploy', waits({ after: '2028-02-29T00:00:00Z' }))]],
-    ['four conditions', [label('deploy', waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00Z' }, { profile: 'ci' }, { profile: 'deploy-window' }))]],
+    [
+      'four conditions',
+      [label('deploy', waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00Z' }, { profile: 'ci' }, { profile: 'deploy-window' }))],
+    ],
     ['a profile and an after', [label('deploy', waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00Z' }))]],
     ['a profile that no ConfigMap declares', [label('deploy', waits({ profile: 'nobody-declared-this' }))]],
     ['a profile of 63 characters', [label('deploy', waits({ profile: 'p'.repeat(63) }))]],

@@ -35,7 +35,9 @@ export function checkTriggers(value: unknown): TriggersCheck {
 /** Parses and checks the text of a triggers file (the `triggers.json` key). Never throws. */
 export function parseTriggersFile(text: string): TriggersCheck {
   if (typeof text !== 'string') {
-    return refuse([{ where: WHERE_FILE, path: '$', code: Code.NotJson, message: `expected the text of a JSON file, but got ${kindOf(text)}` }]);
+    return refuse([
+      { where: WHERE_FILE, path: '$', code: Code.NotJson, message: `expected the text of a JSON file, but got ${kindOf(text)}` },
+    ]);
   }
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let value: unknown;
@@ -120,7 +122,11 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
   if (!isRecord(entry)) {
     return {
       refusals: [
-        { path: base, code: Code.Shape, message: `each trigger entry must be an object with name, on and run, but this is ${kindOf(entry)}` },
+        {
+          path: base,
+          code: Code.Shape,
+          message: `each trigger entry must be an object with name, on and run, but this is ${kindOf(entry)}`,
+        },
       ],
     };
   }

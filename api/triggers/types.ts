@@ -42,8 +42,7 @@ export interface Trigger {
 }
 
 export type TriggersCheck =
-  | { readonly ok: true; readonly triggers: readonly Trigger[] }
-  | { readonly ok: false; readonly refusals: readonly TriggerRefusal[] };
+  { readonly ok: true; readonly triggers: readonly Trigger[] } | { readonly ok: false; readonly refusals: readonly TriggerRefusal[] };
 
 /** A refusal before it is attributed to a trigger. */
 export type PathRefusal = Omit<TriggerRefusal, 'where'>;

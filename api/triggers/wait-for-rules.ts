@@ -64,7 +64,10 @@ export function checkWaitFor(value: unknown, basePath: string): WaitForCheck {
         message:
           keys.length === 0
             ? 'this condition is empty; it must hold exactly one key, after or profile'
-            : `this condition holds ${keys.length} keys (${keys.slice(0, 4).map((k) => show(k)).join(', ')}${keys.length > 4 ? ', …' : ''}); each condition holds exactly one, so write each as its own entry of waitFor`,
+            : `this condition holds ${keys.length} keys (${keys
+                .slice(0, 4)
+                .map((k) => show(k))
+                .join(', ')}${keys.length > 4 ? ', …' : ''}); each condition holds exactly one, so write each as its own entry of waitFor`,
       });
       continue;
     }

@@ -26,7 +26,9 @@ const say = (h: HeldJobObject) => describeCancel('team-a/web-7-deploy', classify
 describe('cancel says which it was', () => {
   test('held: never ran', () => {
     expect(classify(hj({ phase: 'Held' }))).toMatchObject({ kind: 'held', target: 'acme/web#7' });
-    expect(say(hj({ phase: 'Held' }))).toBe('Cancelling team-a/web-7-deploy (acme/web#7): it was held on its conditions and never ran; nothing will start.');
+    expect(say(hj({ phase: 'Held' }))).toBe(
+      'Cancelling team-a/web-7-deploy (acme/web#7): it was held on its conditions and never ran; nothing will start.',
+    );
   });
 
   test('queued: Pending, or no status yet', () => {
@@ -47,7 +49,9 @@ describe('cancel says which it was', () => {
     ['Refused', 'wait-expired', '(Refused, wait-expired)'],
   ] as const)('finished (%s): only the record goes', (phase, reason, shown) => {
     const line = say(hj({ phase, ...(reason ? { reason } : {}) }));
-    expect(line).toBe(`Deleting the record of team-a/web-7-deploy (acme/web#7): it had already finished ${shown}; there was nothing to stop.`);
+    expect(line).toBe(
+      `Deleting the record of team-a/web-7-deploy (acme/web#7): it had already finished ${shown}; there was nothing to stop.`,
+    );
   });
 
   test('a target that is not id-only is not printed; an earlier delete is said', () => {
@@ -57,11 +61,14 @@ describe('cancel says which it was', () => {
 });
 
 describe('cancel: usage', () => {
-  test.each([[[]], [['a', 'b']], [['a', '--timeout', 'soon']], [['a', '-o', 'yaml']], [['a', '--force']]])('%j exits 2 before touching the cluster', async (args) => {
-    const { io, out } = captureIo({ KUBECONFIG: '/nonexistent/kubeconfig' });
-    expect(await runCancel(args, io)).toBe(2);
-    expect(out.stderr.at(-1)).toMatch(/^Usage: waitgate cancel NAME/);
-  });
+  test.each([[[]], [['a', 'b']], [['a', '--timeout', 'soon']], [['a', '-o', 'yaml']], [['a', '--force']]])(
+    '%j exits 2 before touching the cluster',
+    async (args) => {
+      const { io, out } = captureIo({ KUBECONFIG: '/nonexistent/kubeconfig' });
+      expect(await runCancel(args, io)).toBe(2);
+      expect(out.stderr.at(-1)).toMatch(/^Usage: waitgate cancel NAME/);
+    },
+  );
 
   test('an unreadable kubeconfig exits 1', async () => {
     const { io, out } = captureIo({ KUBECONFIG: '/nonexistent/kubeconfig' });

@@ -19,14 +19,14 @@ export const cancel: Command = {
   args: 'NAME [-n NAMESPACE] [--timeout 30s] [-o json]',
   summary: 'cancel one HeldJob, say what it was, and wait until it is gone',
   help: [
-    'Deletes the HeldJob NAME; the operator\'s finalizer does the rest. Says which it was:',
+    "Deletes the HeldJob NAME; the operator's finalizer does the rest. Says which it was:",
     '  held      waiting on its conditions; it never ran and nothing starts now',
     '  queued    Pending (in a pause window, its hold not begun); it never ran',
     `  running   its Job is being deleted with it, and the record says ${OPERATOR_CANCEL}`,
     '  finished  it had already ended (Succeeded, Failed or Refused): only the record goes',
     'then waits until the HeldJob is gone.',
     '',
-    '  -n, --namespace NS   default: the kubeconfig context\'s namespace, else default',
+    "  -n, --namespace NS   default: the kubeconfig context's namespace, else default",
     '  --timeout DURATION   how long to wait for it to go (30s; e.g. 500ms, 2m, 90)',
     '  -o json              the outcome as one JSON object',
     '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
@@ -78,7 +78,11 @@ export function classify(hj: HeldJobObject): CancelSubject {
 /** The sentence that says what was cancelled. */
 export function describeCancel(ref: string, s: CancelSubject): string {
   const who = `${ref}${s.target ? ` (${s.target})` : ''}`;
-  const lead = s.alreadyDeleting ? `${who} was already being cancelled:` : s.kind === 'finished' ? `Deleting the record of ${who}:` : `Cancelling ${who}:`;
+  const lead = s.alreadyDeleting
+    ? `${who} was already being cancelled:`
+    : s.kind === 'finished'
+      ? `Deleting the record of ${who}:`
+      : `Cancelling ${who}:`;
   switch (s.kind) {
     case 'held':
       return `${lead} it was held on its conditions and never ran; nothing will start.`;
@@ -140,7 +144,8 @@ export async function runCancel(args: readonly string[], io: CliIo): Promise<num
       body: { preconditions: { uid: hj.metadata.uid } },
     })) as Partial<HeldJobObject> | undefined;
     // The object as the delete found it tells what it was at that moment.
-    if (after?.metadata?.uid === hj.metadata.uid && !subject.alreadyDeleting) subject = { ...classify(after as HeldJobObject), alreadyDeleting: false };
+    if (after?.metadata?.uid === hj.metadata.uid && !subject.alreadyDeleting)
+      subject = { ...classify(after as HeldJobObject), alreadyDeleting: false };
   } catch (err) {
     if (statusCodeOf(err) === 409) {
       io.stderr(`waitgate cancel: ${ref} was replaced by another HeldJob of the same name while cancelling; nothing was deleted`);
@@ -152,7 +157,7 @@ export async function runCancel(args: readonly string[], io: CliIo): Promise<num
 
   const started = io.now();
   const deadline = started + timeoutMs;
-  let gone = false;
+  let gone: boolean;
   for (;;) {
     try {
       gone = (await getHeldJob(cluster.kc, namespace, name))?.metadata.uid !== hj.metadata.uid;
@@ -165,7 +170,16 @@ export async function runCancel(args: readonly string[], io: CliIo): Promise<num
   if (json) {
     io.stdout(
       JSON.stringify(
-        { namespace, name, found: true, was: subject.kind, phase: subject.phase, target: subject.target ?? null, jobName: subject.jobName ?? null, gone },
+        {
+          namespace,
+          name,
+          found: true,
+          was: subject.kind,
+          phase: subject.phase,
+          target: subject.target ?? null,
+          jobName: subject.jobName ?? null,
+          gone,
+        },
         null,
         2,
       ),

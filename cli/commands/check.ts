@@ -25,7 +25,7 @@ export const check: Command = {
   help: [
     `Reads PROFILE from the ${PROFILES_CONFIGMAP} ConfigMap, runs its script once with TARGET`,
     '(an id-only target such as acme/web#7 or group/repo!12) exactly as the operator runs a',
-    'check (no shell, stdin /dev/null, this command\'s environment, the timeout of',
+    "check (no shell, stdin /dev/null, this command's environment, the timeout of",
     'WAITGATE_WAIT_CHECK_TIMEOUT_MS, 10000 by default), and says what the answer means:',
     '0 go, 3 not yet, 2 never (wait-refused), anything else could not tell (counted).',
     'The output of the script is counted in bytes, never shown.',
@@ -78,7 +78,9 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     return ExitCode.Failure;
   }
   if (data === undefined) {
-    io.stderr(`waitgate check: profile ${profileName} is not declared: there is no ConfigMap ${where}, so no profile is. A HeldJob naming it would be refused ${RefusalToken.ProfileUnknown}.`);
+    io.stderr(
+      `waitgate check: profile ${profileName} is not declared: there is no ConfigMap ${where}, so no profile is. A HeldJob naming it would be refused ${RefusalToken.ProfileUnknown}.`,
+    );
     return ExitCode.Refused;
   }
   const profiles = parseProfiles(data);
@@ -96,7 +98,9 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     return ExitCode.Refused;
   }
   if (profile.mode === ProfileMode.Pod) {
-    io.stderr(`waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? '?'} (pod mode); this command runs exec-mode checks only, and running it here would not be the check the operator runs.`);
+    io.stderr(
+      `waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? '?'} (pod mode); this command runs exec-mode checks only, and running it here would not be the check the operator runs.`,
+    );
     return ExitCode.Failure;
   }
 

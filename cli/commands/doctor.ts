@@ -15,7 +15,15 @@ import { capacity, capacityLines, type Capacity } from '../doctor/capacity.js';
 import { configFindings, TRIGGERS_CONFIGMAP, type ConfigMapRead } from '../doctor/config-checks.js';
 import { CRD_NAME, crdFindings } from '../doctor/crd-check.js';
 import { countLevels, fail, findingLine, ok, warn, type Finding } from '../doctor/findings.js';
-import { describePermission, operatorPermissions, profileEditors, type BindingInfo, type Editor, type Permission, type RoleInfo } from '../doctor/rbac.js';
+import {
+  describePermission,
+  operatorPermissions,
+  profileEditors,
+  type BindingInfo,
+  type Editor,
+  type Permission,
+  type RoleInfo,
+} from '../doctor/rbac.js';
 import { pingValkey, redactUrl } from '../doctor/valkey.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
@@ -26,22 +34,22 @@ export const doctor: Command = {
   args: '[--namespace NS] [--as USER] [-o json]',
   summary: 'find what would stop the operator or refuse a delivery; capacity; who can edit profiles',
   help: [
-    'Reads the operator\'s settings from this environment (WAITGATE_*, VALKEY_URL, the same',
+    "Reads the operator's settings from this environment (WAITGATE_*, VALKEY_URL, the same",
     'defaults as the operator) and looks at:',
     '  settings  every variable parses as the operator parses it',
     '  profiles  waitgate-profiles loads; every script exists, is not empty, starts with #!',
     '  triggers  waitgate-triggers loads; every profile a trigger names is declared; no after',
     '            lies beyond WAITGATE_WAIT_AFTER_MAX_MS from now; a declared profile no',
     '            trigger names is a warning',
-    '  crd       the installed heldjobs.waitgate.dev has this version\'s schema (an older one',
+    "  crd       the installed heldjobs.waitgate.dev has this version's schema (an older one",
     '            may drop spec.waitFor: the skew trap)',
     '  valkey    VALKEY_URL answers PING within 2 s',
-    '  rbac      every permission the operator needs is granted (to the kubeconfig\'s user, or',
+    "  rbac      every permission the operator needs is granted (to the kubeconfig's user, or",
     '            with --as to that user or service account)',
     'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
     'lets them update or patch waitgate-profiles: whoever can, can run code as the operator.',
     '',
-    '  -n, --namespace NS   where waitgate\'s ConfigMaps live (default: $WAITGATE_NAMESPACE, else waitgate-system)',
+    "  -n, --namespace NS   where waitgate's ConfigMaps live (default: $WAITGATE_NAMESPACE, else waitgate-system)",
     '  --as USER            check RBAC for USER, e.g. system:serviceaccount:waitgate-system:waitgate',
     '  -o json              findings, capacity and editors as one JSON object',
     '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
@@ -79,7 +87,14 @@ export async function runDoctor(args: readonly string[], io: CliIo): Promise<num
   if (json) {
     io.stdout(
       JSON.stringify(
-        { ...report, capacity: report.capacity ?? null, profileEditors: report.profileEditors ?? null, ok: failures === 0, failures, warnings },
+        {
+          ...report,
+          capacity: report.capacity ?? null,
+          profileEditors: report.profileEditors ?? null,
+          ok: failures === 0,
+          failures,
+          warnings,
+        },
         null,
         2,
       ),
@@ -109,7 +124,10 @@ export async function runDoctor(args: readonly string[], io: CliIo): Promise<num
   return failures > 0 ? ExitCode.Failure : ExitCode.Ok;
 }
 
-async function examine(io: CliIo, opts: { namespace: string; as: string | undefined; kubeconfig: string | undefined }): Promise<DoctorReport> {
+async function examine(
+  io: CliIo,
+  opts: { namespace: string; as: string | undefined; kubeconfig: string | undefined },
+): Promise<DoctorReport> {
   const findings: Finding[] = [];
   const { namespace } = opts;
 
@@ -142,7 +160,10 @@ async function examine(io: CliIo, opts: { namespace: string; as: string | undefi
   let editors: Editor[] | undefined;
   if (cluster) {
     const kc = cluster.kc;
-    const [profiles, triggers] = await Promise.all([readMap(kc, namespace, PROFILES_CONFIGMAP), readMap(kc, namespace, TRIGGERS_CONFIGMAP)]);
+    const [profiles, triggers] = await Promise.all([
+      readMap(kc, namespace, PROFILES_CONFIGMAP),
+      readMap(kc, namespace, TRIGGERS_CONFIGMAP),
+    ]);
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
     findings.push(...(await crdCheck(kc)));
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
@@ -239,7 +260,7 @@ async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: s
     return [
       ok(
         'rbac',
-        `${who} has all ${perms.length} permissions the operator needs${as ? '' : ' (run with --as system:serviceaccount:<namespace>:<name> to check the operator\'s own account)'}`,
+        `${who} has all ${perms.length} permissions the operator needs${as ? '' : " (run with --as system:serviceaccount:<namespace>:<name> to check the operator's own account)"}`,
       ),
     ];
   }
@@ -249,7 +270,9 @@ async function rbacCheck(kc: k8s.KubeConfig, perms: readonly Permission[], as: s
     const key = describePermission({ ...p, verb: '' });
     grouped.set(key, [...(grouped.get(key) ?? []), p]);
   }
-  return [...grouped.entries()].map(([what, ps]) => fail('rbac', `${who} may not ${ps.map((p) => p.verb).join(', ')}${what}, which the operator needs`));
+  return [...grouped.entries()].map(([what, ps]) =>
+    fail('rbac', `${who} may not ${ps.map((p) => p.verb).join(', ')}${what}, which the operator needs`),
+  );
 }
 
 /** The kubeconfig user's name as the apiserver sees it, when it will say. */
@@ -275,11 +298,27 @@ async function editorsOf(kc: k8s.KubeConfig, namespace: string): Promise<{ edito
       rbac.listClusterRole(),
     ]);
     const bindings: BindingInfo[] = [
-      ...rb.items.map((b) => ({ kind: 'RoleBinding' as const, name: b.metadata?.name ?? '?', namespace: b.metadata?.namespace ?? namespace, roleRef: b.roleRef, subjects: b.subjects ?? [] })),
-      ...crb.items.map((b) => ({ kind: 'ClusterRoleBinding' as const, name: b.metadata?.name ?? '?', roleRef: b.roleRef, subjects: b.subjects ?? [] })),
+      ...rb.items.map((b) => ({
+        kind: 'RoleBinding' as const,
+        name: b.metadata?.name ?? '?',
+        namespace: b.metadata?.namespace ?? namespace,
+        roleRef: b.roleRef,
+        subjects: b.subjects ?? [],
+      })),
+      ...crb.items.map((b) => ({
+        kind: 'ClusterRoleBinding' as const,
+        name: b.metadata?.name ?? '?',
+        roleRef: b.roleRef,
+        subjects: b.subjects ?? [],
+      })),
     ];
     const roleInfos: RoleInfo[] = [
-      ...roles.items.map((r) => ({ kind: 'Role' as const, name: r.metadata?.name ?? '?', namespace: r.metadata?.namespace ?? namespace, rules: r.rules ?? [] })),
+      ...roles.items.map((r) => ({
+        kind: 'Role' as const,
+        name: r.metadata?.name ?? '?',
+        namespace: r.metadata?.namespace ?? namespace,
+        rules: r.rules ?? [],
+      })),
       ...clusterRoles.items.map((r) => ({ kind: 'ClusterRole' as const, name: r.metadata?.name ?? '?', rules: r.rules ?? [] })),
     ];
     return { editors: profileEditors(bindings, roleInfos, namespace, PROFILES_CONFIGMAP) };

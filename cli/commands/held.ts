@@ -13,11 +13,11 @@ export const held: Command = {
     'Prints `held · N waiting`, then the three HeldJobs that have waited longest (target,',
     'conditions, time waited since the first hold) and `↓ K more` for the rest. A HeldJob',
     'counts as waiting in phase Held, or Pending (queued in a pause window, not held yet).',
-    'Rows show the id-only target and the operator\'s own condition label, nothing else.',
+    "Rows show the id-only target and the operator's own condition label, nothing else.",
     '',
     '  --all                 every waiting HeldJob, not only three',
     '  -o json               every waiting HeldJob as a JSON array, with namespace and name',
-    '  -n, --namespace NS    this namespace (default: the kubeconfig context\'s, else default)',
+    "  -n, --namespace NS    this namespace (default: the kubeconfig context's, else default)",
     '  -A, --all-namespaces  every namespace',
     '  --kubeconfig PATH     default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
     '',
@@ -28,7 +28,14 @@ export const held: Command = {
 };
 
 const LINE = {
-  flags: [{ name: 'all' }, OUTPUT_FLAG, { name: 'namespace', short: 'n', value: true }, { name: 'all-namespaces', short: 'A' }, KUBECONFIG_FLAG, HELP_FLAG],
+  flags: [
+    { name: 'all' },
+    OUTPUT_FLAG,
+    { name: 'namespace', short: 'n', value: true },
+    { name: 'all-namespaces', short: 'A' },
+    KUBECONFIG_FLAG,
+    HELP_FLAG,
+  ],
   positionals: [],
 } as const;
 

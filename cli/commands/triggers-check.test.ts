@@ -43,7 +43,11 @@ const entry = (name: string, run: Record<string, unknown> = {}) => ({
   run: { kind: 'github', flow: 'deploy', job, ...run },
 });
 const json = (v: unknown) => JSON.stringify(v, null, 2);
-const indent = (text: string, by: string) => text.split('\n').map((l) => `${by}${l}`).join('\n');
+const indent = (text: string, by: string) =>
+  text
+    .split('\n')
+    .map((l) => `${by}${l}`)
+    .join('\n');
 const configMapYaml = (name: string, triggersJson: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: waitgate-system\ndata:\n  triggers.json: |\n${indent(triggersJson, '    ')}\n`;
 
@@ -115,14 +119,29 @@ describe('waitgate triggers check', () => {
       json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't' }, data: { 'triggers.json': json([entry('a'), entry('b')]) } }),
     );
     expect(asJson).toMatchObject({ code: 0, stdout: ['2 triggers loaded'] });
-    const list = await checkFile('list.json', json({ apiVersion: 'v1', kind: 'List', items: [JSON.parse(readFileSync(asJson.path, 'utf8'))] }));
+    const list = await checkFile(
+      'list.json',
+      json({ apiVersion: 'v1', kind: 'List', items: [JSON.parse(readFileSync(asJson.path, 'utf8'))] }),
+    );
     expect(list).toMatchObject({ code: 0, stdout: ['2 triggers loaded'] });
   });
 
   test.each([
-    ['a ConfigMap without the key', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  profiles.json: "{}"\n', /no ConfigMap in it \(other\) has a data key triggers\.json/],
-    ['a key holding YAML structure, not text', 'kind: ConfigMap\nmetadata:\n  name: t\ndata:\n  triggers.json:\n    - name: a\n', /must be text/],
-    ['two ConfigMaps with the key', `${configMapYaml('one', '[]')}---\n${configMapYaml('two', '[]')}`, /2 ConfigMaps .*waitgate-system\/one, waitgate-system\/two/],
+    [
+      'a ConfigMap without the key',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  profiles.json: "{}"\n',
+      /no ConfigMap in it \(other\) has a data key triggers\.json/,
+    ],
+    [
+      'a key holding YAML structure, not text',
+      'kind: ConfigMap\nmetadata:\n  name: t\ndata:\n  triggers.json:\n    - name: a\n',
+      /must be text/,
+    ],
+    [
+      'two ConfigMaps with the key',
+      `${configMapYaml('one', '[]')}---\n${configMapYaml('two', '[]')}`,
+      /2 ConfigMaps .*waitgate-system\/one, waitgate-system\/two/,
+    ],
     ['broken YAML', 'kind: ConfigMap\ndata: [unclosed\n', /is not valid YAML/],
   ])('%s exits 2 with a message on stderr', async (_d, content, message) => {
     const r = await checkFile('manifest.yaml', content);

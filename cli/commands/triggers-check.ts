@@ -58,6 +58,8 @@ export function formatRefusal(r: TriggerRefusal): string {
   return `${formatWhere(r.where)} ${r.path}: ${r.code}: ${r.message}`;
 }
 
+// Control characters are exactly what this pattern keeps out of a bare word.
+// eslint-disable-next-line no-control-regex
 const PLAIN_WORD = /^[^\s"\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/;
 
 function formatWhere(where: string): string {

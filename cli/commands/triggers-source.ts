@@ -66,7 +66,10 @@ function fromManifests(values: readonly unknown[], fileName: string): TriggersSo
   }
   if (carrying.length > 1) {
     const names = carrying.map((cm) => cm.name).join(', ');
-    return { ok: false, problem: `${fileName} holds ${carrying.length} ConfigMaps with a ${TRIGGERS_KEY} key (${names}); check them one at a time` };
+    return {
+      ok: false,
+      problem: `${fileName} holds ${carrying.length} ConfigMaps with a ${TRIGGERS_KEY} key (${names}); check them one at a time`,
+    };
   }
   const cm = carrying[0] as ConfigMap;
   const value = cm.data[TRIGGERS_KEY];

@@ -41,7 +41,7 @@ describe('capacity arithmetic', () => {
     expect(capacityLines(c)[0]).toMatch(/check slots: 3, .*WAITGATE_WAIT_CHECK_SLOTS 8, held below WAITGATE_CONCURRENCY 4/);
   });
 
-  test('at concurrency 1 the one slot is the Jobs\' only slot, and doctor says so', () => {
+  test("at concurrency 1 the one slot is the Jobs' only slot, and doctor says so", () => {
     const c = capacity({ ...defaults, checkSlots: 1, concurrency: 1 });
     expect(c.slots).toBe(1);
     expect(capacityLines(c)[0]).toMatch(/check takes the only slot/);

@@ -93,7 +93,9 @@ export function capacityLines(c: Capacity): string[] {
         ? `WAITGATE_WAIT_CHECK_SLOTS ${c.configuredSlots}, held below WAITGATE_CONCURRENCY ${c.concurrency}`
         : `WAITGATE_WAIT_CHECK_SLOTS ${c.configuredSlots}, below WAITGATE_CONCURRENCY ${c.concurrency}`;
   const holds = (perSlot: number, all: number) =>
-    perSlot === 0 ? 'not even one (a check may outlast the cadence)' : `about ${perSlot}${c.slots > 1 ? ` (${all} over ${c.slots} slots)` : ''}`;
+    perSlot === 0
+      ? 'not even one (a check may outlast the cadence)'
+      : `about ${perSlot}${c.slots > 1 ? ` (${all} over ${c.slots} slots)` : ''}`;
   const first = formatDuration(c.firstCadenceMs);
   const backed = formatDuration(c.backedOffCadenceMs);
   const lines = [

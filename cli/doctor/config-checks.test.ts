@@ -10,7 +10,10 @@ const trigger = (name: string, waitFor?: object[]) => ({
   on: { type: 'label', any: ['waitgate:go'] },
   run: { kind: 'github', flow: 'deploy', job, ...(waitFor ? { waitFor } : {}) },
 });
-const profilesData = (profiles: Record<string, object>, scripts: Record<string, string>) => ({ 'profiles.json': JSON.stringify(profiles), ...scripts });
+const profilesData = (profiles: Record<string, object>, scripts: Record<string, string>) => ({
+  'profiles.json': JSON.stringify(profiles),
+  ...scripts,
+});
 const SH = '#!/bin/sh\nexit 3\n';
 
 function run(over: Partial<ConfigCheckInput>): Finding[] {
@@ -67,7 +70,9 @@ describe('doctor: the ConfigMaps', () => {
   });
 
   test('triggers that do not load are a hard failure, one line per refusal', () => {
-    const fs = run({ triggers: { state: 'ok', data: { 'triggers.json': JSON.stringify([trigger('deploy', [{ after: '2026-09-01T09:00:00' }])]) } } });
+    const fs = run({
+      triggers: { state: 'ok', data: { 'triggers.json': JSON.stringify([trigger('deploy', [{ after: '2026-09-01T09:00:00' }])]) } },
+    });
     expect(fails(fs)).toEqual([
       expect.stringMatching(/^waitgate-system\/waitgate-triggers: deploy \$\[0\]\.run\.waitFor\[0\]\.after: waitfor-after-zoneless: /),
       expect.stringMatching(/does not load/),
@@ -80,9 +85,18 @@ describe('doctor: the ConfigMaps', () => {
     const far = new Date(NOW + 31 * DAY).toISOString();
     const near = new Date(NOW + 29 * DAY).toISOString();
     const fs = run({
-      triggers: { state: 'ok', data: { 'triggers.json': JSON.stringify([trigger('far', [{ after: far }, { profile: 'jira' }]), trigger('near', [{ after: near }])]) } },
+      triggers: {
+        state: 'ok',
+        data: {
+          'triggers.json': JSON.stringify([trigger('far', [{ after: far }, { profile: 'jira' }]), trigger('near', [{ after: near }])]),
+        },
+      },
     });
-    expect(fails(fs)).toEqual([expect.stringMatching(/^trigger far waits until after .*, 31d from now and more than WAITGATE_WAIT_AFTER_MAX_MS \(30d\) ahead: .*wait-after-beyond-max$/)]);
+    expect(fails(fs)).toEqual([
+      expect.stringMatching(
+        /^trigger far waits until after .*, 31d from now and more than WAITGATE_WAIT_AFTER_MAX_MS \(30d\) ahead: .*wait-after-beyond-max$/,
+      ),
+    ]);
   });
 
   test('a missing triggers ConfigMap is a warning; an unreadable one a failure', () => {

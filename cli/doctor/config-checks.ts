@@ -54,7 +54,9 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
         findings.push(ok('profiles', `${profilesRef} has no ${PROFILES_KEY} key, so no profile is declared`));
       } else if (bad.length === 0) {
         const names = [...parsed.profiles.keys()].sort();
-        findings.push(ok('profiles', `${profilesRef} declares ${plural(names.length, 'profile')}${names.length ? ` (${names.join(', ')})` : ''}`));
+        findings.push(
+          ok('profiles', `${profilesRef} declares ${plural(names.length, 'profile')}${names.length ? ` (${names.join(', ')})` : ''}`),
+        );
       }
     }
   }
@@ -67,7 +69,10 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
   }
   if (t.state === 'missing') {
     findings.push(
-      warn('triggers', `there is no ${triggersRef}: the receiver matches no delivery, and the operator cannot compare holds with their triggers (wait-skew)`),
+      warn(
+        'triggers',
+        `there is no ${triggersRef}: the receiver matches no delivery, and the operator cannot compare holds with their triggers (wait-skew)`,
+      ),
     );
     return findings;
   }
@@ -79,7 +84,9 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
   const loaded = parseTriggersFile(text);
   if (!loaded.ok) {
     for (const r of loaded.refusals) findings.push(fail('triggers', `${triggersRef}: ${formatRefusal(r)}`));
-    findings.push(fail('triggers', `${triggersRef} does not load: the receiver refuses every delivery, and the operator cannot check for wait-skew`));
+    findings.push(
+      fail('triggers', `${triggersRef} does not load: the receiver refuses every delivery, and the operator cannot check for wait-skew`),
+    );
     return findings;
   }
 
@@ -91,7 +98,12 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
         named.add(c.profile);
         const refusal = unknownProfile(c.profile, declared);
         if (refusal) {
-          findings.push(fail('triggers', `trigger ${show(trigger.name)} names profile ${c.profile}, which ${profilesRef} does not declare: its HeldJobs would be refused ${refusal.token}`));
+          findings.push(
+            fail(
+              'triggers',
+              `trigger ${show(trigger.name)} names profile ${c.profile}, which ${profilesRef} does not declare: its HeldJobs would be refused ${refusal.token}`,
+            ),
+          );
         }
         continue;
       }
@@ -127,10 +139,20 @@ function scriptFindings(profile: Profile, data: Record<string, string>): Finding
   const text = data[profile.script] ?? '';
   const firstLine = text.split('\n', 1)[0] ?? '';
   if (!text.startsWith('#!')) {
-    return [fail('profiles', `profile ${profile.name}: script ${profile.script} does not start with #!, so the operator cannot execute it (ENOEXEC) and every check of it reads as could not tell`)];
+    return [
+      fail(
+        'profiles',
+        `profile ${profile.name}: script ${profile.script} does not start with #!, so the operator cannot execute it (ENOEXEC) and every check of it reads as could not tell`,
+      ),
+    ];
   }
   if (firstLine.endsWith('\r')) {
-    return [fail('profiles', `profile ${profile.name}: script ${profile.script} has CRLF line ends, so its #! line names an interpreter that does not exist and every check of it reads as could not tell`)];
+    return [
+      fail(
+        'profiles',
+        `profile ${profile.name}: script ${profile.script} has CRLF line ends, so its #! line names an interpreter that does not exist and every check of it reads as could not tell`,
+      ),
+    ];
   }
   return [];
 }

@@ -3,7 +3,11 @@ import { buildCrd } from '../../api/crd.js';
 import { crdFindings, schemaDifferences } from './crd-check.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-type Crd = { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: Record<string, { properties: Record<string, unknown> }> } } }[] } };
+type Crd = {
+  spec: {
+    versions: { name: string; schema: { openAPIV3Schema: { properties: Record<string, { properties: Record<string, unknown> }> } } }[];
+  };
+};
 
 describe('doctor: the installed CRD against this waitgate', () => {
   test('the same schema, keys in any order, is ok', () => {

@@ -41,7 +41,9 @@ export function crdFindings(installed: unknown, expected: Record<string, unknown
   const want = schemaOf(expected);
   const have = schemaOf(installed);
   if (have === undefined) {
-    return [fail('crd', `${CRD_NAME} serves no ${API_VERSION} schema: it is not the CRD this waitgate needs (apply crds/ from this version)`)];
+    return [
+      fail('crd', `${CRD_NAME} serves no ${API_VERSION} schema: it is not the CRD this waitgate needs (apply crds/ from this version)`),
+    ];
   }
   const spec = (have as { properties?: { spec?: { properties?: Record<string, unknown> } } }).properties?.spec?.properties;
   if (spec === undefined || !('waitFor' in spec)) {

@@ -27,12 +27,18 @@ interface Manifest {
 function render(sets: readonly string[]): Manifest[] {
   let out: string;
   try {
-    out = execFileSync('helm', ['template', 'waitgate', CHART, '-n', RELEASE_NS, '--set', 'valkey.url=redis://x:6379', ...sets.flatMap((s) => ['--set', s])], {
-      encoding: 'utf8',
-      env: { ...process.env, PATH: `${TOOLS}:${process.env['PATH'] ?? ''}` },
-    });
+    out = execFileSync(
+      'helm',
+      ['template', 'waitgate', CHART, '-n', RELEASE_NS, '--set', 'valkey.url=redis://x:6379', ...sets.flatMap((s) => ['--set', s])],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${TOOLS}:${process.env['PATH'] ?? ''}` },
+      },
+    );
   } catch (err) {
-    throw new Error(`helm template failed (is helm installed? run \`bash hack/install-tools.sh\`): ${(err as Error).message}`, { cause: err });
+    throw new Error(`helm template failed (is helm installed? run \`bash hack/install-tools.sh\`): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return parseAllDocuments(out)
     .map((d) => d.toJS() as Manifest | null)
@@ -41,7 +47,11 @@ function render(sets: readonly string[]): Manifest[] {
 
 /** Every permission the chart grants the operator's ServiceAccount, through the bindings it renders. */
 function grantedToOperator(ms: readonly Manifest[]): string[] {
-  const roles = new Map(ms.filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole').map((m) => [`${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`, m]));
+  const roles = new Map(
+    ms
+      .filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole')
+      .map((m) => [`${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`, m]),
+  );
   const granted = new Set<string>();
   for (const b of ms.filter((m) => m.kind === 'RoleBinding' || m.kind === 'ClusterRoleBinding')) {
     if (!(b.subjects ?? []).some((s) => s.kind === 'ServiceAccount' && s.name === OPERATOR_SA && s.namespace === RELEASE_NS)) continue;
@@ -58,7 +68,11 @@ function grantedToOperator(ms: readonly Manifest[]): string[] {
           for (const verb of rule.verbs ?? []) {
             const names = rule.resourceNames && rule.resourceNames.length > 0 ? rule.resourceNames : [undefined];
             for (const name of names) {
-              const where = { ...(subresource ? { subresource } : {}), ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}) };
+              const where = {
+                ...(subresource ? { subresource } : {}),
+                ...(name !== undefined ? { name } : {}),
+                ...(namespace !== undefined ? { namespace } : {}),
+              };
               granted.add(describePermission({ verb, group, resource, ...where }));
             }
           }
@@ -72,8 +86,16 @@ function grantedToOperator(ms: readonly Manifest[]): string[] {
 describe("doctor's operator permissions are the chart's operator RBAC", () => {
   test.each<[string, string[], { watchNamespace: string; leaseName: string }]>([
     ['every namespace watched (a ClusterRole)', [], { watchNamespace: '', leaseName: 'waitgate-operator' }],
-    ['one namespace watched (Roles only)', ['watchNamespace=team-a', 'receiver.jobNamespace=team-a'], { watchNamespace: 'team-a', leaseName: 'waitgate-operator' }],
-    ['its own namespace watched, another Lease name', [`watchNamespace=${RELEASE_NS}`, 'operator.leaderElection.id=fleet-lead'], { watchNamespace: RELEASE_NS, leaseName: 'fleet-lead' }],
+    [
+      'one namespace watched (Roles only)',
+      ['watchNamespace=team-a', 'receiver.jobNamespace=team-a'],
+      { watchNamespace: 'team-a', leaseName: 'waitgate-operator' },
+    ],
+    [
+      'its own namespace watched, another Lease name',
+      [`watchNamespace=${RELEASE_NS}`, 'operator.leaderElection.id=fleet-lead'],
+      { watchNamespace: RELEASE_NS, leaseName: 'fleet-lead' },
+    ],
   ])(
     '%s',
     (_what, sets, place) => {

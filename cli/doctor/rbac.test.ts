@@ -1,9 +1,19 @@
 import { describe, expect, test } from '@jest/globals';
-import { describePermission, OPERATOR_PERMISSIONS, operatorPermissions, profileEditors, ruleLetsEdit, type BindingInfo, type RoleInfo } from './rbac.js';
+import {
+  describePermission,
+  OPERATOR_PERMISSIONS,
+  operatorPermissions,
+  profileEditors,
+  ruleLetsEdit,
+  type BindingInfo,
+  type RoleInfo,
+} from './rbac.js';
 
 describe('the permissions the operator needs', () => {
   test('watched resources everywhere (or in the watched namespace), ConfigMaps, its Lease and check Pods in its own', () => {
-    const all = operatorPermissions({ namespace: 'waitgate-system', watchNamespace: '', leaseName: 'waitgate-operator' }).map(describePermission);
+    const all = operatorPermissions({ namespace: 'waitgate-system', watchNamespace: '', leaseName: 'waitgate-operator' }).map(
+      describePermission,
+    );
     expect(all).toEqual([
       'list heldjobs.waitgate.dev in every namespace',
       'watch heldjobs.waitgate.dev in every namespace',
@@ -66,21 +76,66 @@ describe('who may edit the profiles ConfigMap', () => {
       { kind: 'ClusterRole', name: 'cluster-admin', rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] },
       { kind: 'ClusterRole', name: 'view', rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }] },
       { kind: 'ClusterRole', name: 'cm-editor', rules: [{ verbs: ['patch'], apiGroups: [''], resources: ['configmaps'] }] },
-      { kind: 'Role', name: 'profiles', namespace: 'waitgate-system', rules: [{ verbs: ['update'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['waitgate-profiles'] }] },
+      {
+        kind: 'Role',
+        name: 'profiles',
+        namespace: 'waitgate-system',
+        rules: [{ verbs: ['update'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['waitgate-profiles'] }],
+      },
       { kind: 'Role', name: 'profiles', namespace: 'elsewhere', rules: [{ verbs: ['*'], apiGroups: [''], resources: ['configmaps'] }] },
     ];
     const bindings: BindingInfo[] = [
-      { kind: 'ClusterRoleBinding', name: 'cluster-admin', roleRef: { kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: 'system:masters' }] },
-      { kind: 'ClusterRoleBinding', name: 'viewers', roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'Group', name: 'everyone' }] },
-      { kind: 'RoleBinding', name: 'ci', namespace: 'waitgate-system', roleRef: { kind: 'ClusterRole', name: 'cm-editor' }, subjects: [{ kind: 'ServiceAccount', name: 'deployer' }, { kind: 'User', name: 'alice' }] },
-      { kind: 'RoleBinding', name: 'own', namespace: 'waitgate-system', roleRef: { kind: 'Role', name: 'profiles' }, subjects: [{ kind: 'User', name: 'alice' }] },
-      { kind: 'RoleBinding', name: 'other-ns', namespace: 'elsewhere', roleRef: { kind: 'Role', name: 'profiles' }, subjects: [{ kind: 'User', name: 'mallory' }] },
-      { kind: 'RoleBinding', name: 'dangling', namespace: 'waitgate-system', roleRef: { kind: 'Role', name: 'gone' }, subjects: [{ kind: 'User', name: 'bob' }] },
+      {
+        kind: 'ClusterRoleBinding',
+        name: 'cluster-admin',
+        roleRef: { kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'Group', name: 'system:masters' }],
+      },
+      {
+        kind: 'ClusterRoleBinding',
+        name: 'viewers',
+        roleRef: { kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'Group', name: 'everyone' }],
+      },
+      {
+        kind: 'RoleBinding',
+        name: 'ci',
+        namespace: 'waitgate-system',
+        roleRef: { kind: 'ClusterRole', name: 'cm-editor' },
+        subjects: [
+          { kind: 'ServiceAccount', name: 'deployer' },
+          { kind: 'User', name: 'alice' },
+        ],
+      },
+      {
+        kind: 'RoleBinding',
+        name: 'own',
+        namespace: 'waitgate-system',
+        roleRef: { kind: 'Role', name: 'profiles' },
+        subjects: [{ kind: 'User', name: 'alice' }],
+      },
+      {
+        kind: 'RoleBinding',
+        name: 'other-ns',
+        namespace: 'elsewhere',
+        roleRef: { kind: 'Role', name: 'profiles' },
+        subjects: [{ kind: 'User', name: 'mallory' }],
+      },
+      {
+        kind: 'RoleBinding',
+        name: 'dangling',
+        namespace: 'waitgate-system',
+        roleRef: { kind: 'Role', name: 'gone' },
+        subjects: [{ kind: 'User', name: 'bob' }],
+      },
     ];
     expect(profileEditors(bindings, roles, 'waitgate-system', 'waitgate-profiles')).toEqual([
       { subject: 'Group system:masters', via: ['ClusterRoleBinding cluster-admin → ClusterRole cluster-admin'] },
       { subject: 'ServiceAccount waitgate-system/deployer', via: ['RoleBinding waitgate-system/ci → ClusterRole cm-editor'] },
-      { subject: 'User alice', via: ['RoleBinding waitgate-system/ci → ClusterRole cm-editor', 'RoleBinding waitgate-system/own → Role profiles'] },
+      {
+        subject: 'User alice',
+        via: ['RoleBinding waitgate-system/ci → ClusterRole cm-editor', 'RoleBinding waitgate-system/own → Role profiles'],
+      },
     ]);
   });
 });

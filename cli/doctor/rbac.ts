@@ -31,16 +31,67 @@ export interface OperatorRule {
  * templates/rbac-operator.yaml) is tested against this table, both ways.
  */
 export const OPERATOR_PERMISSIONS: readonly OperatorRule[] = [
-  { scope: PermissionScope.Watched, group: 'waitgate.dev', resource: 'heldjobs', verbs: ['list', 'watch', 'patch'], why: 'the informer; metadata.finalizers by merge patch' },
-  { scope: PermissionScope.Watched, group: 'waitgate.dev', resource: 'heldjobs', subresource: 'status', verbs: ['update'], why: 'status writes' },
-  { scope: PermissionScope.Watched, group: 'waitgate.dev', resource: 'heldjobs', subresource: 'finalizers', verbs: ['update'], why: 'its Jobs are owned with blockOwnerDeletion' },
-  { scope: PermissionScope.Watched, group: 'batch', resource: 'jobs', verbs: ['create', 'get', 'list', 'watch', 'delete'], why: 'launch, the informer, find its own, delete on cancel' },
+  {
+    scope: PermissionScope.Watched,
+    group: 'waitgate.dev',
+    resource: 'heldjobs',
+    verbs: ['list', 'watch', 'patch'],
+    why: 'the informer; metadata.finalizers by merge patch',
+  },
+  {
+    scope: PermissionScope.Watched,
+    group: 'waitgate.dev',
+    resource: 'heldjobs',
+    subresource: 'status',
+    verbs: ['update'],
+    why: 'status writes',
+  },
+  {
+    scope: PermissionScope.Watched,
+    group: 'waitgate.dev',
+    resource: 'heldjobs',
+    subresource: 'finalizers',
+    verbs: ['update'],
+    why: 'its Jobs are owned with blockOwnerDeletion',
+  },
+  {
+    scope: PermissionScope.Watched,
+    group: 'batch',
+    resource: 'jobs',
+    verbs: ['create', 'get', 'list', 'watch', 'delete'],
+    why: 'launch, the informer, find its own, delete on cancel',
+  },
   { scope: PermissionScope.Watched, group: '', resource: 'events', verbs: ['create'], why: 'one Event per decision' },
-  { scope: PermissionScope.Own, group: '', resource: 'configmaps', verbs: ['list', 'watch'], why: 'waitgate-profiles and waitgate-triggers' },
-  { scope: PermissionScope.Own, group: 'coordination.k8s.io', resource: 'leases', verbs: ['create'], why: 'leader election: makes its Lease' },
-  { scope: PermissionScope.Own, group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'update'], leaderLeaseOnly: true, why: 'leader election: reads and renews its Lease' },
+  {
+    scope: PermissionScope.Own,
+    group: '',
+    resource: 'configmaps',
+    verbs: ['list', 'watch'],
+    why: 'waitgate-profiles and waitgate-triggers',
+  },
+  {
+    scope: PermissionScope.Own,
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['create'],
+    why: 'leader election: makes its Lease',
+  },
+  {
+    scope: PermissionScope.Own,
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['get', 'update'],
+    leaderLeaseOnly: true,
+    why: 'leader election: reads and renews its Lease',
+  },
   // No get: nothing reads one check Pod; the informer lists and watches them.
-  { scope: PermissionScope.Own, group: '', resource: 'pods', verbs: ['create', 'list', 'watch', 'delete'], why: 'pod-mode checks run in Pods of its own' },
+  {
+    scope: PermissionScope.Own,
+    group: '',
+    resource: 'pods',
+    verbs: ['create', 'list', 'watch', 'delete'],
+    why: 'pod-mode checks run in Pods of its own',
+  },
 ];
 
 /** One permission the operator needs. namespace undefined: in every namespace. */
@@ -135,7 +186,8 @@ export function ruleLetsEdit(rule: PolicyRule, name: string): boolean {
 
 /** Everyone whose bindings allow update or patch of ConfigMap `name` in `namespace`, sorted. */
 export function profileEditors(bindings: readonly BindingInfo[], roles: readonly RoleInfo[], namespace: string, name: string): Editor[] {
-  const roleKey = (kind: string, roleName: string, ns?: string) => (kind === 'Role' ? `Role/${ns ?? ''}/${roleName}` : `ClusterRole/${roleName}`);
+  const roleKey = (kind: string, roleName: string, ns?: string) =>
+    kind === 'Role' ? `Role/${ns ?? ''}/${roleName}` : `ClusterRole/${roleName}`;
   const byKey = new Map(roles.map((r) => [roleKey(r.kind, r.name, r.namespace), r]));
   const editors = new Map<string, Set<string>>();
   for (const b of bindings) {

@@ -29,7 +29,13 @@ export function integer(def: number, opts: { min?: number; max?: number } = {}) 
       .string()
       .regex(/^\s*\d+\s*$/, 'must be a whole number')
       .transform(Number)
-      .pipe(z.number().int().min(opts.min ?? 0).max(opts.max ?? Number.MAX_SAFE_INTEGER))
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(opts.min ?? 0)
+          .max(opts.max ?? Number.MAX_SAFE_INTEGER),
+      )
       .optional()
       .transform((n) => n ?? def),
   );
@@ -52,9 +58,7 @@ export function boolean(def: boolean) {
 
 /** A pino log level, `info` by default. */
 export function logLevel() {
-  return z
-    .preprocess(unsetIfEmpty, z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).optional())
-    .transform((l) => l ?? 'info');
+  return z.preprocess(unsetIfEmpty, z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).optional()).transform((l) => l ?? 'info');
 }
 
 /** A required redis:// or rediss:// URL. */

@@ -9,9 +9,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 export const SlotResult = { Done: 1, NotHeld: 0, Full: 2 } as const;
 export type SlotResult = (typeof SlotResult)[keyof typeof SlotResult];
 
-export type AcquireResult =
-  | { readonly acquired: true }
-  | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
+export type AcquireResult = { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
 
 function script(name: string): string {
   return readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
@@ -19,9 +17,7 @@ function script(name: string): string {
 
 interface SlotCommands {
   acquireSlot1(key: string, token: string, limit: number, nowMs: number, ttlMs: number): Promise<number[]>;
-  acquireSlot2(
-    key1: string, key2: string, token: string, limit1: number, limit2: number, nowMs: number, ttlMs: number,
-  ): Promise<number[]>;
+  acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, nowMs: number, ttlMs: number): Promise<number[]>;
   countSlots(key: string, nowMs: number): Promise<number>;
 }
 
@@ -91,9 +87,7 @@ export class Slots {
    * back). When refused, nothing the token held before the call changes; `fullKey` is the first
    * full key. With 2 keys on a Valkey cluster, the keys must share a hash slot ({hash tag}).
    */
-  async acquire(
-    keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number,
-  ): Promise<AcquireResult> {
+  async acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<AcquireResult> {
     checkKeys(keys);
     checkLimits(keys, limits);
     checkToken(token);
@@ -139,9 +133,7 @@ export class Slots {
    * seconds), each as `renew` does it. Returns the tokens that had lost their place in at least
    * one of their keys, each once, in the order given. Everything is checked before anything is sent.
    */
-  async renewMany(
-    entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number,
-  ): Promise<string[]> {
+  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]> {
     checkTime(nowMs, ttlMs);
     for (const { keys, token } of entries) {
       checkKeys(keys);

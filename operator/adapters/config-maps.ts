@@ -11,7 +11,8 @@ import { RestartingInformer } from '../../lib/kube/informer.js';
 export function triggersView(text: string | undefined): TriggersView {
   if (text === undefined) return { state: 'unreadable', problem: `the ConfigMap has no ${TRIGGERS_KEY} key` };
   const r = parseTriggersFile(text);
-  if (!r.ok) return { state: 'unreadable', problem: `${r.refusals.length} refusal(s), first: ${r.refusals[0]?.code} at ${r.refusals[0]?.path}` };
+  if (!r.ok)
+    return { state: 'unreadable', problem: `${r.refusals.length} refusal(s), first: ${r.refusals[0]?.code} at ${r.refusals[0]?.path}` };
   return { state: 'ok', waits: new Map(r.triggers.map((t) => [t.name, (t.run.waitFor ?? []).length > 0])) };
 }
 

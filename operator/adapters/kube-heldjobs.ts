@@ -19,9 +19,7 @@ export class KubeHeldJobs {
   /** Lists HeldJobs in one namespace, or in all when namespace is empty. */
   list(namespace: string): Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>> {
     const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
-    return namespace
-      ? this.custom.listNamespacedCustomObject({ ...base, namespace })
-      : this.custom.listClusterCustomObject(base);
+    return namespace ? this.custom.listNamespacedCustomObject({ ...base, namespace }) : this.custom.listClusterCustomObject(base);
   }
 
   /** Replaces the status; fails with 409 when the HeldJob changed since it was read. */

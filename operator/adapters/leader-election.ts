@@ -30,7 +30,13 @@ export interface SeenLease {
 }
 
 /** Decides from the Lease as seen, when this process last saw it change, and now. */
-export function leaseStep(me: string, lease: SeenLease | undefined, lastChangeSeenAt: number, now: number, leaseDurationMs: number): LeaseStep {
+export function leaseStep(
+  me: string,
+  lease: SeenLease | undefined,
+  lastChangeSeenAt: number,
+  now: number,
+  leaseDurationMs: number,
+): LeaseStep {
   if (!lease) return { kind: 'create' };
   if (lease.holder === me) return { kind: 'renew' };
   if (!lease.holder || now - lastChangeSeenAt >= leaseDurationMs) return { kind: 'take', transitions: lease.transitions + 1 };
@@ -101,7 +107,11 @@ export class LeaderElector {
       if (statusCodeOf(err) !== 404) throw err;
     }
     const seen: SeenLease | undefined = lease
-      ? { holder: lease.spec?.holderIdentity ?? undefined, renewTime: lease.spec?.renewTime ? new Date(lease.spec.renewTime).toISOString() : undefined, transitions: lease.spec?.leaseTransitions ?? 0 }
+      ? {
+          holder: lease.spec?.holderIdentity ?? undefined,
+          renewTime: lease.spec?.renewTime ? new Date(lease.spec.renewTime).toISOString() : undefined,
+          transitions: lease.spec?.leaseTransitions ?? 0,
+        }
       : undefined;
     const key = `${seen?.holder}/${seen?.renewTime}`;
     if (!this.seen || this.seen.key !== key) this.seen = { key, at: now };
@@ -118,7 +128,10 @@ export class LeaderElector {
         case 'wait':
           return false;
         case 'create':
-          await this.api.createNamespacedLease({ namespace: this.o.namespace, body: { metadata: { name: this.o.name, namespace: this.o.namespace }, spec: spec(0) } });
+          await this.api.createNamespacedLease({
+            namespace: this.o.namespace,
+            body: { metadata: { name: this.o.name, namespace: this.o.namespace }, spec: spec(0) },
+          });
           return true;
         case 'take':
         case 'renew': {

@@ -23,7 +23,13 @@ export class ValkeyScopeSlots implements ScopeSlots {
 
   async acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'> {
     try {
-      const r = await this.leases.acquire(this.keys.scopeSlots(scopeKey), [this.concurrency, this.scopeLimit], holder, this.now(), SCOPE_LEASE_TTL_MS);
+      const r = await this.leases.acquire(
+        this.keys.scopeSlots(scopeKey),
+        [this.concurrency, this.scopeLimit],
+        holder,
+        this.now(),
+        SCOPE_LEASE_TTL_MS,
+      );
       return r.acquired ? 'acquired' : 'full';
     } catch {
       return 'unavailable';

@@ -16,13 +16,34 @@ export const WORKER_LABEL = 'waitgate.dev/worker';
 export const SCRIPTS_MOUNT = '/waitgate/profiles';
 const DEFAULT_RESOURCES = { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } };
 /** Container states that mean the check will never start: it could not tell. */
-const CANNOT_START = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+const CANNOT_START = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 function labelSafe(s: string): string {
-  return s.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x';
+  return (
+    s
+      .replace(/[^A-Za-z0-9_.-]/g, '-')
+      .slice(0, 63)
+      .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x'
+  );
 }
 
-export function checkPod(o: { name: string; namespace: string; profile: Profile; target: string; key: string; worker: string; configMap: string; timeoutMs: number }): k8s.V1Pod {
+export function checkPod(o: {
+  name: string;
+  namespace: string;
+  profile: Profile;
+  target: string;
+  key: string;
+  worker: string;
+  configMap: string;
+  timeoutMs: number;
+}): k8s.V1Pod {
   const script = o.profile.script;
   return {
     apiVersion: 'v1',
@@ -52,7 +73,12 @@ export function checkPod(o: { name: string; namespace: string; profile: Profile;
           command: [`${SCRIPTS_MOUNT}/${script}`],
           args: [o.target],
           resources: o.profile.resources ?? DEFAULT_RESOURCES,
-          securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } },
+          securityContext: {
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            privileged: false,
+            capabilities: { drop: ['ALL'] },
+          },
           volumeMounts: [{ name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true }],
         },
       ],
@@ -74,11 +100,18 @@ export function podAnswer(pod: k8s.V1Pod): Omit<CheckAnswer, 'durationMs'> | und
   if (term) return { ...none, exitCode: term.exitCode, timedOut: false };
   if (pod.status?.phase === 'Failed') {
     // Failed with no exit code: the deadline (activeDeadlineSeconds) or an eviction.
-    return { ...none, exitCode: null, timedOut: pod.status.reason === 'DeadlineExceeded', ...(pod.status.reason === 'DeadlineExceeded' ? {} : { spawnError: pod.status.reason ?? 'PodFailed' }) };
+    return {
+      ...none,
+      exitCode: null,
+      timedOut: pod.status.reason === 'DeadlineExceeded',
+      ...(pod.status.reason === 'DeadlineExceeded' ? {} : { spawnError: pod.status.reason ?? 'PodFailed' }),
+    };
   }
   const waiting = cs?.state?.waiting?.reason;
   if (waiting && CANNOT_START.has(waiting)) return { ...none, exitCode: null, timedOut: false, spawnError: waiting };
-  const unschedulable = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+  const unschedulable = pod.status?.conditions?.find(
+    (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+  );
   if (unschedulable) return { ...none, exitCode: null, timedOut: false, spawnError: 'Unschedulable' };
   return undefined;
 }
@@ -131,8 +164,12 @@ export class PodCheckRunner {
     const done = (a: Omit<CheckAnswer, 'durationMs'>): CheckAnswer => ({ ...a, durationMs: Date.now() - started });
     const name = checkPodName(key);
     const answer = new Promise<Omit<CheckAnswer, 'durationMs'>>((resolve) => {
-      const timer = setTimeout(() => finish({ exitCode: null, signal: null, timedOut: true, stdoutBytes: 0, stderrBytes: 0 }), this.o.timeoutMs);
-      const onAbort = () => finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
+      const timer = setTimeout(
+        () => finish({ exitCode: null, signal: null, timedOut: true, stdoutBytes: 0, stderrBytes: 0 }),
+        this.o.timeoutMs,
+      );
+      const onAbort = () =>
+        finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
       const finish = (a: Omit<CheckAnswer, 'durationMs'>) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -141,21 +178,39 @@ export class PodCheckRunner {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.set(name, (pod) => {
-        if (pod === 'deleted') return finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'PodDeleted', stdoutBytes: 0, stderrBytes: 0 });
+        if (pod === 'deleted')
+          return finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'PodDeleted', stdoutBytes: 0, stderrBytes: 0 });
         const a = podAnswer(pod);
         if (a) finish(a);
       });
     });
-    if (signal.aborted) return done({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
+    if (signal.aborted)
+      return done({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
     try {
       await this.core.createNamespacedPod({
         namespace: this.o.namespace,
-        body: checkPod({ name, namespace: this.o.namespace, profile, target, key, worker: this.o.worker, configMap: this.o.configMap, timeoutMs: this.o.timeoutMs }),
+        body: checkPod({
+          name,
+          namespace: this.o.namespace,
+          profile,
+          target,
+          key,
+          worker: this.o.worker,
+          configMap: this.o.configMap,
+          timeoutMs: this.o.timeoutMs,
+        }),
       });
     } catch (err) {
       this.waiters.get(name)?.('deleted');
       this.waiters.delete(name);
-      return done({ exitCode: null, signal: null, timedOut: false, spawnError: `PodCreate${statusCodeOf(err) ?? ''}`, stdoutBytes: 0, stderrBytes: 0 });
+      return done({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        spawnError: `PodCreate${statusCodeOf(err) ?? ''}`,
+        stdoutBytes: 0,
+        stderrBytes: 0,
+      });
     }
     const result = await answer;
     // Read once, then gone: the Pod never outlives its answer.

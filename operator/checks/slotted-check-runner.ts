@@ -95,7 +95,16 @@ export class SlottedCheckGate implements CheckGate {
       this.o.metrics.checked(profile.name, result.verdict, answer.durationMs / 1000);
       // The profile's name and byte counts only: never the path, never the output.
       this.o.log.info(
-        { heldjob: key, profile: profile.name, exitCode: answer.exitCode, signal: answer.signal, timedOut: answer.timedOut, stdoutBytes: answer.stdoutBytes, stderrBytes: answer.stderrBytes, durationMs: answer.durationMs },
+        {
+          heldjob: key,
+          profile: profile.name,
+          exitCode: answer.exitCode,
+          signal: answer.signal,
+          timedOut: answer.timedOut,
+          stdoutBytes: answer.stdoutBytes,
+          stderrBytes: answer.stderrBytes,
+          durationMs: answer.durationMs,
+        },
         'Ran check',
       );
       return { kind: 'answered', result };

@@ -30,13 +30,30 @@ function heldJob(over: { waitFor?: object[]; status?: HeldJobStatus; finalizer?:
       ...(over.finalizer ? { finalizers: [FINALIZER] } : {}),
       ...(over.deleted ? { deletionTimestamp: iso(T0) } : {}),
     },
-    spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: over.waitFor ?? [{ after: AFTER }], job: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } } },
+    spec: {
+      target: 'acme/web#7',
+      trigger: 'deploy',
+      waitFor: over.waitFor ?? [{ after: AFTER }],
+      job: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    },
     ...(over.status ? { status: over.status } : {}),
   };
 }
 const held: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), nextCheckAt: iso(AFTER_MS), jobName: JOB };
-const matches = [{ type: 'TriggerChecked', status: 'True' as const, reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) }];
-const profileHeld: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), jobName: JOB, checks: 0, faults: 0, checksSince: iso(T0), expiresAt: iso(T0 + DAY), conditions: matches };
+const matches = [
+  { type: 'TriggerChecked', status: 'True' as const, reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) },
+];
+const profileHeld: HeldJobStatus = {
+  phase: Phase.Held,
+  heldSince: iso(T0),
+  waitingSince: iso(T0),
+  jobName: JOB,
+  checks: 0,
+  faults: 0,
+  checksSince: iso(T0),
+  expiresAt: iso(T0 + DAY),
+  conditions: matches,
+};
 const withJira = { profiles: { state: 'ok', profiles: new Map([['jira', jira]]) } } as const;
 
 const TRIGGERS = { triggers: { state: 'ok', waits: new Map([['deploy', true]]) } } as const;
@@ -52,7 +69,14 @@ describe('the executor carries out the decisions, in order', () => {
     [
       'the instant reached: finalizer, scope, create, marker, Running with its Event',
       { heldJob: heldJob({ status: held }), now: AFTER_MS },
-      ['setFinalizers:waitgate.dev/cleanup', 'acquireScope:acquired', 'create:created', 'leaveMarker', 'writeStatus:Running', 'event:Launched'],
+      [
+        'setFinalizers:waitgate.dev/cleanup',
+        'acquireScope:acquired',
+        'create:created',
+        'leaveMarker',
+        'writeStatus:Running',
+        'event:Launched',
+      ],
       Phase.Running,
     ],
     [
@@ -75,41 +99,74 @@ describe('the executor carries out the decisions, in order', () => {
     ],
     [
       'the create fails: the scope slot goes back and the launch is tried again later',
-      { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, create: { kind: 'createFailed', code: 503, message: 'unavailable' } },
+      {
+        heldJob: heldJob({ status: held, finalizer: true }),
+        now: AFTER_MS,
+        create: { kind: 'createFailed', code: 503, message: 'unavailable' },
+      },
       ['acquireScope:acquired', 'create:createFailed', 'releaseScope', 'wake'],
       Phase.Held,
     ],
     [
       'a profile due: the finalizer, then the check, then its answer written',
-      { heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld }), now: T0, ...withJira, check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.NotYet, exitCode: 3 } } },
+      {
+        heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld }),
+        now: T0,
+        ...withJira,
+        check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.NotYet, exitCode: 3 } },
+      },
       ['setFinalizers:waitgate.dev/cleanup', 'runCheck:jira', 'writeStatus:Held', 'event:CheckNotYet', 'wake'],
       Phase.Held,
     ],
     [
       'every check slot taken: nothing counted, looked at again later',
-      { heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }), now: T0, ...withJira, check: { kind: 'denied' } },
+      {
+        heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }),
+        now: T0,
+        ...withJira,
+        check: { kind: 'denied' },
+      },
       ['runCheck:jira', 'wake'],
       Phase.Held,
     ],
     [
       'a check that says never: refused for good, the wake cancelled',
-      { heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }), now: T0, ...withJira, check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.Never, exitCode: 2 } } },
+      {
+        heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }),
+        now: T0,
+        ...withJira,
+        check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.Never, exitCode: 2 } },
+      },
       ['runCheck:jira', 'event:CheckNever', 'writeStatus:Refused', 'event:Refused', 'cancelWake'],
       Phase.Refused,
     ],
     [
       'a cancel of a running one: the Job deleted, operator-cancel, the scope back, the finalizer off',
-      { heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: true, deleted: true }), job: { metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'web-7-deploy', uid: 'uid-1' }] } }, now: AFTER_MS },
+      {
+        heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: true, deleted: true }),
+        job: { metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'web-7-deploy', uid: 'uid-1' }] } },
+        now: AFTER_MS,
+      },
       ['cancelCheck', `deleteJob:${JOB}`, 'writeStatus:Running', 'event:OperatorCancel', 'releaseScope', 'setFinalizers:'],
       Phase.Running,
     ],
     [
       'a Job of that name owned by another is not this HeldJob’s: it is not adopted',
-      { heldJob: heldJob({ status: held, finalizer: true }), job: { metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'x', uid: 'other' }] } }, now: AFTER_MS, create: { kind: 'nameTaken' } },
+      {
+        heldJob: heldJob({ status: held, finalizer: true }),
+        job: { metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'x', uid: 'other' }] } },
+        now: AFTER_MS,
+        create: { kind: 'nameTaken' },
+      },
       ['acquireScope:acquired', 'create:nameTaken', 'releaseScope', 'wake'],
       Phase.Held,
     ],
-    ['a HeldJob gone: its wake and check are cancelled, nothing else', { heldJob: undefined, now: T0 }, ['cancelWake', 'cancelCheck'], undefined],
+    [
+      'a HeldJob gone: its wake and check are cancelled, nothing else',
+      { heldJob: undefined, now: T0 },
+      ['cancelWake', 'cancelCheck'],
+      undefined,
+    ],
   ])('%s', async (_n, world, journal, phase) => {
     const w = await reconcile(fakeWorld({ ...TRIGGERS, ...world }));
     expect(w.journal).toEqual(journal);

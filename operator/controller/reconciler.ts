@@ -14,7 +14,19 @@ import { afterCheck } from '../decide/record-check.js';
 import { viewOf } from '../decide/view.js';
 import type { Clock } from './clock.js';
 import { splitKey } from './object-key.js';
-import type { CheckGate, GateMetrics, HeldJob, HeldJobSource, HeldJobWriter, JobLauncher, JobSource, Markers, ScopeSlots, Views, Waker } from './ports.js';
+import type {
+  CheckGate,
+  GateMetrics,
+  HeldJob,
+  HeldJobSource,
+  HeldJobWriter,
+  JobLauncher,
+  JobSource,
+  Markers,
+  ScopeSlots,
+  Views,
+  Waker,
+} from './ports.js';
 
 export interface ReconcilerDeps {
   readonly heldJobs: HeldJobSource;
@@ -37,7 +49,10 @@ export interface ReconcilerDeps {
 const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409;
 
 /** What carrying out one action left: the HeldJob as now written, or stop this pass. */
-type Step = { readonly kind: 'next'; readonly heldJob: HeldJob } | { readonly kind: 'stop' } | { readonly kind: 'then'; readonly actions: readonly Action[] };
+type Step =
+  | { readonly kind: 'next'; readonly heldJob: HeldJob }
+  | { readonly kind: 'stop' }
+  | { readonly kind: 'then'; readonly actions: readonly Action[] };
 const STOP: Step = { kind: 'stop' };
 const next = (heldJob: HeldJob): Step => ({ kind: 'next', heldJob });
 

@@ -37,7 +37,6 @@ export type Action =
   /** Look at this HeldJob again at this instant (epoch ms). */
   | { readonly type: 'wakeAt'; readonly at: number };
 
-
 /** How a launch went: the scope slots, then the create. */
 export type LaunchOutcome =
   | { readonly kind: 'created' }

@@ -18,7 +18,14 @@ const JOB_TEMPLATE = { template: { spec: { containers: [{ name: 'c', image: 'x' 
 
 /** Builder for the HeldJob under decision. */
 function heldJob(
-  over: { waitFor?: object[] | null; spec?: Record<string, unknown>; status?: HeldJobStatus; deleted?: boolean; annotations?: Record<string, string>; finalizer?: boolean } = {},
+  over: {
+    waitFor?: object[] | null;
+    spec?: Record<string, unknown>;
+    status?: HeldJobStatus;
+    deleted?: boolean;
+    annotations?: Record<string, string>;
+    finalizer?: boolean;
+  } = {},
 ): Observed['heldJob'] {
   const waitFor = over.waitFor === undefined ? [{ after: AFTER }] : over.waitFor;
   return {
@@ -39,8 +46,20 @@ function heldJob(
 
 const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
 const ci: Profile = { name: 'ci', mode: 'exec', script: 'ci.sh' };
-const PROFILES: ProfilesView = { state: 'ok', profiles: new Map([['jira', jira], ['ci', ci]]) };
-const TRIGGERS: TriggersView = { state: 'ok', waits: new Map([['deploy', true], ['plain', false]]) };
+const PROFILES: ProfilesView = {
+  state: 'ok',
+  profiles: new Map([
+    ['jira', jira],
+    ['ci', ci],
+  ]),
+};
+const TRIGGERS: TriggersView = {
+  state: 'ok',
+  waits: new Map([
+    ['deploy', true],
+    ['plain', false],
+  ]),
+};
 const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
 
 function observed(hj: Observed['heldJob'], job?: ObservedJob, over: Partial<Observed> = {}): Observed {
@@ -71,7 +90,9 @@ const profileHeld = (over: HeldJobStatus = {}): HeldJobStatus => ({
   faults: 0,
   checksSince: iso(T0),
   expiresAt: iso(T0 + DAY),
-  conditions: [{ type: 'TriggerChecked', status: 'True', reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) }],
+  conditions: [
+    { type: 'TriggerChecked', status: 'True', reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) },
+  ],
   ...over,
 });
 
@@ -79,26 +100,146 @@ type Row = [string, Observed, number, string[], Partial<HeldJobStatus> | undefin
 
 describe('decide: after', () => {
   test.each<Row>([
-    ['new, instant ahead: hold, sleep until it (no finalizer: nothing to clean up yet, one write)', observed(heldJob({ finalizer: false })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held, heldSince: iso(T0), waitLabel: 'after 2026-09-01T09:00Z' }],
-    ['held, instant ahead, status current: only re-arm the wake', observed(heldJob({ status: statusOf(plan(observed(heldJob()), T0)) })), T0 + 1000, ['wakeAt'], undefined],
-    ['held, instant reached: take the scope, create the Job, leave the marker, record Running', observed(heldJob({ status: held })), AFTER_MS, ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) }],
-    ['held, instant long past (restart after the instant): launch now', observed(heldJob({ status: held })), AFTER_MS + DAY, ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
-    ['new, no conditions, its trigger does not wait: launch at once', observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })), T0, ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running, waitLabel: '-' }],
-    ['held, Job exists (crash after create): no second create', observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Active }), AFTER_MS, ['updateStatus'], { phase: Phase.Running }],
-    ['held, Job exists and already over: scope back, one write to the end', observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus'], { phase: Phase.Succeeded }],
-    ['running, Job active: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), AFTER_MS, [], undefined],
+    [
+      'new, instant ahead: hold, sleep until it (no finalizer: nothing to clean up yet, one write)',
+      observed(heldJob({ finalizer: false })),
+      T0,
+      ['updateStatus', 'wakeAt'],
+      { phase: Phase.Held, heldSince: iso(T0), waitLabel: 'after 2026-09-01T09:00Z' },
+    ],
+    [
+      'held, instant ahead, status current: only re-arm the wake',
+      observed(heldJob({ status: statusOf(plan(observed(heldJob()), T0)) })),
+      T0 + 1000,
+      ['wakeAt'],
+      undefined,
+    ],
+    [
+      'held, instant reached: take the scope, create the Job, leave the marker, record Running',
+      observed(heldJob({ status: held })),
+      AFTER_MS,
+      ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'],
+      { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
+    ],
+    [
+      'held, instant long past (restart after the instant): launch now',
+      observed(heldJob({ status: held })),
+      AFTER_MS + DAY,
+      ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'],
+      { phase: Phase.Running },
+    ],
+    [
+      'new, no conditions, its trigger does not wait: launch at once',
+      observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })),
+      T0,
+      ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'],
+      { phase: Phase.Running, waitLabel: '-' },
+    ],
+    [
+      'held, Job exists (crash after create): no second create',
+      observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Active }),
+      AFTER_MS,
+      ['updateStatus'],
+      { phase: Phase.Running },
+    ],
+    [
+      'held, Job exists and already over: scope back, one write to the end',
+      observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Succeeded }),
+      AFTER_MS,
+      ['releaseScope', 'updateStatus'],
+      { phase: Phase.Succeeded },
+    ],
+    [
+      'running, Job active: nothing',
+      observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }),
+      AFTER_MS,
+      [],
+      undefined,
+    ],
     ['running, Job not seen yet: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } })), AFTER_MS, [], undefined],
-    ['running, Job succeeded: scope back, Succeeded, finalizer off', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }), AFTER_MS, ['releaseScope', 'updateStatus', 'setFinalizers'], { phase: Phase.Succeeded }],
-    ['running, Job failed: Failed', observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Failed, failureReason: 'BackoffLimitExceeded' }), AFTER_MS, ['releaseScope', 'updateStatus', 'setFinalizers'], { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` }],
-    ['terminal with the finalizer: take it off, nothing else', observed(heldJob({ status: { phase: Phase.Succeeded } })), AFTER_MS, ['setFinalizers'], undefined],
-    ['refused, no finalizer: nothing, ever', observed(heldJob({ status: { phase: Phase.Refused, reason: RefusalToken.Expired }, finalizer: false })), AFTER_MS, [], undefined],
-    ['after beyond 30 days of the delivery: refused', observed(heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax }],
-    ['after exactly 30 days out: held', observed(heldJob({ waitFor: [{ after: iso(T0 + 30 * DAY) }] })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held }],
-    ['unknown key in a condition: refused unreadable', observed(heldJob({ waitFor: [{ until: AFTER }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['misspelt waitFor in spec: refused unreadable, not run', observed(heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: JOB_TEMPLATE } })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['impossible date: refused unreadable', observed(heldJob({ waitFor: [{ after: '2026-02-31T09:00:00Z' }] })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
-    ['a receiver refusal record: refused with its token, never held', observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' }, finalizer: false })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Superseded, message: 'm' }],
-    ['a refusal record with a token this operator does not know: unreadable', observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-someday' } })), AFTER_MS, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Unreadable }],
+    [
+      'running, Job succeeded: scope back, Succeeded, finalizer off',
+      observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }),
+      AFTER_MS,
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      { phase: Phase.Succeeded },
+    ],
+    [
+      'running, Job failed: Failed',
+      observed(heldJob({ status: { ...held, phase: Phase.Running } }), {
+        name: JOB,
+        outcome: JobOutcome.Failed,
+        failureReason: 'BackoffLimitExceeded',
+      }),
+      AFTER_MS,
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` },
+    ],
+    [
+      'terminal with the finalizer: take it off, nothing else',
+      observed(heldJob({ status: { phase: Phase.Succeeded } })),
+      AFTER_MS,
+      ['setFinalizers'],
+      undefined,
+    ],
+    [
+      'refused, no finalizer: nothing, ever',
+      observed(heldJob({ status: { phase: Phase.Refused, reason: RefusalToken.Expired }, finalizer: false })),
+      AFTER_MS,
+      [],
+      undefined,
+    ],
+    [
+      'after beyond 30 days of the delivery: refused',
+      observed(heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] })),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax },
+    ],
+    [
+      'after exactly 30 days out: held',
+      observed(heldJob({ waitFor: [{ after: iso(T0 + 30 * DAY) }] })),
+      T0,
+      ['updateStatus', 'wakeAt'],
+      { phase: Phase.Held },
+    ],
+    [
+      'unknown key in a condition: refused unreadable',
+      observed(heldJob({ waitFor: [{ until: AFTER }] })),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Unreadable },
+    ],
+    [
+      'misspelt waitFor in spec: refused unreadable, not run',
+      observed(heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: JOB_TEMPLATE } })),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Unreadable },
+    ],
+    [
+      'impossible date: refused unreadable',
+      observed(heldJob({ waitFor: [{ after: '2026-02-31T09:00:00Z' }] })),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Unreadable },
+    ],
+    [
+      'a receiver refusal record: refused with its token, never held',
+      observed(
+        heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' }, finalizer: false }),
+      ),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Superseded, message: 'm' },
+    ],
+    [
+      'a refusal record with a token this operator does not know: unreadable',
+      observed(heldJob({ annotations: { 'waitgate.dev/refusal': 'wait-someday' } })),
+      AFTER_MS,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Unreadable },
+    ],
   ])('%s', (_name, o, now, expectedTypes, expectedStatus) => {
     const actions = plan(o, now);
     expect(types(actions)).toEqual(expectedTypes);
@@ -125,7 +266,10 @@ describe('decide: after', () => {
   });
 
   test('the wake lateness is what the clock says past the instant', () => {
-    expect(plan(observed(heldJob({ status: held })), AFTER_MS + 42).find((a) => a.type === 'observeAfterLateness')).toEqual({ type: 'observeAfterLateness', ms: 42 });
+    expect(plan(observed(heldJob({ status: held })), AFTER_MS + 42).find((a) => a.type === 'observeAfterLateness')).toEqual({
+      type: 'observeAfterLateness',
+      ms: 42,
+    });
   });
 });
 
@@ -133,15 +277,75 @@ describe('decide: profiles, cheapest first', () => {
   const both = [{ after: AFTER }, { profile: 'jira' }];
   test.each<Row>([
     ['an unreached after never costs a check', observed(heldJob({ waitFor: both })), T0, ['updateStatus', 'wakeAt'], { phase: Phase.Held }],
-    ['after reached: the first check, and the profile clock starts now', observed(heldJob({ waitFor: both, status: held })), AFTER_MS, ['observeAfterLateness', 'updateStatus', 'runCheck'], { checksSince: iso(AFTER_MS), expiresAt: iso(AFTER_MS + DAY) }],
-    ['new profile hold: hold, the finalizer, then check at once', observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false })), T0, ['updateStatus', 'setFinalizers', 'runCheck'], { phase: Phase.Held, checks: 0, limits: { maxChecks: 96, maxFaults: 5 } }],
-    ['not due yet: sleep until the next check', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })), T0 + 1000, ['updateStatus', 'wakeAt'], undefined],
-    ['due: check', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })), T0 + 60_000, ['runCheck'], undefined],
-    ['past the maximum wait: the last check still runs', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 40, nextCheckAt: iso(T0 + DAY) }) })), T0 + DAY + 5000, ['runCheck'], undefined],
-    ['one of two cleared this round: the other at once', observed(heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 1, clearedProfiles: ['jira'] }) })), T0 + 1000, ['runCheck'], undefined],
-    ['all cleared: launch', observed(heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 2, clearedProfiles: ['jira', 'ci'] }) })), T0 + 1000, ['launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
-    ['a profile not declared (any more): refused', observed(heldJob({ waitFor: [{ profile: 'gone' }], status: profileHeld() })), T0, ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.ProfileUnknown }],
-    ['profiles ConfigMap unreadable: held loudly, no check, no count', observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() }), undefined, { profiles: { state: 'unreadable', problem: 'bad JSON' } }), T0, ['updateStatus'], { phase: Phase.Held, checks: 0 }],
+    [
+      'after reached: the first check, and the profile clock starts now',
+      observed(heldJob({ waitFor: both, status: held })),
+      AFTER_MS,
+      ['observeAfterLateness', 'updateStatus', 'runCheck'],
+      { checksSince: iso(AFTER_MS), expiresAt: iso(AFTER_MS + DAY) },
+    ],
+    [
+      'new profile hold: hold, the finalizer, then check at once',
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false })),
+      T0,
+      ['updateStatus', 'setFinalizers', 'runCheck'],
+      { phase: Phase.Held, checks: 0, limits: { maxChecks: 96, maxFaults: 5 } },
+    ],
+    [
+      'not due yet: sleep until the next check',
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })),
+      T0 + 1000,
+      ['updateStatus', 'wakeAt'],
+      undefined,
+    ],
+    [
+      'due: check',
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 1, nextCheckAt: iso(T0 + 60_000) }) })),
+      T0 + 60_000,
+      ['runCheck'],
+      undefined,
+    ],
+    [
+      'past the maximum wait: the last check still runs',
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ checks: 40, nextCheckAt: iso(T0 + DAY) }) })),
+      T0 + DAY + 5000,
+      ['runCheck'],
+      undefined,
+    ],
+    [
+      'one of two cleared this round: the other at once',
+      observed(
+        heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 1, clearedProfiles: ['jira'] }) }),
+      ),
+      T0 + 1000,
+      ['runCheck'],
+      undefined,
+    ],
+    [
+      'all cleared: launch',
+      observed(
+        heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 2, clearedProfiles: ['jira', 'ci'] }) }),
+      ),
+      T0 + 1000,
+      ['launch', 'leaveMarker', 'updateStatus'],
+      { phase: Phase.Running },
+    ],
+    [
+      'a profile not declared (any more): refused',
+      observed(heldJob({ waitFor: [{ profile: 'gone' }], status: profileHeld() })),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.ProfileUnknown },
+    ],
+    [
+      'profiles ConfigMap unreadable: held loudly, no check, no count',
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() }), undefined, {
+        profiles: { state: 'unreadable', problem: 'bad JSON' },
+      }),
+      T0,
+      ['updateStatus'],
+      { phase: Phase.Held, checks: 0 },
+    ],
   ])('%s', (_name, o, now, expectedTypes, expectedStatus) => {
     const actions = plan(o, now);
     expect(types(actions)).toEqual(expectedTypes);
@@ -158,7 +362,10 @@ describe('decide: pause windows', () => {
   const lunch = [{ start: '08:00', end: '09:30', timeZone: 'UTC' }];
   const pauseEnd = Date.parse('2026-09-01T09:30:00Z');
   test('a new HeldJob in a pause window is not held yet: the clock has not started', () => {
-    const actions = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
+    const actions = plan(
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }),
+      T0 + 60_000,
+    );
     expect(types(actions)).toEqual(['updateStatus', 'wakeAt']);
     expect(statusOf(actions)).toMatchObject({ phase: Phase.Pending, nextCheckAt: iso(pauseEnd) });
     expect(statusOf(actions)?.heldSince).toBeUndefined();
@@ -166,22 +373,43 @@ describe('decide: pause windows', () => {
   });
 
   test('a held job in a pause window is not checked and does not launch', () => {
-    const actions = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ clearedProfiles: ['jira'] }) }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), T0 + 60_000);
+    const actions = plan(
+      observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld({ clearedProfiles: ['jira'] }) }), undefined, {
+        config: { ...CONFIG, pauseWindows: lunch },
+      }),
+      T0 + 60_000,
+    );
     expect(types(actions)).not.toContain('runCheck');
     expect(types(actions)).not.toContain('launch');
   });
 
   test('once the window ends the first hold starts then', () => {
-    const s = statusOf(plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }), pauseEnd));
+    const s = statusOf(
+      plan(
+        observed(heldJob({ waitFor: [{ profile: 'jira' }], finalizer: false }), undefined, { config: { ...CONFIG, pauseWindows: lunch } }),
+        pauseEnd,
+      ),
+    );
     expect(s).toMatchObject({ phase: Phase.Held, heldSince: iso(pauseEnd) });
   });
 });
 
 describe('decide: the triggers file (wait-skew)', () => {
-  const noWait = (trigger: string) => heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger, job: JOB_TEMPLATE }, finalizer: false });
+  const noWait = (trigger: string) =>
+    heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger, job: JOB_TEMPLATE }, finalizer: false });
   test.each<[string, Observed, string[], Partial<HeldJobStatus>]>([
-    ['the file says wait, the HeldJob carries none: refused before any spend', observed(noWait('deploy')), ['updateStatus'], { phase: Phase.Refused, reason: RefusalToken.Skew }],
-    ['the file does not wait either: launched', observed(noWait('plain')), ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'], { phase: Phase.Running }],
+    [
+      'the file says wait, the HeldJob carries none: refused before any spend',
+      observed(noWait('deploy')),
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Skew },
+    ],
+    [
+      'the file does not wait either: launched',
+      observed(noWait('plain')),
+      ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'],
+      { phase: Phase.Running },
+    ],
   ])('%s', (_n, o, expectedTypes, expectedStatus) => {
     const actions = plan(o, T0);
     expect(types(actions)).toEqual(expectedTypes);
@@ -210,8 +438,16 @@ describe('decide: the triggers file (wait-skew)', () => {
 
 describe('decide: cancel (kubectl delete heldjob)', () => {
   test.each<[string, Observed, string[]]>([
-    ['a held one: scope back (if any), finalizer off', observed(heldJob({ deleted: true, status: held })), ['releaseScope', 'setFinalizers']],
-    ['a running one: its Job deleted, recorded as operator-cancel', observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }), ['deleteJob', 'updateStatus', 'releaseScope', 'setFinalizers']],
+    [
+      'a held one: scope back (if any), finalizer off',
+      observed(heldJob({ deleted: true, status: held })),
+      ['releaseScope', 'setFinalizers'],
+    ],
+    [
+      'a running one: its Job deleted, recorded as operator-cancel',
+      observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }),
+      ['deleteJob', 'updateStatus', 'releaseScope', 'setFinalizers'],
+    ],
     ['without our finalizer: nothing to do', observed(heldJob({ deleted: true, finalizer: false })), []],
   ])('%s', (_n, o, expectedTypes) => {
     const actions = plan(o, AFTER_MS);

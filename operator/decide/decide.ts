@@ -23,5 +23,7 @@ function decideRefusalRecord(o: Observed, now: number): Action[] {
   const token = annotations[Annotations.refusal];
   const status = o.heldJob.status ?? {};
   const message = annotations[Annotations.refusalMessage] ?? 'refused by the receiver';
-  return isRefusalToken(token) ? refuse(status, token, message, now) : refuse(status, RefusalToken.Unreadable, `unknown refusal token "${token}"`, now);
+  return isRefusalToken(token)
+    ? refuse(status, token, message, now)
+    : refuse(status, RefusalToken.Unreadable, `unknown refusal token "${token}"`, now);
 }

@@ -19,9 +19,17 @@ export function finish(status: HeldJobStatus, job: ObservedJob, now: number): Ac
       phase,
       message,
       finishedAt: iso(now),
-      conditions: setCondition(status.conditions, { type: ConditionType.Finished, status: 'True', reason: succeeded ? ConditionReason.Succeeded : ConditionReason.Failed, message }, now),
+      conditions: setCondition(
+        status.conditions,
+        { type: ConditionType.Finished, status: 'True', reason: succeeded ? ConditionReason.Succeeded : ConditionReason.Failed, message },
+        now,
+      ),
     },
-    event: { type: succeeded ? EventType.Normal : EventType.Warning, reason: succeeded ? EventReason.Succeeded : EventReason.Failed, message },
+    event: {
+      type: succeeded ? EventType.Normal : EventType.Warning,
+      reason: succeeded ? EventReason.Succeeded : EventReason.Failed,
+      message,
+    },
   };
 }
 
@@ -39,7 +47,11 @@ export function decideDeleting(o: Observed, now: number): Action[] {
         status: {
           ...status,
           message,
-          conditions: setCondition(status.conditions, { type: ConditionType.Finished, status: 'True', reason: ConditionReason.OperatorCancel, message: OPERATOR_CANCEL }, now),
+          conditions: setCondition(
+            status.conditions,
+            { type: ConditionType.Finished, status: 'True', reason: ConditionReason.OperatorCancel, message: OPERATOR_CANCEL },
+            now,
+          ),
         },
         event: { type: EventType.Warning, reason: EventReason.OperatorCancel, message },
       },

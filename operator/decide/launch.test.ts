@@ -16,17 +16,37 @@ if (!view.ok) throw new Error(view.problem);
 const ready: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0 - 60_000), waitingSince: iso(T0 - 60_000) };
 const queued: HeldJobStatus = {
   ...ready,
-  conditions: [{ type: 'Waiting', status: 'True', reason: 'ScopeQueued', message: 'every condition cleared; waiting for a scope slot', lastTransitionTime: iso(T0) }],
+  conditions: [
+    {
+      type: 'Waiting',
+      status: 'True',
+      reason: 'ScopeQueued',
+      message: 'every condition cleared; waiting for a scope slot',
+      lastTransitionTime: iso(T0),
+    },
+  ],
 };
 
 describe('afterLaunch', () => {
   test.each<[string, HeldJobStatus, LaunchOutcome, string[], Phase | undefined]>([
     ['created: the marker, then Running', ready, { kind: 'created' }, ['leaveMarker', 'updateStatus'], Phase.Running],
-    ['existed (launched before a crash): the same, no second Job', ready, { kind: 'existed' }, ['leaveMarker', 'updateStatus'], Phase.Running],
+    [
+      'existed (launched before a crash): the same, no second Job',
+      ready,
+      { kind: 'existed' },
+      ['leaveMarker', 'updateStatus'],
+      Phase.Running,
+    ],
     ['scope full, first time: queued in status, look again', ready, { kind: 'scopeFull' }, ['updateStatus', 'wakeAt'], Phase.Held],
     ['scope full, already queued: no write, look again', queued, { kind: 'scopeFull' }, ['wakeAt'], undefined],
     ['scope slots unavailable: as full', ready, { kind: 'scopeUnavailable' }, ['updateStatus', 'wakeAt'], Phase.Held],
-    ['create failed: the slot back, tried again', ready, { kind: 'createFailed', code: 500, message: 'boom' }, ['releaseScope', 'wakeAt'], undefined],
+    [
+      'create failed: the slot back, tried again',
+      ready,
+      { kind: 'createFailed', code: 500, message: 'boom' },
+      ['releaseScope', 'wakeAt'],
+      undefined,
+    ],
     ['the name taken by another: the slot back, tried again', ready, { kind: 'nameTaken' }, ['releaseScope', 'wakeAt'], undefined],
   ])('%s', (_n, status, outcome, types, phase) => {
     const actions = afterLaunch(view, status, outcome, T0);
@@ -42,7 +62,10 @@ describe('afterLaunch', () => {
   });
 
   test('a failed create is tried again after LAUNCH_RETRY_MS', () => {
-    expect(afterLaunch(view, ready, { kind: 'createFailed', code: undefined, message: 'no answer' }, T0)).toContainEqual({ type: 'wakeAt', at: T0 + LAUNCH_RETRY_MS });
+    expect(afterLaunch(view, ready, { kind: 'createFailed', code: undefined, message: 'no answer' }, T0)).toContainEqual({
+      type: 'wakeAt',
+      at: T0 + LAUNCH_RETRY_MS,
+    });
   });
 });
 

@@ -23,7 +23,11 @@ export function runningStatus(ready: HeldJobStatus, jobName: string, now: number
     phase: Phase.Running,
     jobName,
     launchedAt: ready.launchedAt ?? iso(now),
-    conditions: setCondition(released.conditions, { type: ConditionType.Launched, status: 'True', reason: ConditionReason.JobCreated, message: `created Job ${jobName}` }, now),
+    conditions: setCondition(
+      released.conditions,
+      { type: ConditionType.Launched, status: 'True', reason: ConditionReason.JobCreated, message: `created Job ${jobName}` },
+      now,
+    ),
   };
 }
 
@@ -32,7 +36,13 @@ export function adoptLaunched(view: ReadyView, ready: HeldJobStatus, job: Observ
   const running = runningStatus(ready, view.jobName, now);
   // Already over: record both in one write.
   if (job.outcome !== JobOutcome.Active) return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(running, job, now)];
-  return [{ type: 'updateStatus', status: running, event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` } }];
+  return [
+    {
+      type: 'updateStatus',
+      status: running,
+      event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
+    },
+  ];
 }
 
 /** Whether an apiserver error may go away by itself (no answer, a timeout, 429, 5xx). */
@@ -47,7 +57,11 @@ export function afterLaunch(view: ReadyView, ready: HeldJobStatus, outcome: Laun
     case 'existed':
       return [
         { type: 'leaveMarker', trigger: view.spec.trigger, target: view.spec.target },
-        { type: 'updateStatus', status: runningStatus(ready, view.jobName, now), event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` } },
+        {
+          type: 'updateStatus',
+          status: runningStatus(ready, view.jobName, now),
+          event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
+        },
       ];
     case 'scopeFull':
     case 'scopeUnavailable': {
@@ -55,14 +69,26 @@ export function afterLaunch(view: ReadyView, ready: HeldJobStatus, outcome: Laun
       const queued = findCondition(ready.conditions, ConditionType.Waiting)?.reason === ConditionReason.ScopeQueued;
       const next: HeldJobStatus = {
         ...ready,
-        conditions: setCondition(ready.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ScopeQueued, message: 'every condition cleared; waiting for a scope slot' }, now),
+        conditions: setCondition(
+          ready.conditions,
+          {
+            type: ConditionType.Waiting,
+            status: 'True',
+            reason: ConditionReason.ScopeQueued,
+            message: 'every condition cleared; waiting for a scope slot',
+          },
+          now,
+        ),
       };
       return [...(queued ? [] : writeIfChanged(ready, next)), { type: 'wakeAt', at: now + SCOPE_RETRY_MS }];
     }
     case 'createFailed':
     case 'nameTaken':
       // Nothing stays taken while the create waits to be tried again.
-      return [{ type: 'releaseScope', scopeKey: view.scopeKey }, { type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
+      return [
+        { type: 'releaseScope', scopeKey: view.scopeKey },
+        { type: 'wakeAt', at: now + LAUNCH_RETRY_MS },
+      ];
     default:
       return assertNever(outcome);
   }

@@ -27,8 +27,7 @@ export interface DecideConfig {
 
 /** The profiles ConfigMap as the operator last read it. */
 export type ProfilesView =
-  | { readonly state: 'ok'; readonly profiles: ReadonlyMap<string, Profile> }
-  | { readonly state: 'unreadable'; readonly problem: string };
+  { readonly state: 'ok'; readonly profiles: ReadonlyMap<string, Profile> } | { readonly state: 'unreadable'; readonly problem: string };
 
 /** The triggers ConfigMap as the operator last read it: which triggers say wait. */
 export type TriggersView =

@@ -47,17 +47,94 @@ const statusOf = (as: readonly Action[]) => {
 
 describe('recordCheck: the exit-code contract', () => {
   test.each<[string, HeldJobStatus, CheckResult, number, Partial<HeldJobStatus>, string[]]>([
-    ['exit 0: cleared for this round, on at once', held(), answer(CheckVerdict.Go, 0), T0, { checks: 1, faults: 0, clearedProfiles: ['jira'], lastExitCode: 0 }, ['updateStatus', 'wakeAt']],
-    ['exit 3: not yet, not a fault, next at the interval', held({ faults: 2 }), answer(CheckVerdict.NotYet, 3), T0, { checks: 1, faults: 0, nextCheckAt: iso(T0 + MIN), clearedProfiles: [] }, ['updateStatus', 'wakeAt']],
-    ['exit 2: never, refused for good', held(), answer(CheckVerdict.Never, 2), T0, { phase: Phase.Refused, reason: RefusalToken.Refused }, ['event', 'updateStatus']],
-    ['exit 1: could not tell, counted', held({ faults: 1 }), answer(CheckVerdict.CouldNotTell, 1), T0, { checks: 1, faults: 2, phase: Phase.Held }, ['updateStatus', 'wakeAt']],
-    ['the 5th fault in a row: wait-unanswerable', held({ checks: 4, faults: 4 }), answer(CheckVerdict.CouldNotTell, 1), T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 }, ['event', 'updateStatus']],
-    ['a timeout counts as a fault like exit 1', held({ checks: 4, faults: 4 }), { profile: 'jira', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' }, T0, { phase: Phase.Refused, reason: RefusalToken.Unanswerable }, ['event', 'updateStatus']],
-    ['the 96th check says not yet: wait-expired', held({ checks: 95 }), answer(CheckVerdict.NotYet, 3), T0 + 19 * 3_600_000, { phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 }, ['event', 'updateStatus']],
-    ['the 96th check says go: it runs', held({ checks: 95 }), answer(CheckVerdict.Go, 0), T0 + 19 * 3_600_000, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
-    ['past the maximum wait, the last check says not yet: wait-expired', held({ checks: 50 }), answer(CheckVerdict.NotYet, 3), T0 + DAY, { phase: Phase.Refused, reason: RefusalToken.Expired }, ['event', 'updateStatus']],
-    ['past the maximum wait, the last check says go: it runs', held({ checks: 50 }), answer(CheckVerdict.Go, 0), T0 + DAY + 1, { phase: Phase.Held, clearedProfiles: ['jira'] }, ['updateStatus', 'wakeAt']],
-    ['near the maximum: the next check is clamped onto it', held({ checks: 60 }), answer(CheckVerdict.NotYet, 3), T0 + DAY - 2 * MIN, { nextCheckAt: iso(T0 + DAY) }, ['updateStatus', 'wakeAt']],
+    [
+      'exit 0: cleared for this round, on at once',
+      held(),
+      answer(CheckVerdict.Go, 0),
+      T0,
+      { checks: 1, faults: 0, clearedProfiles: ['jira'], lastExitCode: 0 },
+      ['updateStatus', 'wakeAt'],
+    ],
+    [
+      'exit 3: not yet, not a fault, next at the interval',
+      held({ faults: 2 }),
+      answer(CheckVerdict.NotYet, 3),
+      T0,
+      { checks: 1, faults: 0, nextCheckAt: iso(T0 + MIN), clearedProfiles: [] },
+      ['updateStatus', 'wakeAt'],
+    ],
+    [
+      'exit 2: never, refused for good',
+      held(),
+      answer(CheckVerdict.Never, 2),
+      T0,
+      { phase: Phase.Refused, reason: RefusalToken.Refused },
+      ['event', 'updateStatus'],
+    ],
+    [
+      'exit 1: could not tell, counted',
+      held({ faults: 1 }),
+      answer(CheckVerdict.CouldNotTell, 1),
+      T0,
+      { checks: 1, faults: 2, phase: Phase.Held },
+      ['updateStatus', 'wakeAt'],
+    ],
+    [
+      'the 5th fault in a row: wait-unanswerable',
+      held({ checks: 4, faults: 4 }),
+      answer(CheckVerdict.CouldNotTell, 1),
+      T0,
+      { phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 },
+      ['event', 'updateStatus'],
+    ],
+    [
+      'a timeout counts as a fault like exit 1',
+      held({ checks: 4, faults: 4 }),
+      { profile: 'jira', verdict: CheckVerdict.CouldNotTell, exitCode: undefined, detail: 'timed out' },
+      T0,
+      { phase: Phase.Refused, reason: RefusalToken.Unanswerable },
+      ['event', 'updateStatus'],
+    ],
+    [
+      'the 96th check says not yet: wait-expired',
+      held({ checks: 95 }),
+      answer(CheckVerdict.NotYet, 3),
+      T0 + 19 * 3_600_000,
+      { phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 },
+      ['event', 'updateStatus'],
+    ],
+    [
+      'the 96th check says go: it runs',
+      held({ checks: 95 }),
+      answer(CheckVerdict.Go, 0),
+      T0 + 19 * 3_600_000,
+      { phase: Phase.Held, clearedProfiles: ['jira'] },
+      ['updateStatus', 'wakeAt'],
+    ],
+    [
+      'past the maximum wait, the last check says not yet: wait-expired',
+      held({ checks: 50 }),
+      answer(CheckVerdict.NotYet, 3),
+      T0 + DAY,
+      { phase: Phase.Refused, reason: RefusalToken.Expired },
+      ['event', 'updateStatus'],
+    ],
+    [
+      'past the maximum wait, the last check says go: it runs',
+      held({ checks: 50 }),
+      answer(CheckVerdict.Go, 0),
+      T0 + DAY + 1,
+      { phase: Phase.Held, clearedProfiles: ['jira'] },
+      ['updateStatus', 'wakeAt'],
+    ],
+    [
+      'near the maximum: the next check is clamped onto it',
+      held({ checks: 60 }),
+      answer(CheckVerdict.NotYet, 3),
+      T0 + DAY - 2 * MIN,
+      { nextCheckAt: iso(T0 + DAY) },
+      ['updateStatus', 'wakeAt'],
+    ],
   ])('%s', (_n, status, result, now, expected, expectedTypes) => {
     const actions = recordCheck(readyView(hj(status)), hj(status), CONFIG, result, now, 0);
     expect(actions.map((a) => a.type)).toEqual(expectedTypes);
@@ -65,18 +142,25 @@ describe('recordCheck: the exit-code contract', () => {
   });
 
   test('the refusal names the profile', () => {
-    const s = statusOf(recordCheck(readyView(hj(held({ faults: 4 }))), hj(held({ faults: 4 })), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0));
+    const s = statusOf(
+      recordCheck(readyView(hj(held({ faults: 4 }))), hj(held({ faults: 4 })), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0),
+    );
     expect(s?.message).toContain('"jira"');
   });
 
   test('a fault then a not-yet: the count of faults in a row starts over', () => {
-    const s1 = statusOf(recordCheck(readyView(hj(held())), hj(held()), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0)) as HeldJobStatus;
+    const s1 = statusOf(
+      recordCheck(readyView(hj(held())), hj(held()), CONFIG, answer(CheckVerdict.CouldNotTell, 1), T0, 0),
+    ) as HeldJobStatus;
     const s2 = statusOf(recordCheck(readyView(hj(s1)), hj(s1), CONFIG, answer(CheckVerdict.NotYet, 3), T0 + MIN, 0)) as HeldJobStatus;
     expect([s1.faults, s2.faults]).toEqual([1, 0]);
   });
 
   test('jitter only ever adds, up to 10%', () => {
-    const at = (unit: number) => Date.parse(statusOf(recordCheck(readyView(hj(held())), hj(held()), CONFIG, answer(CheckVerdict.NotYet, 3), T0, unit))?.nextCheckAt as string);
+    const at = (unit: number) =>
+      Date.parse(
+        statusOf(recordCheck(readyView(hj(held())), hj(held()), CONFIG, answer(CheckVerdict.NotYet, 3), T0, unit))?.nextCheckAt as string,
+      );
     expect(at(0)).toBe(T0 + MIN);
     expect(at(0.999)).toBeLessThanOrEqual(T0 + 66_000);
     expect(at(0.5)).toBeGreaterThan(T0 + MIN);
@@ -90,7 +174,14 @@ function simulate(code: 3 | 1 | 0, config = CONFIG): { status: HeldJobStatus; ch
   const checks: number[] = [];
   for (let step = 0; step < 1000; step++) {
     const view = viewOf(obj);
-    const o: Observed = { heldJob: obj, view, job: undefined, config, profiles: { state: 'ok', profiles: new Map([['jira', jira]]) }, triggers: { state: 'missing' } };
+    const o: Observed = {
+      heldJob: obj,
+      view,
+      job: undefined,
+      config,
+      profiles: { state: 'ok', profiles: new Map([['jira', jira]]) },
+      triggers: { state: 'missing' },
+    };
     let actions = decide(o, now);
     const launch = actions.find((a) => a.type === 'launch');
     if (launch && view.ok) actions = afterLaunch(view, launch.ready, { kind: 'created' }, now);

@@ -28,7 +28,14 @@ function describe(r: CheckResult): string {
 type ReadyView = Extract<HeldJobView, { ok: true }>;
 
 /** What follows a check run: its answer recorded, or a later look when no slot could be had. */
-export function afterCheck(view: ReadyView, heldJob: HeldJobObject, config: DecideConfig, run: CheckRun, now: number, jitterUnit: number): readonly Action[] {
+export function afterCheck(
+  view: ReadyView,
+  heldJob: HeldJobObject,
+  config: DecideConfig,
+  run: CheckRun,
+  now: number,
+  jitterUnit: number,
+): readonly Action[] {
   switch (run.kind) {
     case 'answered':
       return recordCheck(view, heldJob, config, run.result, now, jitterUnit);
@@ -69,18 +76,29 @@ export function recordCheck(
   // Every check leaves an Event, the last one of a hold too.
   const checkEvent = (reason: EventReason): Action => ({
     type: 'event',
-    event: { type: result.verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal, reason, message: `${describe(result)}; ${tally}` },
+    event: {
+      type: result.verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal,
+      reason,
+      message: `${describe(result)}; ${tally}`,
+    },
   });
 
   switch (result.verdict) {
     case CheckVerdict.Never:
-      return [checkEvent(EventReason.CheckNever), ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now)];
+      return [
+        checkEvent(EventReason.CheckNever),
+        ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now),
+      ];
     case CheckVerdict.Go: {
       const cleared = [...new Set([...(status.clearedProfiles ?? []), result.profile])];
       const { nextCheckAt: _n, ...rest } = base;
       const next: HeldJobStatus = { ...rest, clearedProfiles: cleared };
       return [
-        { type: 'updateStatus', status: { ...next, waits: waitStates(conditions, next, afterMs, now) }, event: { type: EventType.Normal, reason: EventReason.CheckGo, message: `${describe(result)}; ${tally}` } },
+        {
+          type: 'updateStatus',
+          status: { ...next, waits: waitStates(conditions, next, afterMs, now) },
+          event: { type: EventType.Normal, reason: EventReason.CheckGo, message: `${describe(result)}; ${tally}` },
+        },
         // Straight on: the next profile, or the launch.
         { type: 'wakeAt', at: now },
       ];
@@ -90,15 +108,30 @@ export function recordCheck(
       const notYet = result.verdict === CheckVerdict.NotYet;
       const reason = notYet ? EventReason.CheckNotYet : EventReason.CheckCouldNotTell;
       if (result.verdict === CheckVerdict.CouldNotTell && faults >= config.maxFaults) {
-        return [checkEvent(reason), ...refuse(base, RefusalToken.Unanswerable, `profile "${result.profile}" could not tell ${faults} times in a row (last: ${describe(result)}); exit 3 means "not yet", exit 1 is a fault`, now)];
+        return [
+          checkEvent(reason),
+          ...refuse(
+            base,
+            RefusalToken.Unanswerable,
+            `profile "${result.profile}" could not tell ${faults} times in a row (last: ${describe(result)}); exit 3 means "not yet", exit 1 is a fault`,
+            now,
+          ),
+        ];
       }
       if (checks >= config.maxChecks) {
-        return [checkEvent(reason), ...refuse(base, RefusalToken.Expired, `${checks} checks used without a go (last: ${describe(result)})`, now)];
+        return [
+          checkEvent(reason),
+          ...refuse(base, RefusalToken.Expired, `${checks} checks used without a go (last: ${describe(result)})`, now),
+        ];
       }
       if (now >= expiresAt) {
-        return [checkEvent(reason), ...refuse(base, RefusalToken.Expired, `the maximum wait of ${config.maxMs} ms ran out (last check: ${describe(result)})`, now)];
+        return [
+          checkEvent(reason),
+          ...refuse(base, RefusalToken.Expired, `the maximum wait of ${config.maxMs} ms ran out (last check: ${describe(result)})`, now),
+        ];
       }
-      const at = now + nextCheckDelayMs({ checksDone: checks, intervalMs: config.intervalMs, unit: jitterUnit, remainingMs: expiresAt - now });
+      const at =
+        now + nextCheckDelayMs({ checksDone: checks, intervalMs: config.intervalMs, unit: jitterUnit, remainingMs: expiresAt - now });
       const next: HeldJobStatus = { ...base, clearedProfiles: [], nextCheckAt: iso(at) };
       const message = `${describe(result)}; ${tally}; next check ${iso(at)}`;
       return [
@@ -107,7 +140,16 @@ export function recordCheck(
           status: {
             ...next,
             waits: waitStates(conditions, next, afterMs, now),
-            conditions: setCondition(next.conditions, { type: ConditionType.Waiting, status: 'True', reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell, message }, now),
+            conditions: setCondition(
+              next.conditions,
+              {
+                type: ConditionType.Waiting,
+                status: 'True',
+                reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell,
+                message,
+              },
+              now,
+            ),
           },
           event: { type: notYet ? EventType.Normal : EventType.Warning, reason, message },
         },

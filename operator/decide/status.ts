@@ -4,7 +4,15 @@ import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
 import { epochOf } from '../../api/time.js';
-import { ConditionType, EventReason, EventType, FINALIZER, WaitState, type ConditionReason, type RefusalToken } from '../../api/vocabulary.js';
+import {
+  ConditionType,
+  EventReason,
+  EventType,
+  FINALIZER,
+  WaitState,
+  type ConditionReason,
+  type RefusalToken,
+} from '../../api/vocabulary.js';
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action, EventSpec } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';

@@ -21,7 +21,14 @@ export function triggerCheck(triggers: TriggersView, trigger: string, waits: boo
     case 'ok': {
       const fileWaits = triggers.waits.get(trigger);
       if (fileWaits === undefined) {
-        return { skew: false, condition: condition('Unknown', ConditionReason.TriggerNotInFile, `trigger "${trigger}" is not in waitgate-triggers; its waits cannot be compared`) };
+        return {
+          skew: false,
+          condition: condition(
+            'Unknown',
+            ConditionReason.TriggerNotInFile,
+            `trigger "${trigger}" is not in waitgate-triggers; its waits cannot be compared`,
+          ),
+        };
       }
       if (fileWaits && !waits) {
         return { skew: true, condition: condition('True', ConditionReason.Skew, 'the trigger says wait but this HeldJob carries no wait') };
@@ -29,11 +36,22 @@ export function triggerCheck(triggers: TriggersView, trigger: string, waits: boo
       return { skew: false, condition: condition('True', ConditionReason.Matches, 'matches its trigger entry') };
     }
     case 'missing':
-      return { skew: false, condition: condition('Unknown', ConditionReason.TriggersMissing, 'the waitgate-triggers ConfigMap does not exist; waits cannot be compared with their triggers') };
+      return {
+        skew: false,
+        condition: condition(
+          'Unknown',
+          ConditionReason.TriggersMissing,
+          'the waitgate-triggers ConfigMap does not exist; waits cannot be compared with their triggers',
+        ),
+      };
     case 'unreadable':
       return {
         skew: false,
-        condition: condition('Unknown', ConditionReason.TriggersUnreadable, `waitgate-triggers cannot be read (${triggers.problem}); waits cannot be compared with their triggers`),
+        condition: condition(
+          'Unknown',
+          ConditionReason.TriggersUnreadable,
+          `waitgate-triggers cannot be read (${triggers.problem}); waits cannot be compared with their triggers`,
+        ),
       };
     default:
       return assertNever(triggers);

@@ -7,12 +7,28 @@ const job = { template: {} };
 
 describe('viewOf: the HeldJob read once', () => {
   test('a readable spec: instant, profiles in order, scope key, Job name', () => {
-    const v = viewOf({ metadata: meta, spec: { target: 'acme/web#7', trigger: 'd', waitFor: [{ profile: 'ci' }, { after: '2026-09-01T11:00:00+02:00' }, { profile: 'jira' }], job } });
-    expect(v).toMatchObject({ ok: true, afterMs: Date.parse('2026-09-01T09:00:00Z'), profiles: ['ci', 'jira'], scopeKey: 'acme/web', jobName: jobNameFor(meta) });
+    const v = viewOf({
+      metadata: meta,
+      spec: {
+        target: 'acme/web#7',
+        trigger: 'd',
+        waitFor: [{ profile: 'ci' }, { after: '2026-09-01T11:00:00+02:00' }, { profile: 'jira' }],
+        job,
+      },
+    });
+    expect(v).toMatchObject({
+      ok: true,
+      afterMs: Date.parse('2026-09-01T09:00:00Z'),
+      profiles: ['ci', 'jira'],
+      scopeKey: 'acme/web',
+      jobName: jobNameFor(meta),
+    });
   });
 
   test('the Job name recorded in status wins over the derived one', () => {
-    expect(viewOf({ metadata: meta, spec: { target: 'acme/web!3', trigger: 'd', job }, status: { jobName: 'recorded' } }).jobName).toBe('recorded');
+    expect(viewOf({ metadata: meta, spec: { target: 'acme/web!3', trigger: 'd', job }, status: { jobName: 'recorded' } }).jobName).toBe(
+      'recorded',
+    );
   });
 
   test.each([

@@ -29,13 +29,23 @@ export function decideWaiting(o: Observed, now: number): Action[] {
 
   const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
   if (afterMs !== undefined && afterMs - createdMs > config.afterMaxMs) {
-    return refuse(status, RefusalToken.AfterBeyondMax, `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`, now);
+    return refuse(
+      status,
+      RefusalToken.AfterBeyondMax,
+      `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`,
+      now,
+    );
   }
 
   // The stale-receiver trap: the file says wait, the HeldJob carries none. Before any spend.
   const trig = triggerCheck(o.triggers, spec.trigger, conditions.length > 0);
   if (trig.skew) {
-    return refuse(status, RefusalToken.Skew, `trigger "${spec.trigger}" says wait but this HeldJob carries no wait: a receiver or CRD older than the operator dropped it; upgrade it and re-deliver`, now);
+    return refuse(
+      status,
+      RefusalToken.Skew,
+      `trigger "${spec.trigger}" says wait but this HeldJob carries no wait: a receiver or CRD older than the operator dropped it; upgrade it and re-deliver`,
+      now,
+    );
   }
 
   const actions: Action[] = [];
@@ -56,7 +66,11 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     const paused: HeldJobStatus = {
       ...base,
       nextCheckAt: iso(pause),
-      conditions: setCondition(base.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Paused, message: `in a pause window until ${iso(pause)}` }, now),
+      conditions: setCondition(
+        base.conditions,
+        { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Paused, message: `in a pause window until ${iso(pause)}` },
+        now,
+      ),
     };
     return [...actions, ...writeIfChanged(status, paused), { type: 'wakeAt', at: pause }];
   }
@@ -85,7 +99,11 @@ export function decideWaiting(o: Observed, now: number): Action[] {
       ...held,
       nextCheckAt: iso(afterMs),
       waits: waitStates(conditions, held, afterMs, now),
-      conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Held, message: `waiting until ${iso(afterMs)}` }, now),
+      conditions: setCondition(
+        held.conditions,
+        { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Held, message: `waiting until ${iso(afterMs)}` },
+        now,
+      ),
     };
     return [...actions, ...writeIfChanged(status, next), { type: 'wakeAt', at: afterMs }];
   }
@@ -120,10 +138,17 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
     const message = `waitgate-profiles cannot be read: ${o.profiles.problem}`;
     const next: HeldJobStatus = {
       ...held,
-      conditions: setCondition(held.conditions, { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ProfilesUnreadable, message }, now),
+      conditions: setCondition(
+        held.conditions,
+        { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ProfilesUnreadable, message },
+        now,
+      ),
     };
     // The ConfigMap's next change wakes every hold.
-    return { kind: 'done', actions: writeIfChanged(status, next, { type: EventType.Warning, reason: EventReason.ProfilesUnreadable, message }) };
+    return {
+      kind: 'done',
+      actions: writeIfChanged(status, next, { type: EventType.Warning, reason: EventReason.ProfilesUnreadable, message }),
+    };
   }
   const profiles = o.profiles.profiles;
   const declared = { state: 'ok', names: new Set(profiles.keys()) } as const;
@@ -144,6 +169,10 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
   // A running check must be stoppable by a cancel: the finalizer first.
   return {
     kind: 'done',
-    actions: [...writeIfChanged(status, next, undefined, held), ...addFinalizer(heldJob), { type: 'runCheck', profile: profiles.get(pending) as Profile, target: view.spec.target }],
+    actions: [
+      ...writeIfChanged(status, next, undefined, held),
+      ...addFinalizer(heldJob),
+      { type: 'runCheck', profile: profiles.get(pending) as Profile, target: view.spec.target },
+    ],
   };
 }

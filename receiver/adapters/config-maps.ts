@@ -14,7 +14,11 @@ export class ConfigMapTriggerView implements TriggerView {
   /** Called with each refused triggers file (refusal count), for metrics. */
   onRefusedFile: (count: number) => void = () => {};
 
-  constructor(kc: k8s.KubeConfig, namespace: string, private readonly log: Logger) {
+  constructor(
+    kc: k8s.KubeConfig,
+    namespace: string,
+    private readonly log: Logger,
+  ) {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     this.informer = new RestartingInformer<k8s.V1ConfigMap>({
       kubeConfig: kc,
@@ -49,7 +53,11 @@ export class ConfigMapTriggerView implements TriggerView {
       const parsed = parseProfiles(event === 'delete' ? undefined : cm.data);
       this.declared = declaredNames(parsed);
       if (parsed.ok) this.log.info({ profiles: parsed.profiles.size }, 'Loaded profiles');
-      else this.log.error({ problems: parsed.problems }, 'Profiles ConfigMap does not load; no delivery is refused for its profiles until it does');
+      else
+        this.log.error(
+          { problems: parsed.problems },
+          'Profiles ConfigMap does not load; no delivery is refused for its profiles until it does',
+        );
       return;
     }
     if (name !== TRIGGERS_CONFIGMAP) return;

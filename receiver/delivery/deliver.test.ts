@@ -41,7 +41,7 @@ interface Setup {
   readonly valkeyDown?: boolean;
   /** Valkey fails only once the delivery is past its dedup marker. */
   readonly valkeyFailsAtLock?: boolean;
-  readonly createFails?: unknown;
+  readonly createFails?: Error;
   readonly markRefusedFails?: boolean;
 }
 
@@ -69,7 +69,17 @@ function run(s: Setup) {
   leases.down = s.valkeyDown ?? false;
   if (s.valkeyFailsAtLock) leases.failAcquire = (key) => key === LOCK_KEY;
   const { log, lines } = recordingLog();
-  const deliverer = new Deliverer({ view, records, leases, namespace: 'jobs', keys: new ValkeyKeys(PREFIX), afterMaxMs: 30 * DAY, now, log, lockWaitMs: 0 });
+  const deliverer = new Deliverer({
+    view,
+    records,
+    leases,
+    namespace: 'jobs',
+    keys: new ValkeyKeys(PREFIX),
+    afterMaxMs: 30 * DAY,
+    now,
+    log,
+    lockWaitMs: 0,
+  });
   return { deliverer, records, leases, lines };
 }
 
@@ -78,23 +88,50 @@ const refused = (trigger: string, token: string) => ({ trigger, outcome: 'refuse
 
 describe('Deliverer.deliver', () => {
   test.each<[string, Setup, Expected]>([
-    ['no trigger names the label: ignored, Valkey never asked', { triggers: [labelTrigger({ labels: ['other'] })] }, { result: { outcome: 'ignored' }, created: [], marked: [], dedup: 'never asked' }],
-    ['no valid triggers file loaded: unavailable (the forge delivers again)', { triggers: undefined }, { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'never asked' }],
-    ['the same delivery is being or was handled (dedup marker taken): duplicate', { dedupTaken: true }, { result: { outcome: 'duplicate' }, created: [], marked: [], dedup: 'elsewhere' }],
+    [
+      'no trigger names the label: ignored, Valkey never asked',
+      { triggers: [labelTrigger({ labels: ['other'] })] },
+      { result: { outcome: 'ignored' }, created: [], marked: [], dedup: 'never asked' },
+    ],
+    [
+      'no valid triggers file loaded: unavailable (the forge delivers again)',
+      { triggers: undefined },
+      { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'never asked' },
+    ],
+    [
+      'the same delivery is being or was handled (dedup marker taken): duplicate',
+      { dedupTaken: true },
+      { result: { outcome: 'duplicate' }, created: [], marked: [], dedup: 'elsewhere' },
+    ],
     [
       'a trigger without conditions and one on a declared profile: both held',
       {},
-      { result: { outcome: 'handled', results: [held('notify'), held('deploy')] }, created: ['held', 'held'], marked: [], dedup: 'settled' },
+      {
+        result: { outcome: 'handled', results: [held('notify'), held('deploy')] },
+        created: ['held', 'held'],
+        marked: [],
+        dedup: 'settled',
+      },
     ],
     [
       'a profile that is not declared: refused at the door, recorded, status written',
       { triggers: [onJira], profiles: profilesDeclaring('ci') },
-      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] }, created: [RefusalToken.ProfileUnknown], marked: [RefusalToken.ProfileUnknown], dedup: 'settled' },
+      {
+        result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] },
+        created: [RefusalToken.ProfileUnknown],
+        marked: [RefusalToken.ProfileUnknown],
+        dedup: 'settled',
+      },
     ],
     [
       'after beyond the maximum from the delivery: refused at the door',
       { triggers: [labelTrigger({ waitFor: [{ after: new Date(NOW + 31 * DAY).toISOString() }] })] },
-      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.AfterBeyondMax)] }, created: [RefusalToken.AfterBeyondMax], marked: [RefusalToken.AfterBeyondMax], dedup: 'settled' },
+      {
+        result: { outcome: 'handled', results: [refused('deploy', RefusalToken.AfterBeyondMax)] },
+        created: [RefusalToken.AfterBeyondMax],
+        marked: [RefusalToken.AfterBeyondMax],
+        dedup: 'settled',
+      },
     ],
     [
       'after within the maximum: held',
@@ -109,11 +146,21 @@ describe('Deliverer.deliver', () => {
     [
       'a live hold of the same trigger and target: superseded',
       { triggers: [onJira], live: [siblingHeldJob('web-7-deploy-aaaaaa', { status: { phase: Phase.Held } })] },
-      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.Superseded)] }, created: [RefusalToken.Superseded], marked: [RefusalToken.Superseded], dedup: 'settled' },
+      {
+        result: { outcome: 'handled', results: [refused('deploy', RefusalToken.Superseded)] },
+        created: [RefusalToken.Superseded],
+        marked: [RefusalToken.Superseded],
+        dedup: 'settled',
+      },
     ],
     [
       'a hold that finished long ago does not supersede',
-      { triggers: [onJira], live: [siblingHeldJob('web-7-deploy-aaaaaa', { status: { phase: Phase.Succeeded, launchedAt: new Date(NOW - DAY).toISOString() } })] },
+      {
+        triggers: [onJira],
+        live: [
+          siblingHeldJob('web-7-deploy-aaaaaa', { status: { phase: Phase.Succeeded, launchedAt: new Date(NOW - DAY).toISOString() } }),
+        ],
+      },
       { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled' },
     ],
     [
@@ -121,7 +168,11 @@ describe('Deliverer.deliver', () => {
       { triggers: [onJira], live: [siblingHeldJob('web-8-deploy-aaaaaa', { target: 'acme/web#8', status: { phase: Phase.Held } })] },
       { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled' },
     ],
-    ['Valkey unavailable: unavailable, nothing created', { valkeyDown: true }, { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'not taken' }],
+    [
+      'Valkey unavailable: unavailable, nothing created',
+      { valkeyDown: true },
+      { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'not taken' },
+    ],
     [
       'Valkey fails at the hold lock: unavailable, the dedup marker released for the redelivery',
       { triggers: [onJira], valkeyFailsAtLock: true },
@@ -145,7 +196,13 @@ describe('Deliverer.deliver', () => {
     [
       'markRefused fails: still refused (the operator writes the status), with a warning',
       { triggers: [onJira], profiles: profilesDeclaring(), markRefusedFails: true },
-      { result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] }, created: [RefusalToken.ProfileUnknown], marked: [], dedup: 'settled', warned: true },
+      {
+        result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] },
+        created: [RefusalToken.ProfileUnknown],
+        marked: [],
+        dedup: 'settled',
+        warned: true,
+      },
     ],
   ])('%s', async (_name, setup, want) => {
     const { deliverer, records, leases, lines } = run(setup);
@@ -193,14 +250,24 @@ describe('Deliverer: what it writes and asks', () => {
     const { deliverer, records } = run({ triggers: [onJira], profiles: profilesDeclaring() });
     const r = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
     expect(records.marked).toEqual([
-      { namespace: 'jobs', name: r.results[0]?.heldJob, refusal: { token: RefusalToken.ProfileUnknown, message: 'profile "jira" is not declared in waitgate-profiles' }, now: NOW },
+      {
+        namespace: 'jobs',
+        name: r.results[0]?.heldJob,
+        refusal: { token: RefusalToken.ProfileUnknown, message: 'profile "jira" is not declared in waitgate-profiles' },
+        now: NOW,
+      },
     ]);
-    expect(records.created[0]?.metadata.annotations['waitgate.dev/refusal-message']).toBe('profile "jira" is not declared in waitgate-profiles');
+    expect(records.created[0]?.metadata.annotations['waitgate.dev/refusal-message']).toBe(
+      'profile "jira" is not declared in waitgate-profiles',
+    );
   });
 
   test('a second delivery for the same trigger and target is superseded by the first', async () => {
     const { deliverer } = run({ triggers: [onJira] });
-    expect(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))).toMatchObject({ outcome: 'handled', results: [{ outcome: 'held' }] });
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))).toMatchObject({
+      outcome: 'handled',
+      results: [{ outcome: 'held' }],
+    });
     expect(await deliverer.deliver(labelEvent({ deliveryId: 'd-2' }))).toMatchObject({
       outcome: 'handled',
       results: [{ outcome: 'refused', token: RefusalToken.Superseded }],

@@ -115,7 +115,11 @@ export class Deliverer {
       const live = await this.deps.records.liveFor(this.deps.namespace, siblingSelector(trigger.name, event.target));
       const by = supersededBy(live, this.deps.now());
       if (by) {
-        const refusal = { kind: 'refuse' as const, token: RefusalToken.Superseded, message: `HeldJob ${by} already holds ${trigger.name} for this target` };
+        const refusal = {
+          kind: 'refuse' as const,
+          token: RefusalToken.Superseded,
+          message: `HeldJob ${by} already holds ${trigger.name} for this target`,
+        };
         return await this.refuse(event, { trigger, verdict: refusal }, refusal.token, refusal.message);
       }
       return await this.hold(event, planned);
@@ -143,9 +147,11 @@ export class Deliverer {
   private async refuse(event: LabelEvent, planned: PlannedTrigger, token: RefusalToken, message: string): Promise<TriggerOutcome> {
     const manifest = heldJobManifest(event, planned, this.deps.namespace);
     await this.deps.records.create(manifest);
-    await this.deps.records.markRefused(this.deps.namespace, manifest.metadata.name, { token, message }, this.deps.now()).catch((err: unknown) => {
-      this.deps.log.warn({ err, heldjob: manifest.metadata.name }, 'Failed to write refusal status; the operator will');
-    });
+    await this.deps.records
+      .markRefused(this.deps.namespace, manifest.metadata.name, { token, message }, this.deps.now())
+      .catch((err: unknown) => {
+        this.deps.log.warn({ err, heldjob: manifest.metadata.name }, 'Failed to write refusal status; the operator will');
+      });
     return { trigger: planned.trigger.name, outcome: 'refused', token, heldJob: manifest.metadata.name };
   }
 

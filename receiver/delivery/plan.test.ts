@@ -38,10 +38,25 @@ describe('verdictFor', () => {
     ['an undeclared profile', [{ profile: 'jira' }], declared, { kind: 'refuse', token: 'wait-profile-unknown' }],
     ['an undeclared profile while the profiles are unreadable: held, never refused', [{ profile: 'jira' }], unreadable, { kind: 'hold' }],
     ['after 30 days out exactly', [{ after: new Date(NOW + 30 * DAY).toISOString() }], declared, { kind: 'hold' }],
-    ['after beyond 30 days', [{ after: new Date(NOW + 30 * DAY + 1000).toISOString() }], declared, { kind: 'refuse', token: 'wait-after-beyond-max' }],
-    ['after beyond 30 days while the profiles are unreadable', [{ after: new Date(NOW + 31 * DAY).toISOString() }], unreadable, { kind: 'refuse', token: 'wait-after-beyond-max' }],
+    [
+      'after beyond 30 days',
+      [{ after: new Date(NOW + 30 * DAY + 1000).toISOString() }],
+      declared,
+      { kind: 'refuse', token: 'wait-after-beyond-max' },
+    ],
+    [
+      'after beyond 30 days while the profiles are unreadable',
+      [{ after: new Date(NOW + 31 * DAY).toISOString() }],
+      unreadable,
+      { kind: 'refuse', token: 'wait-after-beyond-max' },
+    ],
     ['after in the past', [{ after: '2020-01-01T00:00:00Z' }], declared, { kind: 'hold' }],
-    ['the first refusal in written order', [{ after: new Date(NOW + 31 * DAY).toISOString() }, { profile: 'jira' }], declared, { kind: 'refuse', token: 'wait-after-beyond-max' }],
+    [
+      'the first refusal in written order',
+      [{ after: new Date(NOW + 31 * DAY).toISOString() }, { profile: 'jira' }],
+      declared,
+      { kind: 'refuse', token: 'wait-after-beyond-max' },
+    ],
   ])('%s', (_n, waitFor, profiles, expected) => {
     expect(verdictFor(t('a', ['deploy'], waitFor ? { waitFor } : {}), profiles, NOW, 30 * DAY)).toMatchObject(expected);
   });
@@ -93,7 +108,11 @@ describe('heldJobName and manifest', () => {
     const held = heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns');
     expect(held.metadata.annotations['waitgate.dev/refusal']).toBeUndefined();
     expect(held.spec).toEqual({ target: 'acme/web#7', trigger: 'a', waitFor: [{ profile: 'jira' }], job });
-    const refused = heldJobManifest(event, { trigger: trig, verdict: { kind: 'refuse', token: 'wait-profile-unknown', message: 'm' } }, 'ns');
+    const refused = heldJobManifest(
+      event,
+      { trigger: trig, verdict: { kind: 'refuse', token: 'wait-profile-unknown', message: 'm' } },
+      'ns',
+    );
     expect(refused.metadata.annotations['waitgate.dev/refusal']).toBe('wait-profile-unknown');
   });
 
@@ -105,7 +124,14 @@ describe('heldJobName and manifest', () => {
       'waitgate.dev/target-hash': '88f91b05b485982a',
       'waitgate.dev/forge': 'github',
     });
-    const selected = Object.fromEntries(siblingSelector('deploy', event.target).split(',').map((kv) => kv.split('=')));
-    expect(selected).toEqual({ 'waitgate.dev/trigger-hash': m.metadata.labels['waitgate.dev/trigger-hash'], 'waitgate.dev/target-hash': m.metadata.labels['waitgate.dev/target-hash'] });
+    const selected: Record<string, string> = Object.fromEntries(
+      siblingSelector('deploy', event.target)
+        .split(',')
+        .map((kv) => kv.split('=') as [string, string]),
+    );
+    expect(selected).toEqual({
+      'waitgate.dev/trigger-hash': m.metadata.labels['waitgate.dev/trigger-hash'],
+      'waitgate.dev/target-hash': m.metadata.labels['waitgate.dev/target-hash'],
+    });
   });
 });

@@ -15,9 +15,7 @@ export const SUPERSEDE_WINDOW_MS = 15 * 60_000;
 /** Identical redeliveries (same delivery id) are dropped for this long. */
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 
-export type Verdict =
-  | { readonly kind: 'hold' }
-  | { readonly kind: 'refuse'; readonly token: RefusalToken; readonly message: string };
+export type Verdict = { readonly kind: 'hold' } | { readonly kind: 'refuse'; readonly token: RefusalToken; readonly message: string };
 
 export interface PlannedTrigger {
   readonly trigger: Trigger;
@@ -45,7 +43,13 @@ export function verdictFor(trigger: Trigger, profiles: DeclaredProfiles, now: nu
   return refusal ? { kind: 'refuse', token: refusal.token, message: refusal.message } : { kind: 'hold' };
 }
 
-export function plan(event: LabelEvent, triggers: readonly Trigger[], profiles: DeclaredProfiles, now: number, afterMaxMs: number): PlannedTrigger[] {
+export function plan(
+  event: LabelEvent,
+  triggers: readonly Trigger[],
+  profiles: DeclaredProfiles,
+  now: number,
+  afterMaxMs: number,
+): PlannedTrigger[] {
   return matchTriggers(event, triggers).map((trigger) => ({ trigger, verdict: verdictFor(trigger, profiles, now, afterMaxMs) }));
 }
 
@@ -70,13 +74,18 @@ export function supersededBy(records: readonly HeldJobObject[], now: number): st
 }
 
 function slug(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 /** `web-7-deploy-1a2b3c`: readable, unique per delivery and trigger, a valid object name. */
 export function heldJobName(event: LabelEvent, trigger: Trigger): string {
   const m = /([^/]+)[#!](\d+)$/.exec(event.target);
-  const stem = slug(`${m?.[1] ?? 'target'}-${m?.[2] ?? ''}-${trigger.name}`).slice(0, 48).replace(/-+$/, '');
+  const stem = slug(`${m?.[1] ?? 'target'}-${m?.[2] ?? ''}-${trigger.name}`)
+    .slice(0, 48)
+    .replace(/-+$/, '');
   return `${stem || 'heldjob'}-${shortHash(`${event.forge}/${event.deliveryId}/${trigger.name}`, 6)}`;
 }
 

@@ -36,14 +36,34 @@ const gh = (action: string, extra: object) => ({ action, repository: { full_name
 
 describe('parseGithub', () => {
   test.each<[string, string | undefined, unknown, object]>([
-    ['an issue labelled', 'issues', gh('labeled', { label: { name: 'x' }, issue: { number: 7, title: 't' } }), { kind: 'label', event: { target: 'acme/web#7', addedLabels: ['x'], forge: 'github', deliveryId: 'd' } }],
-    ['a pull request labelled', 'pull_request', gh('labeled', { label: { name: 'x' }, pull_request: { number: 9 } }), { kind: 'label', event: { target: 'acme/web#9' } }],
+    [
+      'an issue labelled',
+      'issues',
+      gh('labeled', { label: { name: 'x' }, issue: { number: 7, title: 't' } }),
+      { kind: 'label', event: { target: 'acme/web#7', addedLabels: ['x'], forge: 'github', deliveryId: 'd' } },
+    ],
+    [
+      'a pull request labelled',
+      'pull_request',
+      gh('labeled', { label: { name: 'x' }, pull_request: { number: 9 } }),
+      { kind: 'label', event: { target: 'acme/web#9' } },
+    ],
     ['an issue opened', 'issues', gh('opened', { issue: { number: 7 } }), { kind: 'unhandled', eventName: 'issues.opened' }],
     ['a push', 'push', {}, { kind: 'unhandled', eventName: 'push' }],
     ['no event header', undefined, {}, { kind: 'unhandled' }],
     ['a payload without a repository', 'issues', { action: 'labeled' }, { kind: 'malformed' }],
-    ['a repository name with a slash too many', 'issues', { ...gh('labeled', { label: { name: 'x' }, issue: { number: 7 } }), repository: { full_name: 'a/b/c' } }, { kind: 'malformed' }],
-    ['an issue number that is not a number', 'issues', gh('labeled', { label: { name: 'x' }, issue: { number: '7' } }), { kind: 'malformed' }],
+    [
+      'a repository name with a slash too many',
+      'issues',
+      { ...gh('labeled', { label: { name: 'x' }, issue: { number: 7 } }), repository: { full_name: 'a/b/c' } },
+      { kind: 'malformed' },
+    ],
+    [
+      'an issue number that is not a number',
+      'issues',
+      gh('labeled', { label: { name: 'x' }, issue: { number: '7' } }),
+      { kind: 'malformed' },
+    ],
   ])('%s', (_n, event, payload, expected) => {
     expect(parseGithub(event, 'd', body, payload)).toMatchObject(expected);
   });
@@ -53,12 +73,21 @@ const gl = (labels?: { previous: string[]; current: string[] }) => ({
   object_kind: 'merge_request',
   project: { path_with_namespace: 'group/sub/repo' },
   object_attributes: { iid: 12, title: 't' },
-  ...(labels ? { changes: { labels: { previous: labels.previous.map((title) => ({ title })), current: labels.current.map((title) => ({ title })) } } } : {}),
+  ...(labels
+    ? {
+        changes: { labels: { previous: labels.previous.map((title) => ({ title })), current: labels.current.map((title) => ({ title })) } },
+      }
+    : {}),
 });
 
 describe('parseGitlab', () => {
   test.each<[string, string | undefined, unknown, object]>([
-    ['a merge request labelled', 'Merge Request Hook', gl({ previous: ['a'], current: ['a', 'b'] }), { kind: 'label', event: { target: 'group/sub/repo!12', addedLabels: ['b'] } }],
+    [
+      'a merge request labelled',
+      'Merge Request Hook',
+      gl({ previous: ['a'], current: ['a', 'b'] }),
+      { kind: 'label', event: { target: 'group/sub/repo!12', addedLabels: ['b'] } },
+    ],
     ['an issue labelled', 'Issue Hook', gl({ previous: [], current: ['b'] }), { kind: 'label', event: { target: 'group/sub/repo#12' } }],
     ['a label removed', 'Merge Request Hook', gl({ previous: ['a', 'b'], current: ['a'] }), { kind: 'unhandled' }],
     ['no label change', 'Merge Request Hook', gl(), { kind: 'unhandled' }],

@@ -22,8 +22,11 @@ async function phaseOf(s: Scenario): Promise<string | undefined> {
 }
 
 function reaches(s: Scenario, phase: string, timeoutMs: number = Timeouts.jobMs) {
-  return eventually(`HeldJob ${s.namespace}/${NAME} to reach ${phase}`, async () =>
-    (await phaseOf(s)) === phase ? true : undefined, timeoutMs);
+  return eventually(
+    `HeldJob ${s.namespace}/${NAME} to reach ${phase}`,
+    async () => ((await phaseOf(s)) === phase ? true : undefined),
+    timeoutMs,
+  );
 }
 
 function created(job: { metadata?: { creationTimestamp?: Date | string } }): number {
@@ -99,13 +102,23 @@ describe('after: held until the instant, then launched exactly once', () => {
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 'never' }));
         await reaches(s, Phase.Running);
         const jobName = (await s.kube.getHeldJob(s.namespace, NAME))?.status?.jobName as string;
-        await eventually('the Job\'s Pod to run', async () =>
-          (await s.kube.listPods(s.namespace)).some((p) => p.status?.phase === 'Running') ? true : undefined, Timeouts.jobMs);
+        await eventually(
+          "the Job's Pod to run",
+          async () => ((await s.kube.listPods(s.namespace)).some((p) => p.status?.phase === 'Running') ? true : undefined),
+          Timeouts.jobMs,
+        );
         await s.kube.custom.deleteNamespacedCustomObject({
-          group: 'waitgate.dev', version: 'v1alpha1', plural: 'heldjobs', namespace: s.namespace, name: NAME,
+          group: 'waitgate.dev',
+          version: 'v1alpha1',
+          plural: 'heldjobs',
+          namespace: s.namespace,
+          name: NAME,
         });
-        await eventually('the garbage collector to delete the Job', async () =>
-          (await s.kube.jobExists(s.namespace, jobName)) ? undefined : true, Timeouts.gcMs);
+        await eventually(
+          'the garbage collector to delete the Job',
+          async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
+          Timeouts.gcMs,
+        );
       }),
     Timeouts.testMs,
   );
@@ -169,7 +182,8 @@ describe('after: held until the instant, then launched exactly once', () => {
             const { after } = afterIn(1000);
             await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }] }));
             await eventually('the operator to notice the broken watch', () =>
-              s.operator.logLines().some((l) => l['msg'] === 'Informer stopped; restarting') ? true : undefined);
+              s.operator.logLines().some((l) => l['msg'] === 'Informer stopped; restarting') ? true : undefined,
+            );
             await proxy.restore();
             await reaches(s, Phase.Succeeded);
             expect(await s.kube.listJobs(s.namespace)).toHaveLength(1);

@@ -57,7 +57,11 @@ function find(ms: Manifest[], kind: string, name: string): Manifest {
   return m;
 }
 
-function podSpecOf(d: Manifest): { containers: Container[]; volumes?: { name: string; configMap?: { name: string; defaultMode?: number } }[]; serviceAccountName?: string } {
+function podSpecOf(d: Manifest): {
+  containers: Container[];
+  volumes?: { name: string; configMap?: { name: string; defaultMode?: number } }[];
+  serviceAccountName?: string;
+} {
   return (d as unknown as { spec: { template: { spec: ReturnType<typeof podSpecOf> } } }).spec.template.spec;
 }
 
@@ -68,11 +72,15 @@ function envOf(d: Manifest): Record<string, string | undefined> {
 // --- values.schema.json and the chart's own rules -----------------------------------------------
 
 describe('the chart refuses bad values before anything reaches the cluster', () => {
-  test.concurrent('`helm lint` passes with the chart\'s own values', async () => {
-    const r = await runTool('helm', ['lint', CHART_DIR]);
-    expect(r.stderr + r.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
-    expect(r.code).toBe(0);
-  }, Timeouts.testMs);
+  test.concurrent(
+    "`helm lint` passes with the chart's own values",
+    async () => {
+      const r = await runTool('helm', ['lint', CHART_DIR]);
+      expect(r.stderr + r.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+      expect(r.code).toBe(0);
+    },
+    Timeouts.testMs,
+  );
 
   test.concurrent.each<[string, string[], RegExp]>([
     ['an interval under the 30 s floor', ['--set', 'wait.intervalMs=1000'], /\/wait\/intervalMs': minimum: got 1,000, want 30,000/],
@@ -90,32 +98,68 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
     ['an empty worker name', ['--set', 'workerName='], /\/workerName'/],
     ['a Valkey URL that is not redis:// or rediss://', ['--set', 'valkey.url=http://valkey:6379'], /\/valkey\/url'/],
     ['no Valkey at all', ['--set', 'valkey.url='], /\/valkey': 'anyOf' failed/],
-    ['a pause window at 25:00', ['--set-json', 'pauseWindows=[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'], /\/pauseWindows\/0\/start'/],
-    ['a pause window with an unknown field', ['--set-json', 'pauseWindows=[{"start":"22:00","end":"06:00","timeZone":"UTC","tz":"x"}]'], /\/pauseWindows\/0'/],
+    [
+      'a pause window at 25:00',
+      ['--set-json', 'pauseWindows=[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'],
+      /\/pauseWindows\/0\/start'/,
+    ],
+    [
+      'a pause window with an unknown field',
+      ['--set-json', 'pauseWindows=[{"start":"22:00","end":"06:00","timeZone":"UTC","tz":"x"}]'],
+      /\/pauseWindows\/0'/,
+    ],
     ['a profile name with capitals', ['--set-json', 'profiles={"Jira":{"script":"#!/bin/sh\\nexit 0\\n"}}'], /invalid propertyName 'Jira'/],
     ['a script without #!', ['--set-json', 'profiles={"jira":{"script":"exit 0"}}'], /\/profiles\/jira\/script'/],
     ['a pod-mode profile without an image', ['--set-json', 'profiles={"ci":{"mode":"pod","script":"#!/bin/sh\\n"}}'], /\/profiles\/ci'/],
     ['an exec-mode profile with an image', ['--set-json', 'profiles={"ci":{"image":"alpine","script":"#!/bin/sh\\n"}}'], /\/profiles\/ci'/],
-    ['an exec-mode profile with Pod annotations', ['--set-json', 'profiles={"ci":{"annotations":{"a":"b"},"script":"#!/bin/sh\\n"}}'], /\/profiles\/ci'/],
+    [
+      'an exec-mode profile with Pod annotations',
+      ['--set-json', 'profiles={"ci":{"annotations":{"a":"b"},"script":"#!/bin/sh\\n"}}'],
+      /\/profiles\/ci'/,
+    ],
     ['a trigger without "on"', ['--set-json', 'triggers=[{"name":"deploy","run":{}}]'], /\/triggers\/0': missing property 'on'/],
     ['a value the chart does not have', ['--set', 'wait.interval=60000'], /additional properties 'interval' not allowed/],
-  ])('`helm lint` fails on %s, naming the value', async (_what, args, message) => {
-    const r = await runTool('helm', ['lint', CHART_DIR, ...args]);
-    expect(r.code).not.toBe(0);
-    expect(r.stdout + r.stderr).toMatch(/values don't meet the specifications of the schema/);
-    expect(r.stdout + r.stderr).toMatch(message);
-  }, Timeouts.testMs);
+  ])(
+    '`helm lint` fails on %s, naming the value',
+    async (_what, args, message) => {
+      const r = await runTool('helm', ['lint', CHART_DIR, ...args]);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/values don't meet the specifications of the schema/);
+      expect(r.stdout + r.stderr).toMatch(message);
+    },
+    Timeouts.testMs,
+  );
 
   test.concurrent.each<[string, string[], RegExp]>([
-    ['leader election off with two replicas', ['--set', 'operator.leaderElection.enabled=false'], /every replica would reconcile the same HeldJobs/],
-    ['a receiver creating HeldJobs outside the watched namespace', ['--set', 'watchNamespace=elsewhere'], /receiver.jobNamespace \(chart-lint\) is outside watchNamespace \(elsewhere\)/],
-    ['a pause window that starts where it ends', ['--set-json', 'pauseWindows=[{"start":"22:00","end":"22:00","timeZone":"UTC"}]'], /pauseWindows\[0\]: start and end are both 22:00/],
-    ['two triggers of one name', ['--set-json', 'triggers=[{"name":"d","on":{},"run":{}},{"name":"d","on":{},"run":{}}]'], /triggers\[1\]: the name "d" is used twice/],
-  ])('`helm template` fails on %s, saying why', async (_what, args, message) => {
-    const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'chart-lint', ...args]);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(message);
-  }, Timeouts.testMs);
+    [
+      'leader election off with two replicas',
+      ['--set', 'operator.leaderElection.enabled=false'],
+      /every replica would reconcile the same HeldJobs/,
+    ],
+    [
+      'a receiver creating HeldJobs outside the watched namespace',
+      ['--set', 'watchNamespace=elsewhere'],
+      /receiver.jobNamespace \(chart-lint\) is outside watchNamespace \(elsewhere\)/,
+    ],
+    [
+      'a pause window that starts where it ends',
+      ['--set-json', 'pauseWindows=[{"start":"22:00","end":"22:00","timeZone":"UTC"}]'],
+      /pauseWindows\[0\]: start and end are both 22:00/,
+    ],
+    [
+      'two triggers of one name',
+      ['--set-json', 'triggers=[{"name":"d","on":{},"run":{}},{"name":"d","on":{},"run":{}}]'],
+      /triggers\[1\]: the name "d" is used twice/,
+    ],
+  ])(
+    '`helm template` fails on %s, saying why',
+    async (_what, args, message) => {
+      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'chart-lint', ...args]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    },
+    Timeouts.testMs,
+  );
 
   test.concurrent(
     '`helm install` with a bad value fails at install time and leaves no release and no object behind',
@@ -123,11 +167,24 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
       const kube = new TestKube();
       const ns = await kube.createNamespace('chart-bad');
       try {
-        const r = await helm(['install', RELEASE, CHART_DIR, '-n', ns, '--skip-crds', '-f', valuesFile(ns, baseValues(ns)), '--set', 'wait.intervalMs=1000']);
+        const r = await helm([
+          'install',
+          RELEASE,
+          CHART_DIR,
+          '-n',
+          ns,
+          '--skip-crds',
+          '-f',
+          valuesFile(ns, baseValues(ns)),
+          '--set',
+          'wait.intervalMs=1000',
+        ]);
         expect(r.code).not.toBe(0);
         expect(r.stderr).toMatch(/\/wait\/intervalMs': minimum: got 1,000, want 30,000/);
         expect((await helm(['list', '-n', ns, '-q'])).stdout.trim()).toBe('');
-        expect((await kube.core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => c.metadata?.name)).not.toContain('waitgate-profiles');
+        expect((await kube.core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => c.metadata?.name)).not.toContain(
+          'waitgate-profiles',
+        );
       } finally {
         await kube.deleteNamespace(ns);
       }
@@ -138,15 +195,19 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
 
 // --- the CRD -----------------------------------------------------------------------------------
 
-describe('the chart\'s CRD', () => {
-  test('equals crds/waitgate.dev_heldjobs.yaml byte for byte (hack/chart-crd.sh copies it)', async () => {
-    const source = readFileSync(join(ROOT, 'crds', 'waitgate.dev_heldjobs.yaml'));
-    const inChart = readFileSync(join(CHART_DIR, 'crds', 'waitgate.dev_heldjobs.yaml'));
-    expect(inChart.equals(source)).toBe(true);
-    const check = await runTool(join(ROOT, 'hack', 'chart-crd.sh'), ['--check']);
-    expect(check.stderr).toBe('');
-    expect(check.code).toBe(0);
-  }, Timeouts.testMs);
+describe("the chart's CRD", () => {
+  test(
+    'equals crds/waitgate.dev_heldjobs.yaml byte for byte (hack/chart-crd.sh copies it)',
+    async () => {
+      const source = readFileSync(join(ROOT, 'crds', 'waitgate.dev_heldjobs.yaml'));
+      const inChart = readFileSync(join(CHART_DIR, 'crds', 'waitgate.dev_heldjobs.yaml'));
+      expect(inChart.equals(source)).toBe(true);
+      const check = await runTool(join(ROOT, 'hack', 'chart-crd.sh'), ['--check']);
+      expect(check.stderr).toBe('');
+      expect(check.code).toBe(0);
+    },
+    Timeouts.testMs,
+  );
 });
 
 // --- what the chart renders ---------------------------------------------------------------------
@@ -154,7 +215,10 @@ describe('the chart\'s CRD', () => {
 describe('what the chart renders', () => {
   test.concurrent.each<[string, string[]]>([
     ['watching every namespace (a ClusterRole)', []],
-    ['watching one namespace (Roles only), every option on', ['--set', 'watchNamespace=NS', '--set', 'receiver.github.webhookSecret=s', '--set', 'receiver.gitlab.webhookToken=t']],
+    [
+      'watching one namespace (Roles only), every option on',
+      ['--set', 'watchNamespace=NS', '--set', 'receiver.github.webhookSecret=s', '--set', 'receiver.gitlab.webhookToken=t'],
+    ],
     ['with one operator replica and no receiver', ['--set', 'operator.replicas=1', '--set', 'receiver.enabled=false']],
   ])(
     '`helm template --include-crds` | `kubectl apply --dry-run=server` is accepted, %s',
@@ -163,7 +227,14 @@ describe('what the chart renders', () => {
       const ns = await kube.createNamespace('chart-dry');
       try {
         const rendered = await mustRun('helm', [
-          'template', RELEASE, CHART_DIR, '-n', ns, '--include-crds', '-f', valuesFile(ns, baseValues(ns)),
+          'template',
+          RELEASE,
+          CHART_DIR,
+          '-n',
+          ns,
+          '--include-crds',
+          '-f',
+          valuesFile(ns, baseValues(ns)),
           ...args.map((a) => a.replace('=NS', `=${ns}`)),
         ]);
         const applied = await kubectl(['apply', '--dry-run=server', '-n', ns, '-f', '-'], { input: rendered.stdout });
@@ -178,81 +249,127 @@ describe('what the chart renders', () => {
     Timeouts.testMs,
   );
 
-  test.concurrent('every knob reaches the operator and the receiver as its variable', async () => {
-    const values = {
-      wait: { intervalMs: 45000, checkTimeoutMs: 7000, checkSlots: 3, maxMs: 3600000, afterMaxMs: 2592000000, maxChecks: 12, maxFaults: 2, killGraceMs: 500 },
-      concurrency: 9,
-      scopeLimit: 2,
-      workerName: 'cluster-eu-1',
-      pauseWindows: [{ start: '22:00', end: '06:00', timeZone: 'Europe/Berlin', days: ['mon', 'fri'] }],
-      watchNamespace: 'team-a',
-      valkey: { existingSecret: 'shared-valkey', existingSecretKey: 'connection', prefix: 'fleet' },
-      receiver: { existingSecret: 'forge-secrets' },
-      profiles: {
-        jira: { script: '#!/bin/sh\nexit 3\n' },
-        ci: { mode: 'pod', image: 'alpine:3.20', resources: { limits: { cpu: '100m' } }, annotations: { 'sidecar.istio.io/inject': 'false' }, script: '#!/bin/sh\nexit 0\n' },
-      },
-      triggers: [trigger({ name: 'deploy', waitFor: [{ profile: 'jira' }] })],
-    };
-    const ms = await render('team-a', ['-f', valuesFile('knobs', values)]);
-    const op = find(ms, 'Deployment', 'waitgate-operator');
-    expect(envOf(op)).toMatchObject({
-      WAITGATE_WAIT_INTERVAL_MS: '45000',
-      WAITGATE_WAIT_CHECK_TIMEOUT_MS: '7000',
-      WAITGATE_WAIT_CHECK_SLOTS: '3',
-      WAITGATE_WAIT_MAX_MS: '3600000',
-      WAITGATE_WAIT_AFTER_MAX_MS: '2592000000',
-      WAITGATE_WAIT_MAX_CHECKS: '12',
-      WAITGATE_WAIT_MAX_FAULTS: '2',
-      WAITGATE_CHECK_KILL_GRACE_MS: '500',
-      WAITGATE_CONCURRENCY: '9',
-      WAITGATE_SCOPE_LIMIT: '2',
-      WAITGATE_WORKER_NAME: 'cluster-eu-1',
-      WAITGATE_PAUSE_WINDOWS: JSON.stringify([{ days: ['mon', 'fri'], end: '06:00', start: '22:00', timeZone: 'Europe/Berlin' }]),
-      WAITGATE_NAMESPACE: 'team-a',
-      WAITGATE_WATCH_NAMESPACE: 'team-a',
-      WAITGATE_VALKEY_PREFIX: 'fleet',
-      WAITGATE_PROFILES_DIR: '/etc/waitgate/profiles',
-      WAITGATE_LEADER_ELECTION: 'true',
-      WAITGATE_LEADER_ELECTION_ID: 'waitgate-operator',
-    });
-    const opEnv = podSpecOf(op).containers[0]?.env ?? [];
-    expect(opEnv.find((e) => e.name === 'VALKEY_URL')).toEqual({ name: 'VALKEY_URL', valueFrom: { secretKeyRef: { name: 'shared-valkey', key: 'connection' } } });
-    // The profiles ConfigMap mounted read-only, every key executable and nobody's to write.
-    expect(podSpecOf(op).volumes).toContainEqual({ name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, optional: true } });
-    expect(podSpecOf(op).containers[0]?.volumeMounts).toContainEqual({ name: 'profiles', mountPath: '/etc/waitgate/profiles', readOnly: true });
+  test.concurrent(
+    'every knob reaches the operator and the receiver as its variable',
+    async () => {
+      const values = {
+        wait: {
+          intervalMs: 45000,
+          checkTimeoutMs: 7000,
+          checkSlots: 3,
+          maxMs: 3600000,
+          afterMaxMs: 2592000000,
+          maxChecks: 12,
+          maxFaults: 2,
+          killGraceMs: 500,
+        },
+        concurrency: 9,
+        scopeLimit: 2,
+        workerName: 'cluster-eu-1',
+        pauseWindows: [{ start: '22:00', end: '06:00', timeZone: 'Europe/Berlin', days: ['mon', 'fri'] }],
+        watchNamespace: 'team-a',
+        valkey: { existingSecret: 'shared-valkey', existingSecretKey: 'connection', prefix: 'fleet' },
+        receiver: { existingSecret: 'forge-secrets' },
+        profiles: {
+          jira: { script: '#!/bin/sh\nexit 3\n' },
+          ci: {
+            mode: 'pod',
+            image: 'alpine:3.20',
+            resources: { limits: { cpu: '100m' } },
+            annotations: { 'sidecar.istio.io/inject': 'false' },
+            script: '#!/bin/sh\nexit 0\n',
+          },
+        },
+        triggers: [trigger({ name: 'deploy', waitFor: [{ profile: 'jira' }] })],
+      };
+      const ms = await render('team-a', ['-f', valuesFile('knobs', values)]);
+      const op = find(ms, 'Deployment', 'waitgate-operator');
+      expect(envOf(op)).toMatchObject({
+        WAITGATE_WAIT_INTERVAL_MS: '45000',
+        WAITGATE_WAIT_CHECK_TIMEOUT_MS: '7000',
+        WAITGATE_WAIT_CHECK_SLOTS: '3',
+        WAITGATE_WAIT_MAX_MS: '3600000',
+        WAITGATE_WAIT_AFTER_MAX_MS: '2592000000',
+        WAITGATE_WAIT_MAX_CHECKS: '12',
+        WAITGATE_WAIT_MAX_FAULTS: '2',
+        WAITGATE_CHECK_KILL_GRACE_MS: '500',
+        WAITGATE_CONCURRENCY: '9',
+        WAITGATE_SCOPE_LIMIT: '2',
+        WAITGATE_WORKER_NAME: 'cluster-eu-1',
+        WAITGATE_PAUSE_WINDOWS: JSON.stringify([{ days: ['mon', 'fri'], end: '06:00', start: '22:00', timeZone: 'Europe/Berlin' }]),
+        WAITGATE_NAMESPACE: 'team-a',
+        WAITGATE_WATCH_NAMESPACE: 'team-a',
+        WAITGATE_VALKEY_PREFIX: 'fleet',
+        WAITGATE_PROFILES_DIR: '/etc/waitgate/profiles',
+        WAITGATE_LEADER_ELECTION: 'true',
+        WAITGATE_LEADER_ELECTION_ID: 'waitgate-operator',
+      });
+      const opEnv = podSpecOf(op).containers[0]?.env ?? [];
+      expect(opEnv.find((e) => e.name === 'VALKEY_URL')).toEqual({
+        name: 'VALKEY_URL',
+        valueFrom: { secretKeyRef: { name: 'shared-valkey', key: 'connection' } },
+      });
+      // The profiles ConfigMap mounted read-only, every key executable and nobody's to write.
+      expect(podSpecOf(op).volumes).toContainEqual({
+        name: 'profiles',
+        configMap: { name: 'waitgate-profiles', defaultMode: 0o555, optional: true },
+      });
+      expect(podSpecOf(op).containers[0]?.volumeMounts).toContainEqual({
+        name: 'profiles',
+        mountPath: '/etc/waitgate/profiles',
+        readOnly: true,
+      });
 
-    const rc = find(ms, 'Deployment', 'waitgate-receiver');
-    expect(envOf(rc)).toMatchObject({ WAITGATE_NAMESPACE: 'team-a', WAITGATE_JOB_NAMESPACE: 'team-a', WAITGATE_WAIT_AFTER_MAX_MS: '2592000000', WAITGATE_VALKEY_PREFIX: 'fleet' });
-    const rcEnv = podSpecOf(rc).containers[0]?.env ?? [];
-    expect(rcEnv.find((e) => e.name === 'WAITGATE_GITHUB_WEBHOOK_SECRET')).toMatchObject({ valueFrom: { secretKeyRef: { name: 'forge-secrets', key: 'github-webhook-secret' } } });
-    // Existing Secrets are used, never made; no ClusterRole when one namespace is watched.
-    expect(ms.filter((m) => m.kind === 'Secret')).toHaveLength(0);
-    expect(ms.filter((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toHaveLength(0);
+      const rc = find(ms, 'Deployment', 'waitgate-receiver');
+      expect(envOf(rc)).toMatchObject({
+        WAITGATE_NAMESPACE: 'team-a',
+        WAITGATE_JOB_NAMESPACE: 'team-a',
+        WAITGATE_WAIT_AFTER_MAX_MS: '2592000000',
+        WAITGATE_VALKEY_PREFIX: 'fleet',
+      });
+      const rcEnv = podSpecOf(rc).containers[0]?.env ?? [];
+      expect(rcEnv.find((e) => e.name === 'WAITGATE_GITHUB_WEBHOOK_SECRET')).toMatchObject({
+        valueFrom: { secretKeyRef: { name: 'forge-secrets', key: 'github-webhook-secret' } },
+      });
+      // Existing Secrets are used, never made; no ClusterRole when one namespace is watched.
+      expect(ms.filter((m) => m.kind === 'Secret')).toHaveLength(0);
+      expect(ms.filter((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toHaveLength(0);
 
-    const profiles = find(ms, 'ConfigMap', 'waitgate-profiles') as unknown as { data: Record<string, string> };
-    expect(JSON.parse(profiles.data['profiles.json'] as string)).toEqual({
-      jira: { mode: 'exec', script: 'jira.sh' },
-      ci: { mode: 'pod', script: 'ci.sh', image: 'alpine:3.20', resources: { limits: { cpu: '100m' } }, annotations: { 'sidecar.istio.io/inject': 'false' } },
-    });
-    expect(profiles.data['jira.sh']).toBe('#!/bin/sh\nexit 3\n');
-    const triggers = find(ms, 'ConfigMap', 'waitgate-triggers') as unknown as { data: Record<string, string> };
-    expect(JSON.parse(triggers.data['triggers.json'] as string)).toEqual(values.triggers);
+      const profiles = find(ms, 'ConfigMap', 'waitgate-profiles') as unknown as { data: Record<string, string> };
+      expect(JSON.parse(profiles.data['profiles.json'] as string)).toEqual({
+        jira: { mode: 'exec', script: 'jira.sh' },
+        ci: {
+          mode: 'pod',
+          script: 'ci.sh',
+          image: 'alpine:3.20',
+          resources: { limits: { cpu: '100m' } },
+          annotations: { 'sidecar.istio.io/inject': 'false' },
+        },
+      });
+      expect(profiles.data['jira.sh']).toBe('#!/bin/sh\nexit 3\n');
+      const triggers = find(ms, 'ConfigMap', 'waitgate-triggers') as unknown as { data: Record<string, string> };
+      expect(JSON.parse(triggers.data['triggers.json'] as string)).toEqual(values.triggers);
 
-    // One replica: no election; the image tag defaults to the chart's appVersion.
-    const single = find(await render('team-a', ['--set', 'operator.replicas=1']), 'Deployment', 'waitgate-operator');
-    expect(envOf(single)['WAITGATE_LEADER_ELECTION']).toBe('false');
-    const appVersion = /^appVersion: "?([^"\n]+)"?$/m.exec(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8'))?.[1];
-    expect((podSpecOf(single).containers[0] as { image?: string }).image).toBe(`ghcr.io/waitgate/waitgate:${appVersion}`);
-    // The receiver can stay on its running tag while the operator moves first (docs/helm.md).
-    const staged = await render('team-a', ['--set', 'image.tag=2.0.0', '--set', 'receiver.imageTag=1.9.0']);
-    expect((podSpecOf(find(staged, 'Deployment', 'waitgate-operator')).containers[0] as { image?: string }).image).toBe('ghcr.io/waitgate/waitgate:2.0.0');
-    expect((podSpecOf(find(staged, 'Deployment', 'waitgate-receiver')).containers[0] as { image?: string }).image).toBe('ghcr.io/waitgate/waitgate:1.9.0');
+      // One replica: no election; the image tag defaults to the chart's appVersion.
+      const single = find(await render('team-a', ['--set', 'operator.replicas=1']), 'Deployment', 'waitgate-operator');
+      expect(envOf(single)['WAITGATE_LEADER_ELECTION']).toBe('false');
+      const appVersion = /^appVersion: "?([^"\n]+)"?$/m.exec(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8'))?.[1];
+      expect((podSpecOf(single).containers[0] as { image?: string }).image).toBe(`ghcr.io/waitgate/waitgate:${appVersion}`);
+      // The receiver can stay on its running tag while the operator moves first (docs/helm.md).
+      const staged = await render('team-a', ['--set', 'image.tag=2.0.0', '--set', 'receiver.imageTag=1.9.0']);
+      expect((podSpecOf(find(staged, 'Deployment', 'waitgate-operator')).containers[0] as { image?: string }).image).toBe(
+        'ghcr.io/waitgate/waitgate:2.0.0',
+      );
+      expect((podSpecOf(find(staged, 'Deployment', 'waitgate-receiver')).containers[0] as { image?: string }).image).toBe(
+        'ghcr.io/waitgate/waitgate:1.9.0',
+      );
 
-    // The optional ServiceMonitors, for the operator's and the receiver's /metrics.
-    const monitors = (await render('team-a', ['--set', 'serviceMonitor.enabled=true'])).filter((m) => m.kind === 'ServiceMonitor');
-    expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['waitgate-operator', 'waitgate-receiver']);
-  }, Timeouts.testMs);
+      // The optional ServiceMonitors, for the operator's and the receiver's /metrics.
+      const monitors = (await render('team-a', ['--set', 'serviceMonitor.enabled=true'])).filter((m) => m.kind === 'ServiceMonitor');
+      expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['waitgate-operator', 'waitgate-receiver']);
+    },
+    Timeouts.testMs,
+  );
 });
 
 // --- installed ----------------------------------------------------------------------------------
@@ -263,58 +380,69 @@ describe('helm install', () => {
     async () => {
       let clusterRole = '';
       let ns = '';
-      await withChart('chart-install', (n) => baseValues(n), async (c) => {
-        ns = c.namespace;
-        clusterRole = `${ns}-waitgate-operator`;
-        const names = async (args: string[]) => {
-          const r = await kubectl([...args, '-o', 'name']);
-          if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-          return r.stdout.trim().split('\n').sort();
-        };
-        expect(await names(['get', 'deployments', '-n', ns])).toEqual(['deployment.apps/waitgate-operator', 'deployment.apps/waitgate-receiver']);
-        expect(await names(['get', 'services', '-n', ns])).toEqual(['service/waitgate-operator-metrics', 'service/waitgate-receiver']);
-        expect(await names(['get', 'serviceaccounts', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
-          `serviceaccount/${OPERATOR_SA}`,
-          `serviceaccount/${RECEIVER_SA}`,
-        ]);
-        expect(await names(['get', 'roles', '-n', ns])).toEqual([
-          'role.rbac.authorization.k8s.io/waitgate-operator',
-          'role.rbac.authorization.k8s.io/waitgate-receiver',
-          'role.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
-        ]);
-        expect(await names(['get', 'rolebindings', '-n', ns])).toEqual([
-          'rolebinding.rbac.authorization.k8s.io/waitgate-operator',
-          'rolebinding.rbac.authorization.k8s.io/waitgate-receiver',
-          'rolebinding.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
-        ]);
-        expect(await names(['get', 'clusterrole', clusterRole])).toEqual([`clusterrole.rbac.authorization.k8s.io/${clusterRole}`]);
-        expect(await names(['get', 'clusterrolebinding', clusterRole])).toEqual([`clusterrolebinding.rbac.authorization.k8s.io/${clusterRole}`]);
-        expect(await names(['get', 'poddisruptionbudgets', '-n', ns])).toEqual([
-          'poddisruptionbudget.policy/waitgate-operator',
-          'poddisruptionbudget.policy/waitgate-receiver',
-        ]);
-        expect(await names(['get', 'configmaps', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
-          'configmap/waitgate-profiles',
-          'configmap/waitgate-triggers',
-        ]);
-        expect(await names(['get', 'secrets', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual(['secret/waitgate-valkey']);
+      await withChart(
+        'chart-install',
+        (n) => baseValues(n),
+        async (c) => {
+          ns = c.namespace;
+          clusterRole = `${ns}-waitgate-operator`;
+          const names = async (args: string[]) => {
+            const r = await kubectl([...args, '-o', 'name']);
+            if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+            return r.stdout.trim().split('\n').sort();
+          };
+          expect(await names(['get', 'deployments', '-n', ns])).toEqual([
+            'deployment.apps/waitgate-operator',
+            'deployment.apps/waitgate-receiver',
+          ]);
+          expect(await names(['get', 'services', '-n', ns])).toEqual(['service/waitgate-operator-metrics', 'service/waitgate-receiver']);
+          expect(await names(['get', 'serviceaccounts', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
+            `serviceaccount/${OPERATOR_SA}`,
+            `serviceaccount/${RECEIVER_SA}`,
+          ]);
+          expect(await names(['get', 'roles', '-n', ns])).toEqual([
+            'role.rbac.authorization.k8s.io/waitgate-operator',
+            'role.rbac.authorization.k8s.io/waitgate-receiver',
+            'role.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
+          ]);
+          expect(await names(['get', 'rolebindings', '-n', ns])).toEqual([
+            'rolebinding.rbac.authorization.k8s.io/waitgate-operator',
+            'rolebinding.rbac.authorization.k8s.io/waitgate-receiver',
+            'rolebinding.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
+          ]);
+          expect(await names(['get', 'clusterrole', clusterRole])).toEqual([`clusterrole.rbac.authorization.k8s.io/${clusterRole}`]);
+          expect(await names(['get', 'clusterrolebinding', clusterRole])).toEqual([
+            `clusterrolebinding.rbac.authorization.k8s.io/${clusterRole}`,
+          ]);
+          expect(await names(['get', 'poddisruptionbudgets', '-n', ns])).toEqual([
+            'poddisruptionbudget.policy/waitgate-operator',
+            'poddisruptionbudget.policy/waitgate-receiver',
+          ]);
+          expect(await names(['get', 'configmaps', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
+            'configmap/waitgate-profiles',
+            'configmap/waitgate-triggers',
+          ]);
+          expect(await names(['get', 'secrets', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
+            'secret/waitgate-valkey',
+          ]);
 
-        const apps = c.kube.kc.makeApiClient(k8s.AppsV1Api);
-        expect((await apps.readNamespacedDeployment({ name: 'waitgate-operator', namespace: ns })).spec?.replicas).toBe(2);
-        expect((await apps.readNamespacedDeployment({ name: 'waitgate-receiver', namespace: ns })).spec?.replicas).toBe(2);
+          const apps = c.kube.kc.makeApiClient(k8s.AppsV1Api);
+          expect((await apps.readNamespacedDeployment({ name: 'waitgate-operator', namespace: ns })).spec?.replicas).toBe(2);
+          expect((await apps.readNamespacedDeployment({ name: 'waitgate-receiver', namespace: ns })).spec?.replicas).toBe(2);
 
-        // Cluster-wide, as rendered by default: HeldJobs and Jobs everywhere, Secrets nowhere,
-        // ConfigMaps, Leases and Pods only at home.
-        const op = await serviceAccountKubeconfig(c.kube, ns, OPERATOR_SA);
-        expect(await canI(op, ['list', 'heldjobs.waitgate.dev', '--all-namespaces'])).toBe(true);
-        expect(await canI(op, ['watch', 'jobs.batch', '--all-namespaces'])).toBe(true);
-        expect(await canI(op, ['create', 'jobs.batch', '-n', 'default'])).toBe(true);
-        expect(await canI(op, ['update', 'heldjobs.waitgate.dev', '--subresource=status', '-n', 'default'])).toBe(true);
-        expect(await canI(op, ['get', 'secrets', '--all-namespaces'])).toBe(false);
-        expect(await canI(op, ['list', 'configmaps', '-n', 'default'])).toBe(false);
-        expect(await canI(op, ['create', 'pods', '-n', 'default'])).toBe(false);
-        expect(await canI(op, ['update', 'leases.coordination.k8s.io', '-n', 'default'])).toBe(false);
-      });
+          // Cluster-wide, as rendered by default: HeldJobs and Jobs everywhere, Secrets nowhere,
+          // ConfigMaps, Leases and Pods only at home.
+          const op = await serviceAccountKubeconfig(c.kube, ns, OPERATOR_SA);
+          expect(await canI(op, ['list', 'heldjobs.waitgate.dev', '--all-namespaces'])).toBe(true);
+          expect(await canI(op, ['watch', 'jobs.batch', '--all-namespaces'])).toBe(true);
+          expect(await canI(op, ['create', 'jobs.batch', '-n', 'default'])).toBe(true);
+          expect(await canI(op, ['update', 'heldjobs.waitgate.dev', '--subresource=status', '-n', 'default'])).toBe(true);
+          expect(await canI(op, ['get', 'secrets', '--all-namespaces'])).toBe(false);
+          expect(await canI(op, ['list', 'configmaps', '-n', 'default'])).toBe(false);
+          expect(await canI(op, ['create', 'pods', '-n', 'default'])).toBe(false);
+          expect(await canI(op, ['update', 'leases.coordination.k8s.io', '-n', 'default'])).toBe(false);
+        },
+      );
       expect((await kubectl(['get', 'clusterrole', clusterRole])).stderr).toMatch(/NotFound/);
       expect((await kubectl(['get', 'clusterrolebinding', clusterRole])).stderr).toMatch(/NotFound/);
     },
@@ -348,44 +476,52 @@ async function chartEnv(c: ChartInstall, deployment: string, kubeconfig: string)
  * authenticated with a TokenRequest token of the chart's operator ServiceAccount.
  */
 function withChartOperator(label: string, values: Record<string, unknown>, body: (r: ChartRun) => Promise<void>): Promise<void> {
-  return withChart(label, (ns) => ({ ...baseValues(ns), watchNamespace: ns, ...values }), async (c) => {
-    const operatorKubeconfig = await serviceAccountKubeconfig(c.kube, c.namespace, OPERATOR_SA);
-    const env = await chartEnv(c, 'waitgate-operator', operatorKubeconfig);
-    expect(env['WAITGATE_WATCH_NAMESPACE']).toBe(c.namespace);
-    const operator = operatorProcess(
-      {
-        ...env,
-        // Outside a pod: no mounted ConfigMap (the operator writes the scripts from it itself),
-        // and the metrics port must not collide with other tests'.
-        WAITGATE_PROFILES_DIR: '',
-        WAITGATE_METRICS_HOST: '127.0.0.1',
-        WAITGATE_METRICS_PORT: '0',
-      },
-      `${c.namespace}-operator-as-sa`,
-    );
-    try {
-      await operator.start();
-      await body({ ...c, operator, operatorKubeconfig });
-      // Nothing it tried was refused by RBAC (some refusals only warn, e.g. an Event).
-      expect(operator.logText()).not.toMatch(/forbidden/i);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
-    } finally {
-      await operator.stop();
-    }
-  });
+  return withChart(
+    label,
+    (ns) => ({ ...baseValues(ns), watchNamespace: ns, ...values }),
+    async (c) => {
+      const operatorKubeconfig = await serviceAccountKubeconfig(c.kube, c.namespace, OPERATOR_SA);
+      const env = await chartEnv(c, 'waitgate-operator', operatorKubeconfig);
+      expect(env['WAITGATE_WATCH_NAMESPACE']).toBe(c.namespace);
+      const operator = operatorProcess(
+        {
+          ...env,
+          // Outside a pod: no mounted ConfigMap (the operator writes the scripts from it itself),
+          // and the metrics port must not collide with other tests'.
+          WAITGATE_PROFILES_DIR: '',
+          WAITGATE_METRICS_HOST: '127.0.0.1',
+          WAITGATE_METRICS_PORT: '0',
+        },
+        `${c.namespace}-operator-as-sa`,
+      );
+      try {
+        await operator.start();
+        await body({ ...c, operator, operatorKubeconfig });
+        // Nothing it tried was refused by RBAC (some refusals only warn, e.g. an Event).
+        expect(operator.logText()).not.toMatch(/forbidden/i);
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+      } finally {
+        await operator.stop();
+      }
+    },
+  );
 }
 
 const ends = (r: ChartInstall, name: string, phase: string, timeoutMs: number = Timeouts.jobMs) =>
-  eventually(`${r.namespace}/${name} to reach ${phase}`, async () => {
-    const hj = await r.kube.getHeldJob(r.namespace, name);
-    return hj?.status?.phase === phase ? hj : undefined;
-  }, timeoutMs);
+  eventually(
+    `${r.namespace}/${name} to reach ${phase}`,
+    async () => {
+      const hj = await r.kube.getHeldJob(r.namespace, name);
+      return hj?.status?.phase === phase ? hj : undefined;
+    },
+    timeoutMs,
+  );
 
 const chartProfiles = { profiles: { [PROFILE]: { script: fixtureScript('exit-0.sh') } } };
 const chartTriggers = { triggers: [trigger({ name: 'deploy', waitFor: [{ profile: PROFILE }] })] };
 
-describe('the operator, run as the chart\'s ServiceAccount, does its whole job', () => {
+describe("the operator, run as the chart's ServiceAccount, does its whole job", () => {
   test.concurrent(
     'an `after` 2 s ahead: held, then its Job is created, owned by the HeldJob, and ends Succeeded with its Events',
     () =>
@@ -393,7 +529,9 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
         const { after, atMs } = afterIn(2000);
         await r.kube.createHeldJob(r.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
         // Held (heldSince stays once set, so a busy machine polling late still sees it).
-        await eventually('the HeldJob to be held', async () => ((await r.kube.getHeldJob(r.namespace, NAME))?.status?.heldSince ? true : undefined));
+        await eventually('the HeldJob to be held', async () =>
+          (await r.kube.getHeldJob(r.namespace, NAME))?.status?.heldSince ? true : undefined,
+        );
         const hj = await ends(r, NAME, Phase.Succeeded);
 
         const jobs = await r.kube.listJobs(r.namespace);
@@ -414,33 +552,45 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
           return reasons.includes('Launched') && reasons.includes('Succeeded') ? true : undefined;
         });
         // The triggers ConfigMap the chart rendered was read and compared.
-        expect(hj.status?.conditions).toContainEqual(expect.objectContaining({ type: 'TriggerChecked', status: 'True', reason: 'Matches' }));
+        expect(hj.status?.conditions).toContainEqual(
+          expect.objectContaining({ type: 'TriggerChecked', status: 'True', reason: 'Matches' }),
+        );
       }),
     Timeouts.testMs,
   );
 
   test.concurrent(
-    'a profile from the chart\'s values (a script that exits 0): checked, then Succeeded',
+    "a profile from the chart's values (a script that exits 0): checked, then Succeeded",
     () =>
       withChartOperator('chart-op-profile', { ...chartProfiles, ...chartTriggers }, async (r) => {
         await r.kube.createHeldJob(r.namespace, heldJob({ name: NAME, waitFor: [{ profile: PROFILE }], exitCode: 0 }));
         const hj = await ends(r, NAME, Phase.Succeeded);
         expect(hj.status).toMatchObject({ checks: 1, lastExitCode: 0 });
         await eventually('one Event for the one check', async () =>
-          (await r.kube.eventsFor(r.namespace, NAME)).filter((e) => (e.reason ?? '').startsWith('Check')).length === 1 ? true : undefined);
-        expect(r.operator.logLines().some((l) => l['msg'] === 'Checked profile' && l['profile'] === PROFILE && l['exitCode'] === 0)).toBe(true);
+          (await r.kube.eventsFor(r.namespace, NAME)).filter((e) => (e.reason ?? '').startsWith('Check')).length === 1 ? true : undefined,
+        );
+        expect(r.operator.logLines().some((l) => l['msg'] === 'Checked profile' && l['profile'] === PROFILE && l['exitCode'] === 0)).toBe(
+          true,
+        );
       }),
     Timeouts.testMs,
   );
 
   test.concurrent(
-    'a pod-mode profile from the chart\'s values: a check Pod in the release namespace answers 0, is deleted, and the Job runs',
+    "a pod-mode profile from the chart's values: a check Pod in the release namespace answers 0, is deleted, and the Job runs",
     () =>
       withChartOperator(
         'chart-op-pod',
         {
           // kwok ends the check Pod with the exit code in this annotation, which the profile passes on.
-          profiles: { [PROFILE]: { mode: 'pod', image: 'busybox:1.36', annotations: { 'waitgate.dev/exit-code': '0' }, script: fixtureScript('exit-0.sh') } },
+          profiles: {
+            [PROFILE]: {
+              mode: 'pod',
+              image: 'busybox:1.36',
+              annotations: { 'waitgate.dev/exit-code': '0' },
+              script: fixtureScript('exit-0.sh'),
+            },
+          },
           ...chartTriggers,
         },
         async (r) => {
@@ -448,7 +598,10 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
           const hj = await ends(r, NAME, Phase.Succeeded);
           expect(hj.status).toMatchObject({ checks: 1, lastExitCode: 0 });
           await eventually('the check Pod to be deleted', async () =>
-            (await r.kube.core.listNamespacedPod({ namespace: r.namespace, labelSelector: 'waitgate.dev/check=true' })).items.length === 0 ? true : undefined);
+            (await r.kube.core.listNamespacedPod({ namespace: r.namespace, labelSelector: 'waitgate.dev/check=true' })).items.length === 0
+              ? true
+              : undefined,
+          );
         },
       ),
     Timeouts.testMs,
@@ -462,21 +615,29 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
         await r.kube.createHeldJob(r.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 'never' }));
         await ends(r, NAME, Phase.Running);
         const jobName = (await r.kube.getHeldJob(r.namespace, NAME))?.status?.jobName as string;
-        await eventually('the Job\'s Pod to run', async () =>
-          (await r.kube.listPods(r.namespace)).some((p) => p.status?.phase === 'Running') ? true : undefined, Timeouts.jobMs);
+        await eventually(
+          "the Job's Pod to run",
+          async () => ((await r.kube.listPods(r.namespace)).some((p) => p.status?.phase === 'Running') ? true : undefined),
+          Timeouts.jobMs,
+        );
         expect((await kubectl(['delete', 'heldjob', NAME, '-n', r.namespace, '--wait=false'])).code).toBe(0);
-        await eventually('the Job to be deleted', async () => ((await r.kube.jobExists(r.namespace, jobName)) ? undefined : true), Timeouts.gcMs);
+        await eventually(
+          'the Job to be deleted',
+          async () => ((await r.kube.jobExists(r.namespace, jobName)) ? undefined : true),
+          Timeouts.gcMs,
+        );
         await eventually('the HeldJob to be gone', async () => ((await r.kube.getHeldJob(r.namespace, NAME)) ? undefined : true));
         expect(r.operator.logLines().filter((l) => l['msg'] === 'Deleted Job of a cancelled HeldJob')).toHaveLength(1);
         const cancel = await eventually('the OperatorCancel Event', async () =>
-          (await r.kube.eventsFor(r.namespace, NAME)).find((e) => e.reason === 'OperatorCancel'));
+          (await r.kube.eventsFor(r.namespace, NAME)).find((e) => e.reason === 'OperatorCancel'),
+        );
         expect(cancel.message).toMatch(/operator-cancel/);
       }),
     Timeouts.testMs,
   );
 
   test.concurrent(
-    'two replicas with the chart\'s leader election: one leads, and after a SIGKILL the other leads within 15 s',
+    "two replicas with the chart's leader election: one leads, and after a SIGKILL the other leads within 15 s",
     () =>
       withChartOperator('chart-op-leader', chartTriggers, async (r) => {
         // The first replica (withChartOperator's) leads; the chart renders election on for 2 replicas.
@@ -491,7 +652,11 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
           await follower.startAndWaitFor('Waiting to lead');
           await r.operator.kill('SIGKILL');
           const killedAt = Date.now();
-          await eventually('the follower to lead', () => (follower.logLines().some((l) => l['msg'] === 'Became leader') ? true : undefined), 20_000);
+          await eventually(
+            'the follower to lead',
+            () => (follower.logLines().some((l) => l['msg'] === 'Became leader') ? true : undefined),
+            20_000,
+          );
           expect(Date.now() - killedAt).toBeLessThan(15_000);
           const { after } = afterIn(1000);
           await r.kube.createHeldJob(r.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
@@ -515,11 +680,19 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
         for (const ns of ['kube-system', r.namespace]) {
           const got = await kubectl(['get', 'secrets', '-n', ns], { kubeconfig: kc });
           expect(got.code).not.toBe(0);
-          expect(got.stderr).toMatch(new RegExp(`Forbidden.*system:serviceaccount:${r.namespace}:${OPERATOR_SA}.*cannot list resource "secrets".*in the namespace "${ns}"`));
+          expect(got.stderr).toMatch(
+            new RegExp(
+              `Forbidden.*system:serviceaccount:${r.namespace}:${OPERATOR_SA}.*cannot list resource "secrets".*in the namespace "${ns}"`,
+            ),
+          );
         }
         const n = ['-n', r.namespace];
         // Exactly doctor's table (cli/doctor/rbac.ts), which the chart's rendered RBAC is unit-tested against.
-        const allowed: string[][] = operatorPermissions({ namespace: r.namespace, watchNamespace: r.namespace, leaseName: 'waitgate-operator' }).map(canIArgs);
+        const allowed: string[][] = operatorPermissions({
+          namespace: r.namespace,
+          watchNamespace: r.namespace,
+          leaseName: 'waitgate-operator',
+        }).map(canIArgs);
         const denied: string[][] = [
           ['get', 'secrets', ...n],
           ['list', 'secrets', '--all-namespaces'],
@@ -538,13 +711,15 @@ describe('the operator, run as the chart\'s ServiceAccount, does its whole job',
           ['create', 'roles.rbac.authorization.k8s.io', ...n],
         ];
         const answers = await Promise.all([...allowed, ...denied].map(async (a) => [a.join(' '), await canI(kc, a)] as const));
-        expect(Object.fromEntries(answers)).toEqual(Object.fromEntries([...allowed.map((a) => [a.join(' '), true]), ...denied.map((a) => [a.join(' '), false])]));
+        expect(Object.fromEntries(answers)).toEqual(
+          Object.fromEntries([...allowed.map((a) => [a.join(' '), true]), ...denied.map((a) => [a.join(' '), false])]),
+        );
       }),
     Timeouts.testMs,
   );
 });
 
-describe('the receiver, run as the chart\'s ServiceAccount', () => {
+describe("the receiver, run as the chart's ServiceAccount", () => {
   test.concurrent(
     'creates HeldJobs in the job namespace and marks a refusal record; the operator launches the hold; no Secrets',
     () =>
@@ -583,17 +758,28 @@ describe('the receiver, run as the chart\'s ServiceAccount', () => {
             const held = results.find((x) => x.outcome === 'held')?.heldJob as string;
             const refused = results.find((x) => x.outcome === 'refused')?.heldJob as string;
             // The refusal record's status was written by the receiver (patch heldjobs/status).
-            expect((await r.kube.getHeldJob(r.namespace, refused))?.status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.ProfileUnknown });
+            expect((await r.kube.getHeldJob(r.namespace, refused))?.status).toMatchObject({
+              phase: Phase.Refused,
+              reason: RefusalToken.ProfileUnknown,
+            });
             await ends(r, held, Phase.Succeeded);
             expect(receiver.logText()).not.toMatch(/forbidden/i);
 
             for (const ns of ['kube-system', r.namespace]) {
               const got = await kubectl(['get', 'secrets', '-n', ns], { kubeconfig: kc });
               expect(got.code).not.toBe(0);
-              expect(got.stderr).toMatch(new RegExp(`Forbidden.*system:serviceaccount:${r.namespace}:${RECEIVER_SA}.*cannot list resource "secrets"`));
+              expect(got.stderr).toMatch(
+                new RegExp(`Forbidden.*system:serviceaccount:${r.namespace}:${RECEIVER_SA}.*cannot list resource "secrets"`),
+              );
             }
             const n = ['-n', r.namespace];
-            const allowed = [['create', 'heldjobs.waitgate.dev', ...n], ['list', 'heldjobs.waitgate.dev', ...n], ['patch', 'heldjobs.waitgate.dev', '--subresource=status', ...n], ['list', 'configmaps', ...n], ['watch', 'configmaps', ...n]];
+            const allowed = [
+              ['create', 'heldjobs.waitgate.dev', ...n],
+              ['list', 'heldjobs.waitgate.dev', ...n],
+              ['patch', 'heldjobs.waitgate.dev', '--subresource=status', ...n],
+              ['list', 'configmaps', ...n],
+              ['watch', 'configmaps', ...n],
+            ];
             const denied = [
               ['get', 'secrets', ...n],
               ['delete', 'heldjobs.waitgate.dev', ...n],
@@ -605,7 +791,9 @@ describe('the receiver, run as the chart\'s ServiceAccount', () => {
               ['update', 'configmaps', ...n],
             ];
             const answers = await Promise.all([...allowed, ...denied].map(async (a) => [a.join(' '), await canI(kc, a)] as const));
-            expect(Object.fromEntries(answers)).toEqual(Object.fromEntries([...allowed.map((a) => [a.join(' '), true]), ...denied.map((a) => [a.join(' '), false])]));
+            expect(Object.fromEntries(answers)).toEqual(
+              Object.fromEntries([...allowed.map((a) => [a.join(' '), true]), ...denied.map((a) => [a.join(' '), false])]),
+            );
           } catch (err) {
             throw new Error(`${(err as Error).message}\n(receiver log: ${receiver.logPath})`, { cause: err });
           } finally {

@@ -68,7 +68,11 @@ function writeStatus(namespace: string, name: string, status: Record<string, unk
   return kube.custom.patchNamespacedCustomObjectStatus({ ...heldJobApi, namespace, name, body: { status } }, merge);
 }
 
-async function withNamespace(label: string, body: (namespace: string) => Promise<void>, configMaps: Record<string, Record<string, string>> = {}) {
+async function withNamespace(
+  label: string,
+  body: (namespace: string) => Promise<void>,
+  configMaps: Record<string, Record<string, string>> = {},
+) {
   const namespace = await kube.createNamespace(label);
   try {
     for (const [name, data] of Object.entries(configMaps)) {
@@ -108,7 +112,8 @@ describe('waitgate held', () => {
           expect.stringMatching(/^ {2}○ acme\/web#7 · after 2026-09-01T09:00Z \+ jira · waited 2h1[45]m$/),
           expect.stringMatching(/^ {2}○ acme\/web#31 · jira · waited 4[12]m$/),
         ]);
-        for (const never of ['Fix the login page', 'first-delivery', 'already-ran', 'acme/api#5', ns]) expect(r.stdout).not.toContain(never);
+        for (const never of ['Fix the login page', 'first-delivery', 'already-ran', 'acme/api#5', ns])
+          expect(r.stdout).not.toContain(never);
       }),
     Timeouts.testMs,
   );
@@ -130,10 +135,12 @@ describe('waitgate held', () => {
         ]);
 
         const all = await waitgate(['held', '-n', ns, '--all']);
-        expect(all.stdout.trimEnd().split('\n').map((l) => l.replace(/ · waited .*/, ''))).toEqual([
-          'held · 5 waiting',
-          ...[1, 2, 3, 4, 5].map((i) => `  ○ acme/web#${i} · jira`),
-        ]);
+        expect(
+          all.stdout
+            .trimEnd()
+            .split('\n')
+            .map((l) => l.replace(/ · waited .*/, '')),
+        ).toEqual(['held · 5 waiting', ...[1, 2, 3, 4, 5].map((i) => `  ○ acme/web#${i} · jira`)]);
 
         const json = await waitgate(['held', '-n', ns, '-o', 'json']);
         const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
@@ -155,11 +162,15 @@ describe('waitgate held', () => {
     Timeouts.testMs,
   );
 
-  test.concurrent('-n and -A together are a usage error', async () => {
-    const r = await waitgate(['held', '-n', 'x', '-A']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/-n and -A exclude each other/);
-  }, Timeouts.testMs);
+  test.concurrent(
+    '-n and -A together are a usage error',
+    async () => {
+      const r = await waitgate(['held', '-n', 'x', '-A']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/-n and -A exclude each other/);
+    },
+    Timeouts.testMs,
+  );
 });
 
 describe('waitgate cancel', () => {
@@ -204,7 +215,9 @@ describe('waitgate cancel', () => {
 
         const finished = await waitgate(['cancel', 'done', '-n', s.namespace]);
         expect(finished.code).toBe(0);
-        expect(finished.stdout).toMatch(/^Deleting the record of .*\/done \(acme\/api#9\): it had already finished \(Succeeded\); there was nothing to stop\.\n/);
+        expect(finished.stdout).toMatch(
+          /^Deleting the record of .*\/done \(acme\/api#9\): it had already finished \(Succeeded\); there was nothing to stop\.\n/,
+        );
       }),
     Timeouts.testMs * 2,
   );
@@ -234,7 +247,9 @@ describe('waitgate cancel', () => {
           expect(r.stderr).toMatch(/still there after 1\.5s: its finalizer waitgate\.dev\/cleanup waits for the operator/);
           expect(r.ms).toBeLessThan(20_000);
         } finally {
-          await kube.custom.patchNamespacedCustomObject({ ...heldJobApi, namespace: ns, name: 'stuck', body: { metadata: { finalizers: null } } }, merge).catch(() => undefined);
+          await kube.custom
+            .patchNamespacedCustomObject({ ...heldJobApi, namespace: ns, name: 'stuck', body: { metadata: { finalizers: null } } }, merge)
+            .catch(() => undefined);
         }
       }),
     Timeouts.testMs,
@@ -273,59 +288,98 @@ describe('waitgate check', () => {
     ['never', [/^exit 2 after \d+ms: never\.$/m, /refuse the HeldJob for good \(wait-refused\)/], 0],
     ['unsure', [/^exit 1 after \d+ms: could not tell\.$/m, /5 "could not tell" in a row .*wait-unanswerable/], 25],
     ['greptrap', [/^exit 1 after \d+ms: could not tell\.$/m, /grep -q trap/, /"Not yet" must be exit 3/, /docs\/checks\.md/], 0],
-  ])('%s: runs, explains, exits 0', async (profile, explained, stderrBytes) => {
-    const ns = await checkNamespace();
-    const r = await waitgate(['check', profile, 'acme/web#7', '--namespace', ns]);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(new RegExp(`^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh, timeout 10000 ms\\)\n`));
-    for (const e of explained) expect(r.stdout).toMatch(e);
-    expect(r.stdout).toMatch(new RegExp(`^output: stdout 0 bytes, stderr ${stderrBytes} bytes `, 'm'));
-    expect(r.stdout).not.toContain('connection refused');
-    if (profile !== 'greptrap') expect(r.stdout).not.toMatch(/grep/);
-  }, Timeouts.testMs);
+  ])(
+    '%s: runs, explains, exits 0',
+    async (profile, explained, stderrBytes) => {
+      const ns = await checkNamespace();
+      const r = await waitgate(['check', profile, 'acme/web#7', '--namespace', ns]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(
+        new RegExp(`^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh, timeout 10000 ms\\)\n`),
+      );
+      for (const e of explained) expect(r.stdout).toMatch(e);
+      expect(r.stdout).toMatch(new RegExp(`^output: stdout 0 bytes, stderr ${stderrBytes} bytes `, 'm'));
+      expect(r.stdout).not.toContain('connection refused');
+      if (profile !== 'greptrap') expect(r.stdout).not.toMatch(/grep/);
+    },
+    Timeouts.testMs,
+  );
 
-  test.concurrent('a hanging check is stopped at the configured timeout: could not tell', async () => {
-    const ns = await checkNamespace();
-    const r = await waitgate(['check', 'hangs', 'acme/web#7', '-n', ns], { WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000', WAITGATE_CHECK_KILL_GRACE_MS: '300' });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^no answer within 1s: timed out, could not tell\.$/m);
-    expect(r.stdout).toMatch(/SIGTERM, then SIGKILL/);
-    expect(r.ms).toBeLessThan(15_000);
-  }, Timeouts.testMs);
+  test.concurrent(
+    'a hanging check is stopped at the configured timeout: could not tell',
+    async () => {
+      const ns = await checkNamespace();
+      const r = await waitgate(['check', 'hangs', 'acme/web#7', '-n', ns], {
+        WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000',
+        WAITGATE_CHECK_KILL_GRACE_MS: '300',
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^no answer within 1s: timed out, could not tell\.$/m);
+      expect(r.stdout).toMatch(/SIGTERM, then SIGKILL/);
+      expect(r.ms).toBeLessThan(15_000);
+    },
+    Timeouts.testMs,
+  );
 
-  test.concurrent('output is counted in bytes, never shown; -o json carries the answer', async () => {
-    const ns = await checkNamespace();
-    const r = await waitgate(['check', 'chatty', 'acme/web#7', '-n', ns, '-o', 'json']);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ profile: 'chatty', target: 'acme/web#7', verdict: 'not-yet', exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000, grepTrap: false });
-    expect(r.stdout).not.toContain('\u0000');
-  }, Timeouts.testMs);
+  test.concurrent(
+    'output is counted in bytes, never shown; -o json carries the answer',
+    async () => {
+      const ns = await checkNamespace();
+      const r = await waitgate(['check', 'chatty', 'acme/web#7', '-n', ns, '-o', 'json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        profile: 'chatty',
+        target: 'acme/web#7',
+        verdict: 'not-yet',
+        exitCode: 3,
+        stdoutBytes: 100000,
+        stderrBytes: 70000,
+        grepTrap: false,
+      });
+      expect(r.stdout).not.toContain('\u0000');
+    },
+    Timeouts.testMs,
+  );
 
-  test.concurrent('the target is the one argument, and the check gets the command\'s environment; WAITGATE_NAMESPACE picks the ConfigMap', async () => {
-    const ns = await checkNamespace();
-    const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], { WAITGATE_TEST_EXPECT: 'group/sub/repo!12' });
-    expect(argv.stdout).toMatch(/^exit 0 after/m);
-    const env = await waitgate(['check', 'env', 'acme/web#7'], { WAITGATE_NAMESPACE: ns, WAITGATE_TEST_PRESENT: 'yes' });
-    expect(env.stdout).toMatch(/^exit 0 after/m);
-    const without = await waitgate(['check', 'env', 'acme/web#7', '-n', ns]);
-    expect(without.stdout).toMatch(/^exit 4 after .*could not tell/m);
-  }, Timeouts.testMs);
+  test.concurrent(
+    "the target is the one argument, and the check gets the command's environment; WAITGATE_NAMESPACE picks the ConfigMap",
+    async () => {
+      const ns = await checkNamespace();
+      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], { WAITGATE_TEST_EXPECT: 'group/sub/repo!12' });
+      expect(argv.stdout).toMatch(/^exit 0 after/m);
+      const env = await waitgate(['check', 'env', 'acme/web#7'], { WAITGATE_NAMESPACE: ns, WAITGATE_TEST_PRESENT: 'yes' });
+      expect(env.stdout).toMatch(/^exit 0 after/m);
+      const without = await waitgate(['check', 'env', 'acme/web#7', '-n', ns]);
+      expect(without.stdout).toMatch(/^exit 4 after .*could not tell/m);
+    },
+    Timeouts.testMs,
+  );
 
-  test.concurrent('an undeclared profile, or a target that is not id-only, exits 2', async () => {
-    const ns = await checkNamespace();
-    const r = await waitgate(['check', 'jira', 'acme/web#7', '-n', ns]);
-    expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toMatch(/profile jira is not declared in .*\/waitgate-profiles \(declared: .*greptrap.*\)\. A HeldJob naming it would be refused wait-profile-unknown/);
-    const bad = await waitgate(['check', 'go', 'Fix the login page', '-n', ns]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/not an id-only target/);
-  }, Timeouts.testMs);
+  test.concurrent(
+    'an undeclared profile, or a target that is not id-only, exits 2',
+    async () => {
+      const ns = await checkNamespace();
+      const r = await waitgate(['check', 'jira', 'acme/web#7', '-n', ns]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        /profile jira is not declared in .*\/waitgate-profiles \(declared: .*greptrap.*\)\. A HeldJob naming it would be refused wait-profile-unknown/,
+      );
+      const bad = await waitgate(['check', 'go', 'Fix the login page', '-n', ns]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/not an id-only target/);
+    },
+    Timeouts.testMs,
+  );
 });
 
 describe('waitgate doctor', () => {
   const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
-  const trigger = (name: string, waitFor: object[]) => ({ name, on: { type: 'label', any: ['waitgate:go'] }, run: { kind: 'github', flow: 'deploy', job, waitFor } });
+  const trigger = (name: string, waitFor: object[]) => ({
+    name,
+    on: { type: 'label', any: ['waitgate:go'] },
+    run: { kind: 'github', flow: 'deploy', job, waitFor },
+  });
   const triggers = (...entries: object[]) => ({ 'triggers.json': JSON.stringify(entries) });
   const profiles = () => profilesConfigMap({ jira: fixtureScript('exit-3.sh'), ci: fixtureScript('exit-0.sh') });
   const lines = (r: Run, level: string) => r.stdout.split('\n').filter((l) => l.startsWith(`${level} `));
@@ -339,7 +393,14 @@ describe('waitgate doctor', () => {
           const r = await waitgate(['doctor', '--namespace', ns]);
           expect(lines(r, 'FAIL')).toEqual([]);
           expect(r.code).toBe(0);
-          expect(lines(r, 'ok').map((l) => l.split(':')[0])).toEqual(['ok    settings', 'ok    profiles', 'ok    triggers', 'ok    crd', 'ok    valkey', 'ok    rbac']);
+          expect(lines(r, 'ok').map((l) => l.split(':')[0])).toEqual([
+            'ok    settings',
+            'ok    profiles',
+            'ok    triggers',
+            'ok    crd',
+            'ok    valkey',
+            'ok    rbac',
+          ]);
           expect(lines(r, 'WARN')).toEqual(['WARN  profiles: profile ci is declared but no trigger names it']);
           expect(r.stdout).toMatch(/about 6 while they check every 1m/);
           expect(r.stdout).toMatch(/about 90 once backed off to every 15m/);
@@ -349,7 +410,12 @@ describe('waitgate doctor', () => {
           expect(r.stdout).toMatch(/^0 failures, 1 warning$/m);
 
           const json = await waitgate(['doctor', '--namespace', ns, '-o', 'json']);
-          const report = JSON.parse(json.stdout) as { ok: boolean; failures: number; capacity: Record<string, unknown>; profileEditors: { subject: string }[] };
+          const report = JSON.parse(json.stdout) as {
+            ok: boolean;
+            failures: number;
+            capacity: Record<string, unknown>;
+            profileEditors: { subject: string }[];
+          };
           expect(json.code).toBe(0);
           expect(report).toMatchObject({ ok: true, failures: 0, capacity: { slots: 1, holdsPerSlotFirst: 6, holdsPerSlotBackedOff: 90 } });
           expect(report.profileEditors.map((e) => e.subject)).toContain('Group system:masters');
@@ -360,7 +426,12 @@ describe('waitgate doctor', () => {
   );
 
   test.concurrent.each<[string, Record<string, Record<string, string>>, Record<string, string>, RegExp]>([
-    ['profiles that are not JSON', { 'waitgate-profiles': { 'profiles.json': '{"jira": {"mode": "exec",' } }, {}, /^FAIL {2}profiles: .*profiles\.json is not valid JSON/m],
+    [
+      'profiles that are not JSON',
+      { 'waitgate-profiles': { 'profiles.json': '{"jira": {"mode": "exec",' } },
+      {},
+      /^FAIL {2}profiles: .*profiles\.json is not valid JSON/m,
+    ],
     [
       'a declared script that is missing',
       { 'waitgate-profiles': { 'profiles.json': JSON.stringify({ jira: { mode: 'exec', script: 'jira.sh' } }) } },
@@ -369,19 +440,40 @@ describe('waitgate doctor', () => {
     ],
     [
       'a trigger naming an undeclared profile',
-      { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }]), trigger('release', [{ profile: 'jria' }])) },
+      {
+        'waitgate-profiles': profiles(),
+        'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }]), trigger('release', [{ profile: 'jria' }])),
+      },
       {},
       /^FAIL {2}triggers: trigger release names profile jria, which .* does not declare: its HeldJobs would be refused wait-profile-unknown$/m,
     ],
-    ['a triggers file that does not load', { 'waitgate-profiles': profiles(), 'waitgate-triggers': { 'triggers.json': '[{"name": ' } }, {}, /^FAIL {2}triggers: .*triggers-not-json/m],
+    [
+      'a triggers file that does not load',
+      { 'waitgate-profiles': profiles(), 'waitgate-triggers': { 'triggers.json': '[{"name": ' } },
+      {},
+      /^FAIL {2}triggers: .*triggers-not-json/m,
+    ],
     [
       'an after beyond the maximum',
-      { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { after: afterIn(40 * 24 * 60 * MIN).after }])) },
+      {
+        'waitgate-profiles': profiles(),
+        'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { after: afterIn(40 * 24 * 60 * MIN).after }])),
+      },
       {},
       /^FAIL {2}triggers: trigger deploy waits until after .* more than WAITGATE_WAIT_AFTER_MAX_MS \(30d\) ahead: .*wait-after-beyond-max$/m,
     ],
-    ['Valkey at a closed port', { 'waitgate-profiles': profiles() }, { VALKEY_URL: 'closed-port' }, /^FAIL {2}valkey: redis:\/\/127\.0\.0\.1:\d+ does not answer PING: .*ECONNREFUSED/m],
-    ['a setting that does not parse', { 'waitgate-profiles': profiles() }, { WAITGATE_WAIT_MAX_MS: 'a day' }, /^FAIL {2}settings: WAITGATE_WAIT_MAX_MS: must be a whole number/m],
+    [
+      'Valkey at a closed port',
+      { 'waitgate-profiles': profiles() },
+      { VALKEY_URL: 'closed-port' },
+      /^FAIL {2}valkey: redis:\/\/127\.0\.0\.1:\d+ does not answer PING: .*ECONNREFUSED/m,
+    ],
+    [
+      'a setting that does not parse',
+      { 'waitgate-profiles': profiles() },
+      { WAITGATE_WAIT_MAX_MS: 'a day' },
+      /^FAIL {2}settings: WAITGATE_WAIT_MAX_MS: must be a whole number/m,
+    ],
   ])(
     'a hard failure: %s, exit 1',
     (label, configMaps, env, failure) =>

@@ -20,17 +20,26 @@ const run = promisify(execFile);
 const NAME = 'web-7-deploy';
 
 function ends(s: Scenario, name: string, phase: string, timeoutMs: number = Timeouts.jobMs) {
-  return eventually(`${s.namespace}/${name} to reach ${phase}`, async () => {
-    const hj = await s.kube.getHeldJob(s.namespace, name);
-    return hj?.status?.phase === phase ? hj : undefined;
-  }, timeoutMs);
+  return eventually(
+    `${s.namespace}/${name} to reach ${phase}`,
+    async () => {
+      const hj = await s.kube.getHeldJob(s.namespace, name);
+      return hj?.status?.phase === phase ? hj : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 const stateDir = () => mkdtempSync(join(tmpdir(), 'waitgate-check-state-'));
 
 describe('profile checks: the exit-code contract, end to end', () => {
   // Short bounds so each path ends in seconds: one fault refuses, the maximum wait is 4 s.
-  const fast = { WAITGATE_WAIT_MAX_FAULTS: '1', WAITGATE_WAIT_MAX_MS: '4000', WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000', WAITGATE_CHECK_KILL_GRACE_MS: '300' };
+  const fast = {
+    WAITGATE_WAIT_MAX_FAULTS: '1',
+    WAITGATE_WAIT_MAX_MS: '4000',
+    WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000',
+    WAITGATE_CHECK_KILL_GRACE_MS: '300',
+  };
   const scripts = {
     go: fixtureScript('exit-0.sh'),
     notyet: fixtureScript('exit-3.sh'),
@@ -93,7 +102,10 @@ describe('profile checks: the exit-code contract, end to end', () => {
           expect(metrics).toContain('waitgate_refusals_total{token="wait-expired"} 1');
           expect(metrics).toContain('waitgate_heldjobs{phase="Refused"} 1');
         },
-        { env: { WAITGATE_WAIT_MAX_CHECKS: '1' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ chatty: fixtureScript('chatty.sh') }) } },
+        {
+          env: { WAITGATE_WAIT_MAX_CHECKS: '1' },
+          configMaps: { 'waitgate-profiles': profilesConfigMap({ chatty: fixtureScript('chatty.sh') }) },
+        },
       ),
     Timeouts.testMs,
   );
@@ -107,14 +119,19 @@ describe('profile checks: the exit-code contract, end to end', () => {
         async (s) => {
           const after = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
           await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }, { profile: 'later' }] }));
-          await eventually('the HeldJob to hold', async () => ((await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined));
+          await eventually('the HeldJob to hold', async () =>
+            (await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined,
+          );
           // No check before the instant.
           expect(existsSync(join(dir, 'acme_web_7'))).toBe(false);
           const hj = await ends(s, NAME, Phase.Succeeded);
           expect(readFileSync(join(dir, 'acme_web_7'), 'utf8').trim()).toBe('2');
           expect(Date.parse(hj.status?.checksSince as string)).toBeGreaterThanOrEqual(Date.parse(after));
         },
-        { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '3000' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) } },
+        {
+          env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '3000' },
+          configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) },
+        },
       );
     },
     Timeouts.testMs,
@@ -135,12 +152,19 @@ describe('profile checks: the exit-code contract, end to end', () => {
           await s.operator.kill('SIGKILL');
           await s.restartOperator();
           const nextAt = Date.parse(first.status?.nextCheckAt as string);
-          await staysTrue('no extra check before the next one is due', async () => readFileSync(join(dir, 'acme_web_7'), 'utf8').trim() === '1', nextAt - 500);
+          await staysTrue(
+            'no extra check before the next one is due',
+            async () => readFileSync(join(dir, 'acme_web_7'), 'utf8').trim() === '1',
+            nextAt - 500,
+          );
           const hj = await ends(s, NAME, Phase.Succeeded);
           expect(hj.status).toMatchObject({ checks: 2, heldSince: first.status?.heldSince });
           expect(readFileSync(join(dir, 'acme_web_7'), 'utf8').trim()).toBe('2');
         },
-        { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '6000' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) } },
+        {
+          env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '6000' },
+          configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) },
+        },
       );
     },
     Timeouts.testMs,
@@ -155,26 +179,48 @@ describe('profile checks: the exit-code contract, end to end', () => {
       const namespaces = [await kube.createNamespace('fleet-a'), await kube.createNamespace('fleet-b')];
       const operators = namespaces.map((ns) =>
         operatorProcess(
-          { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: fleet, WAITGATE_WORKER_NAME: ns, WAITGATE_WAIT_CHECK_SLOTS: '1', WAITGATE_CONCURRENCY: '8', WAITGATE_SCOPE_LIMIT: '8', CHECK_LOG: log },
+          {
+            WAITGATE_WATCH_NAMESPACE: ns,
+            WAITGATE_NAMESPACE: ns,
+            WAITGATE_VALKEY_PREFIX: fleet,
+            WAITGATE_WORKER_NAME: ns,
+            WAITGATE_WAIT_CHECK_SLOTS: '1',
+            WAITGATE_CONCURRENCY: '8',
+            WAITGATE_SCOPE_LIMIT: '8',
+            CHECK_LOG: log,
+          },
           `${ns}-operator`,
         ),
       );
       try {
         for (const ns of namespaces) {
-          await kube.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'waitgate-profiles' }, data: profilesConfigMap({ logged: LOGS_ITS_RUN }) } });
+          await kube.core.createNamespacedConfigMap({
+            namespace: ns,
+            body: { metadata: { name: 'waitgate-profiles' }, data: profilesConfigMap({ logged: LOGS_ITS_RUN }) },
+          });
         }
         await Promise.all(operators.map((o) => o.start()));
         for (const ns of namespaces) {
-          for (let i = 1; i <= 3; i++) await kube.createHeldJob(ns, heldJob({ name: `hj-${i}`, target: `acme/web#${i}`, waitFor: [{ profile: 'logged' }] }));
+          for (let i = 1; i <= 3; i++)
+            await kube.createHeldJob(ns, heldJob({ name: `hj-${i}`, target: `acme/web#${i}`, waitFor: [{ profile: 'logged' }] }));
         }
-        await eventually('all six to launch', async () => {
-          const all = (await Promise.all(namespaces.map((ns) => kube.listHeldJobs(ns)))).flat();
-          return all.filter((h) => h.status?.phase === Phase.Running || h.status?.phase === Phase.Succeeded).length === 6 ? true : undefined;
-        }, 90_000);
-        const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => {
-          const [kind, t] = l.split(' ');
-          return { kind, t: BigInt(t as string) };
-        });
+        await eventually(
+          'all six to launch',
+          async () => {
+            const all = (await Promise.all(namespaces.map((ns) => kube.listHeldJobs(ns)))).flat();
+            return all.filter((h) => h.status?.phase === Phase.Running || h.status?.phase === Phase.Succeeded).length === 6
+              ? true
+              : undefined;
+          },
+          90_000,
+        );
+        const events = readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => {
+            const [kind, t] = l.split(' ');
+            return { kind, t: BigInt(t as string) };
+          });
         events.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
         expect(events.filter((e) => e.kind === 'start')).toHaveLength(6);
         let running = 0;
@@ -209,7 +255,11 @@ describe('refusals, skew and cancel', () => {
           configMaps: {
             'waitgate-triggers': {
               'triggers.json': JSON.stringify([
-                { name: 'deploy', on: { type: 'label', any: ['d'] }, run: { kind: 'github', flow: 'f', waitFor: [{ profile: 'jira' }], job: { template: { spec: {} } } } },
+                {
+                  name: 'deploy',
+                  on: { type: 'label', any: ['d'] },
+                  run: { kind: 'github', flow: 'f', waitFor: [{ profile: 'jira' }], job: { template: { spec: {} } } },
+                },
               ]),
             },
           },
@@ -226,7 +276,10 @@ describe('refusals, skew and cancel', () => {
         async (s) => {
           await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME }));
           const hj = await ends(s, NAME, Phase.Succeeded);
-          expect(hj.status?.conditions?.find((c) => c.type === 'TriggerChecked')).toMatchObject({ status: 'Unknown', reason: 'TriggersUnreadable' });
+          expect(hj.status?.conditions?.find((c) => c.type === 'TriggerChecked')).toMatchObject({
+            status: 'Unknown',
+            reason: 'TriggersUnreadable',
+          });
           expect((await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason)).toContain('TriggersUnreadable');
           expect(s.operator.logLines().some((l) => l['msg'] === 'Cannot compare holds with their triggers')).toBe(true);
         },
@@ -242,7 +295,9 @@ describe('refusals, skew and cancel', () => {
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, exitCode: 'never' }));
         const hj = await ends(s, NAME, Phase.Running);
         await run('kubectl', ['--kubeconfig', kubeconfigPath(), 'delete', 'heldjob', NAME, '-n', s.namespace, '--wait=true']);
-        await eventually('the Job to go', async () => ((await s.kube.jobExists(s.namespace, hj.status?.jobName as string)) ? undefined : true));
+        await eventually('the Job to go', async () =>
+          (await s.kube.jobExists(s.namespace, hj.status?.jobName as string)) ? undefined : true,
+        );
         const events = await s.kube.eventsFor(s.namespace, NAME);
         expect(events.find((e) => e.reason === 'OperatorCancel')?.message).toMatch(/^operator-cancel/);
       }),
@@ -257,12 +312,27 @@ describe('refusals, skew and cancel', () => {
         'gate-cancelcheck',
         async (s) => {
           await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'hangs' }] }));
-          const pid = await eventually('the check to start', () => (existsSync(join(dir, 'pid')) ? Number(readFileSync(join(dir, 'pid'), 'utf8')) : undefined));
-          await run('kubectl', ['--kubeconfig', kubeconfigPath(), 'delete', 'heldjob', NAME, '-n', s.namespace, '--wait=true', '--timeout=20s']);
+          const pid = await eventually('the check to start', () =>
+            existsSync(join(dir, 'pid')) ? Number(readFileSync(join(dir, 'pid'), 'utf8')) : undefined,
+          );
+          await run('kubectl', [
+            '--kubeconfig',
+            kubeconfigPath(),
+            'delete',
+            'heldjob',
+            NAME,
+            '-n',
+            s.namespace,
+            '--wait=true',
+            '--timeout=20s',
+          ]);
           await eventually('the check process to be gone', () => (existsSync(`/proc/${pid}`) ? undefined : true), 10_000);
           expect(await s.kube.listJobs(s.namespace)).toHaveLength(0);
         },
-        { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000' }, configMaps: { 'waitgate-profiles': profilesConfigMap({ hangs: HANGS_WITH_PID }) } },
+        {
+          env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000' },
+          configMaps: { 'waitgate-profiles': profilesConfigMap({ hangs: HANGS_WITH_PID }) },
+        },
       );
     },
     Timeouts.testMs,
@@ -284,7 +354,13 @@ describe('refusals, skew and cancel', () => {
           await s.kube.createHeldJob(s.namespace, heldJob({ name: 'other-repo', target: 'acme/api#1' }));
           await ends(s, 'other-repo', Phase.Succeeded);
           expect((await s.kube.getHeldJob(s.namespace, 'second'))?.status?.phase).toBe(Phase.Held);
-          await s.kube.custom.deleteNamespacedCustomObject({ group: 'waitgate.dev', version: 'v1alpha1', plural: 'heldjobs', namespace: s.namespace, name: 'first' });
+          await s.kube.custom.deleteNamespacedCustomObject({
+            group: 'waitgate.dev',
+            version: 'v1alpha1',
+            plural: 'heldjobs',
+            namespace: s.namespace,
+            name: 'first',
+          });
           await ends(s, 'second', Phase.Succeeded);
         },
         { env: { WAITGATE_SCOPE_LIMIT: '1', WAITGATE_CONCURRENCY: '4' } },
@@ -311,7 +387,13 @@ describe('refusals, skew and cancel', () => {
           // A window covering now, whatever the time of day: from one minute ago for two hours.
           const d = new Date(Date.now() - 60_000);
           const hhmm = (x: Date) => `${String(x.getUTCHours()).padStart(2, '0')}:${String(x.getUTCMinutes()).padStart(2, '0')}`;
-          return { env: { WAITGATE_PAUSE_WINDOWS: JSON.stringify([{ start: hhmm(d), end: hhmm(new Date(d.getTime() + 2 * 3_600_000)), timeZone: 'UTC' }]) } };
+          return {
+            env: {
+              WAITGATE_PAUSE_WINDOWS: JSON.stringify([
+                { start: hhmm(d), end: hhmm(new Date(d.getTime() + 2 * 3_600_000)), timeZone: 'UTC' },
+              ]),
+            },
+          };
         })(),
       ),
     Timeouts.testMs,
@@ -330,7 +412,9 @@ describe('refusals, skew and cancel', () => {
           async (s) => {
             await proxy.cut();
             await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'later' }] }));
-            await eventually('the hold', async () => ((await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined));
+            await eventually('the hold', async () =>
+              (await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined,
+            );
             await staysTrue('no check while Valkey is away', async () => !existsSync(join(dir, 'acme_web_7')), Date.now() + 3000);
             expect((await s.kube.getHeldJob(s.namespace, NAME))?.status).toMatchObject({ checks: 0, faults: 0 });
             await proxy.restore();
@@ -338,7 +422,10 @@ describe('refusals, skew and cancel', () => {
             expect(hj.status).toMatchObject({ checks: 2, faults: 0 });
           },
           // The maximum wait outlasts the first deferral (a quarter cadence, at least 11 s).
-          { env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '25000', VALKEY_URL: `redis://127.0.0.1:${port}` }, configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) } },
+          {
+            env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '25000', VALKEY_URL: `redis://127.0.0.1:${port}` },
+            configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) },
+          },
         );
       } finally {
         await proxy.cut();

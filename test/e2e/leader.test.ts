@@ -14,7 +14,12 @@ describe('leader election', () => {
     async () => {
       const kube = new TestKube();
       const ns = await kube.createNamespace('leader');
-      const env = { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: `test-${ns}`, WAITGATE_LEADER_ELECTION: 'true' };
+      const env = {
+        WAITGATE_WATCH_NAMESPACE: ns,
+        WAITGATE_NAMESPACE: ns,
+        WAITGATE_VALKEY_PREFIX: `test-${ns}`,
+        WAITGATE_LEADER_ELECTION: 'true',
+      };
       const replicas = [operatorProcess(env, `${ns}-a`), operatorProcess(env, `${ns}-b`)];
       const led = (o: (typeof replicas)[number]) => o.logLines().some((l) => l['msg'] === 'Became leader');
       try {
@@ -26,7 +31,11 @@ describe('leader election', () => {
 
         const first = afterIn(1000);
         await kube.createHeldJob(ns, heldJob({ name: 'one', waitFor: [{ after: first.after }] }));
-        await eventually('the first to succeed', async () => ((await kube.getHeldJob(ns, 'one'))?.status?.phase === Phase.Succeeded ? true : undefined), Timeouts.jobMs);
+        await eventually(
+          'the first to succeed',
+          async () => ((await kube.getHeldJob(ns, 'one'))?.status?.phase === Phase.Succeeded ? true : undefined),
+          Timeouts.jobMs,
+        );
         expect(replicas[1]!.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
 
         await replicas[0]!.kill('SIGKILL');
@@ -34,7 +43,11 @@ describe('leader election', () => {
         await eventually('the follower to lead', () => (led(replicas[1]!) ? true : undefined), 20_000);
         expect(Date.now() - killedAt).toBeLessThan(15_000);
         await kube.createHeldJob(ns, heldJob({ name: 'two' }));
-        await eventually('the second to succeed under the new leader', async () => ((await kube.getHeldJob(ns, 'two'))?.status?.phase === Phase.Succeeded ? true : undefined), Timeouts.jobMs);
+        await eventually(
+          'the second to succeed under the new leader',
+          async () => ((await kube.getHeldJob(ns, 'two'))?.status?.phase === Phase.Succeeded ? true : undefined),
+          Timeouts.jobMs,
+        );
         expect(await kube.listJobs(ns)).toHaveLength(2);
       } finally {
         await Promise.all(replicas.map((o) => o.stop()));

@@ -34,8 +34,20 @@ describe('checks as Pods', () => {
     ['exit 3: not yet, then wait-expired at the maximum', 'notyet', Phase.Refused, RefusalToken.Expired, 3],
     ['exit 2: never', 'never', Phase.Refused, RefusalToken.Refused, 2],
     ['exit 1: could not tell', 'unsure', Phase.Refused, RefusalToken.Unanswerable, 1],
-    ['no answer: the timeout reads as could not tell, and the Pod is deleted', 'hangs', Phase.Refused, RefusalToken.Unanswerable, undefined],
-    ['a Pod that cannot be scheduled reads as could not tell, never as not yet', 'huge', Phase.Refused, RefusalToken.Unanswerable, undefined],
+    [
+      'no answer: the timeout reads as could not tell, and the Pod is deleted',
+      'hangs',
+      Phase.Refused,
+      RefusalToken.Unanswerable,
+      undefined,
+    ],
+    [
+      'a Pod that cannot be scheduled reads as could not tell, never as not yet',
+      'huge',
+      Phase.Refused,
+      RefusalToken.Unanswerable,
+      undefined,
+    ],
   ])(
     '%s',
     (_n, profile, phase, reason, lastExit) =>
@@ -43,10 +55,14 @@ describe('checks as Pods', () => {
         `pod-${profile}`,
         async (s) => {
           await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile }] }));
-          const hj = await eventually(`${NAME} to reach ${phase}`, async () => {
-            const h = await s.kube.getHeldJob(s.namespace, NAME);
-            return h?.status?.phase === phase ? h : undefined;
-          }, Timeouts.jobMs);
+          const hj = await eventually(
+            `${NAME} to reach ${phase}`,
+            async () => {
+              const h = await s.kube.getHeldJob(s.namespace, NAME);
+              return h?.status?.phase === phase ? h : undefined;
+            },
+            Timeouts.jobMs,
+          );
           if (reason) expect(hj.status?.reason).toBe(reason);
           if (lastExit !== undefined) expect(hj.status?.lastExitCode).toBe(lastExit);
           await eventually('every check Pod to be deleted', async () => ((await checkPods(s)).length === 0 ? true : undefined));
@@ -81,7 +97,11 @@ describe('checks as Pods', () => {
           configMaps: { 'waitgate-profiles': podProfiles({ go: { exitCode: '0' } }) },
           pods: [
             {
-              metadata: { name: 'waitgate-check-orphan', labels: { 'waitgate.dev/check': 'true', 'waitgate.dev/worker': 'waitgate' }, annotations: { 'waitgate.dev/exit-code': 'never' } },
+              metadata: {
+                name: 'waitgate-check-orphan',
+                labels: { 'waitgate.dev/check': 'true', 'waitgate.dev/worker': 'waitgate' },
+                annotations: { 'waitgate.dev/exit-code': 'never' },
+              },
               spec: { restartPolicy: 'Never', containers: [{ name: 'check', image: 'busybox' }] },
             },
           ],

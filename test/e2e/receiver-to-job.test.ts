@@ -24,8 +24,11 @@ describe('receiver and operator together', () => {
           const held = (first.json['results'] as { heldJob: string }[])[0]!.heldJob;
           const refused = (second.json['results'] as { heldJob: string }[])[0]!.heldJob;
 
-          await eventually('the held delivery to succeed', async () =>
-            (await s.kube.getHeldJob(s.namespace, held))?.status?.phase === Phase.Succeeded ? true : undefined, Timeouts.jobMs);
+          await eventually(
+            'the held delivery to succeed',
+            async () => ((await s.kube.getHeldJob(s.namespace, held))?.status?.phase === Phase.Succeeded ? true : undefined),
+            Timeouts.jobMs,
+          );
           const rec = await s.kube.getHeldJob(s.namespace, refused);
           expect(rec?.status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Superseded });
           await staysTrue('exactly one Job', async () => (await s.kube.listJobs(s.namespace)).length === 1, Date.now() + 2000);

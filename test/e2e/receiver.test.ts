@@ -108,9 +108,7 @@ describe('receiver: deliveries become HeldJobs', () => {
     '20 racing deliveries for one trigger and target: exactly one hold, the rest refused wait-superseded',
     () =>
       withReceiver('rcv-race', { triggers: [trigger({ waitFor: [AFTER] })] }, async (s) => {
-        const results = await Promise.all(
-          Array.from({ length: 20 }, () => post(s.url, githubLabeled({ label: 'waitgate:deploy' }))),
-        );
+        const results = await Promise.all(Array.from({ length: 20 }, () => post(s.url, githubLabeled({ label: 'waitgate:deploy' }))));
         expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
         const items = await s.kube.listHeldJobs(s.namespace);
         expect(items).toHaveLength(20);
@@ -133,7 +131,13 @@ describe('receiver: deliveries become HeldJobs', () => {
         const first = await post(s.url, githubLabeled({ label: 'waitgate:deploy' }));
         const name = (first.json['results'] as { heldJob: string }[])[0]!.heldJob;
         // Cancelled: the next delivery is a new hold, not superseded.
-        await s.kube.custom.deleteNamespacedCustomObject({ group: 'waitgate.dev', version: 'v1alpha1', plural: 'heldjobs', namespace: s.namespace, name });
+        await s.kube.custom.deleteNamespacedCustomObject({
+          group: 'waitgate.dev',
+          version: 'v1alpha1',
+          plural: 'heldjobs',
+          namespace: s.namespace,
+          name,
+        });
         await eventually('the cancelled HeldJob to go', async () => ((await s.kube.getHeldJob(s.namespace, name)) ? undefined : true));
         const second = await post(s.url, githubLabeled({ label: 'waitgate:deploy' }));
         expect(second.json['results']).toMatchObject([{ outcome: 'held' }]);
@@ -143,7 +147,14 @@ describe('receiver: deliveries become HeldJobs', () => {
         const setLaunched = async (minutesAgo: number) => {
           const launchedAt = new Date(Date.now() - minutesAgo * 60_000).toISOString();
           await s.kube.custom.patchNamespacedCustomObjectStatus(
-            { group: 'waitgate.dev', version: 'v1alpha1', plural: 'heldjobs', namespace: s.namespace, name: secondName, body: { status: { phase: 'Succeeded', launchedAt } } },
+            {
+              group: 'waitgate.dev',
+              version: 'v1alpha1',
+              plural: 'heldjobs',
+              namespace: s.namespace,
+              name: secondName,
+              body: { status: { phase: 'Succeeded', launchedAt } },
+            },
             setHeaderOptions('Content-Type', 'application/merge-patch+json'),
           );
         };
@@ -177,9 +188,9 @@ describe('receiver: deliveries become HeldJobs', () => {
           expect((a.json['results'] as { token?: string }[])[0]!.token).toBe(RefusalToken.ProfileUnknown);
           expect((b.json['results'] as { token?: string }[])[0]!.token).toBe(RefusalToken.AfterBeyondMax);
           expect((c.json['results'] as { outcome: string }[])[0]!.outcome).toBe('held');
-          const out = execFileSync(
-            'kubectl', ['--kubeconfig', kubeconfigPath(), 'get', 'heldjobs', '-n', s.namespace, '-o', 'wide'], { encoding: 'utf8' },
-          );
+          const out = execFileSync('kubectl', ['--kubeconfig', kubeconfigPath(), 'get', 'heldjobs', '-n', s.namespace, '-o', 'wide'], {
+            encoding: 'utf8',
+          });
           expect(out).toContain('wait-profile-unknown');
           expect(out).toContain('wait-after-beyond-max');
         },
@@ -237,7 +248,12 @@ describe('receiver: deliveries become HeldJobs', () => {
       const ns = await kube.createNamespace('rcv-novalkey');
       await putConfigMap(kube, ns, 'waitgate-triggers', { 'triggers.json': JSON.stringify([trigger()]) });
       const rcv = receiverProcess(
-        { VALKEY_URL: 'redis://127.0.0.1:1', WAITGATE_NAMESPACE: ns, WAITGATE_JOB_NAMESPACE: ns, WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET },
+        {
+          VALKEY_URL: 'redis://127.0.0.1:1',
+          WAITGATE_NAMESPACE: ns,
+          WAITGATE_JOB_NAMESPACE: ns,
+          WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
+        },
         `${ns}-receiver`,
       );
       try {

@@ -8,7 +8,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ABORTED, CheckVerdict, DRAIN_MS, runExecCheck, verdictOf, type CheckAnswer, type ExecCheckOptions } from '../../operator/checks/exec-check.js';
+import {
+  ABORTED,
+  CheckVerdict,
+  DRAIN_MS,
+  runExecCheck,
+  verdictOf,
+  type CheckAnswer,
+  type ExecCheckOptions,
+} from '../../operator/checks/exec-check.js';
 import { ROOT } from '../support/env.js';
 
 const CHECKS = join(ROOT, 'test', 'fixtures', 'checks');
@@ -74,7 +82,12 @@ const rows: Row[] = [
     expect: exited(1, 0, 0),
     verdict: CheckVerdict.CouldNotTell,
   },
-  { name: 'the same question with its codes mapped says not yet', script: 'status-mapped.sh', expect: exited(3, 0, 0), verdict: CheckVerdict.NotYet },
+  {
+    name: 'the same question with its codes mapped says not yet',
+    script: 'status-mapped.sh',
+    expect: exited(3, 0, 0),
+    verdict: CheckVerdict.NotYet,
+  },
   {
     name: 'stdin is /dev/null: a prompt reads end-of-file at once instead of hanging',
     script: 'reads-stdin.sh',
@@ -171,11 +184,32 @@ const rows: Row[] = [
     verdict: CheckVerdict.CouldNotTell,
     tookMs: [ABORT_AFTER_MS + KILL_GRACE_MS, ABORT_AFTER_MS + KILL_GRACE_MS + SLACK_MS],
   },
-  { name: 'an abort before the start starts nothing', script: 'exit-0.sh', abortAfterMs: 0, expect: notStarted(ABORTED), verdict: CheckVerdict.CouldNotTell },
+  {
+    name: 'an abort before the start starts nothing',
+    script: 'exit-0.sh',
+    abortAfterMs: 0,
+    expect: notStarted(ABORTED),
+    verdict: CheckVerdict.CouldNotTell,
+  },
   { name: 'a missing path cannot start', script: 'does-not-exist.sh', expect: notStarted('ENOENT'), verdict: CheckVerdict.CouldNotTell },
-  { name: 'a file without the executable bit cannot start', script: 'not-executable.sh', expect: notStarted('EACCES'), verdict: CheckVerdict.CouldNotTell },
-  { name: 'a shebang naming a missing interpreter cannot start', script: 'bad-shebang.sh', expect: notStarted('ENOENT'), verdict: CheckVerdict.CouldNotTell },
-  { name: 'a shebang saved with CRLF cannot start', script: 'crlf-shebang.sh', expect: notStarted('ENOENT'), verdict: CheckVerdict.CouldNotTell },
+  {
+    name: 'a file without the executable bit cannot start',
+    script: 'not-executable.sh',
+    expect: notStarted('EACCES'),
+    verdict: CheckVerdict.CouldNotTell,
+  },
+  {
+    name: 'a shebang naming a missing interpreter cannot start',
+    script: 'bad-shebang.sh',
+    expect: notStarted('ENOENT'),
+    verdict: CheckVerdict.CouldNotTell,
+  },
+  {
+    name: 'a shebang saved with CRLF cannot start',
+    script: 'crlf-shebang.sh',
+    expect: notStarted('ENOENT'),
+    verdict: CheckVerdict.CouldNotTell,
+  },
   {
     name: 'a file with no interpreter line is refused, not handed to /bin/sh',
     script: 'no-shebang.sh',
@@ -228,53 +262,61 @@ describe('fixtures', () => {
 });
 
 describe('runExecCheck runs a check as the contract says', () => {
-  test.concurrent.each(rows.map((r) => [r.name, r] as const))('%s', async (_name, row) => {
-    const dir = mkdtempSync(join(scratch, 'row-'));
-    const answer = await runExecCheck(optionsFor(row, dir));
+  test.concurrent.each(rows.map((r) => [r.name, r] as const))(
+    '%s',
+    async (_name, row) => {
+      const dir = mkdtempSync(join(scratch, 'row-'));
+      const answer = await runExecCheck(optionsFor(row, dir));
 
-    expect(answer).toMatchObject(row.expect);
-    if (row.expect.spawnError === undefined) expect(answer).not.toHaveProperty('spawnError');
-    expect(verdictOf(answer)).toBe(row.verdict);
-    expect(answer.durationMs).toBeGreaterThanOrEqual(0);
-    if (row.tookMs) {
-      expect(answer.durationMs).toBeGreaterThanOrEqual(row.tookMs[0] - EARLY_MS);
-      expect(answer.durationMs).toBeLessThanOrEqual(row.tookMs[1]);
-    }
-    // Whatever the target said, nothing ran it: the scratch directory holds nothing new.
-    expect(readdirSync(dir)).toEqual([]);
-  }, ROW_TIMEOUT_MS);
-
-  test.concurrent('a grandchild holding the pipes does not hold up the answer', async () => {
-    const dir = mkdtempSync(join(scratch, 'grandchild-'));
-    const pidFile = join(dir, 'grandchild.pid');
-    const t0 = Date.now();
-    const answer = await runExecCheck({
-      path: join(CHECKS, 'backgrounds-grandchild.sh'),
-      target: TARGET,
-      timeoutMs: GENEROUS_MS,
-      killGraceMs: KILL_GRACE_MS,
-      env: { PATH: process.env['PATH'], WAITGATE_TEST_PIDFILE: pidFile },
-    });
-    const wallMs = Date.now() - t0;
-
-    const grandchild = Number(readFileSync(pidFile, 'utf8').trim());
-    try {
-      expect(answer).toMatchObject({ exitCode: 3, signal: null, timedOut: false });
-      expect(answer).not.toHaveProperty('spawnError');
-      expect(verdictOf(answer)).toBe(CheckVerdict.NotYet);
-      // A floor: what arrived before the pipes were closed.
-      expect(answer.stdoutBytes).toBeLessThanOrEqual('left a grandchild behind\n'.length);
-      expect(wallMs).toBeLessThan(DRAIN_MS + 1500);
-      // It answered while the grandchild (sleep 30) was still alive.
-      expect(() => process.kill(grandchild, 0)).not.toThrow();
-    } finally {
-      try {
-        process.kill(grandchild, 'SIGTERM');
-      } catch {
-        // already gone
+      expect(answer).toMatchObject(row.expect);
+      if (row.expect.spawnError === undefined) expect(answer).not.toHaveProperty('spawnError');
+      expect(verdictOf(answer)).toBe(row.verdict);
+      expect(answer.durationMs).toBeGreaterThanOrEqual(0);
+      if (row.tookMs) {
+        expect(answer.durationMs).toBeGreaterThanOrEqual(row.tookMs[0] - EARLY_MS);
+        expect(answer.durationMs).toBeLessThanOrEqual(row.tookMs[1]);
       }
-    }
-  }, ROW_TIMEOUT_MS);
+      // Whatever the target said, nothing ran it: the scratch directory holds nothing new.
+      expect(readdirSync(dir)).toEqual([]);
+    },
+    ROW_TIMEOUT_MS,
+  );
+
+  test.concurrent(
+    'a grandchild holding the pipes does not hold up the answer',
+    async () => {
+      const dir = mkdtempSync(join(scratch, 'grandchild-'));
+      const pidFile = join(dir, 'grandchild.pid');
+      const t0 = Date.now();
+      const answer = await runExecCheck({
+        path: join(CHECKS, 'backgrounds-grandchild.sh'),
+        target: TARGET,
+        timeoutMs: GENEROUS_MS,
+        killGraceMs: KILL_GRACE_MS,
+        env: { PATH: process.env['PATH'], WAITGATE_TEST_PIDFILE: pidFile },
+      });
+      const wallMs = Date.now() - t0;
+
+      const grandchild = Number(readFileSync(pidFile, 'utf8').trim());
+      try {
+        expect(answer).toMatchObject({ exitCode: 3, signal: null, timedOut: false });
+        expect(answer).not.toHaveProperty('spawnError');
+        expect(verdictOf(answer)).toBe(CheckVerdict.NotYet);
+        // A floor: what arrived before the pipes were closed.
+        expect(answer.stdoutBytes).toBeLessThanOrEqual('left a grandchild behind\n'.length);
+        expect(wallMs).toBeLessThan(DRAIN_MS + 1500);
+        // It answered while the grandchild (sleep 30) was still alive.
+        expect(() => process.kill(grandchild, 0)).not.toThrow();
+      } finally {
+        try {
+          process.kill(grandchild, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    },
+    ROW_TIMEOUT_MS,
+  );
 
   test('the hostile target really would have touched the file through a shell', () => {
     // Guards the row above against passing for the wrong reason: the same string, handed to

@@ -107,11 +107,43 @@ describe('Slots: two keys, all or nothing', () => {
   const cases: readonly PairCase[] = [
     { name: 'both have room', before: [], limits: [2, 1] },
     { name: 'overall full', before: [['overall', 'x', 1]], limits: [1, 5], refused: ['overall', 1] },
-    { name: 'scope full', before: [['scope', 'x', 2], ['scope', 'y', 2]], limits: [5, 2], refused: ['scope', 2] },
-    { name: 'both full: the first full key is reported', before: [['overall', 'x', 1], ['scope', 'y', 1]], limits: [1, 1], refused: ['overall', 1] },
+    {
+      name: 'scope full',
+      before: [
+        ['scope', 'x', 2],
+        ['scope', 'y', 2],
+      ],
+      limits: [5, 2],
+      refused: ['scope', 2],
+    },
+    {
+      name: 'both full: the first full key is reported',
+      before: [
+        ['overall', 'x', 1],
+        ['scope', 'y', 1],
+      ],
+      limits: [1, 1],
+      refused: ['overall', 1],
+    },
     // The token held one of the two before the call: refused, and that place is left exactly as it was.
-    { name: 'held overall before, scope full', before: [['overall', 'me', 2], ['scope', 'x', 1]], limits: [2, 1], refused: ['scope', 1] },
-    { name: 'held scope before, overall full', before: [['scope', 'me', 2], ['overall', 'x', 1]], limits: [1, 2], refused: ['overall', 1] },
+    {
+      name: 'held overall before, scope full',
+      before: [
+        ['overall', 'me', 2],
+        ['scope', 'x', 1],
+      ],
+      limits: [2, 1],
+      refused: ['scope', 1],
+    },
+    {
+      name: 'held scope before, overall full',
+      before: [
+        ['scope', 'me', 2],
+        ['overall', 'x', 1],
+      ],
+      limits: [1, 2],
+      refused: ['overall', 1],
+    },
     // ...and acquired in both when the other key has room: idempotent for the half it held.
     { name: 'held overall before, scope has room', before: [['overall', 'me', 1]], limits: [1, 1] },
   ];
@@ -246,7 +278,12 @@ describe('Slots: renewMany', () => {
         TTL,
       );
       expect(lost).toEqual(['half-lost', 'short', 'released', 'never-there']);
-      for (const [key, token] of [[overall, 'live-pair'], [scope('a'), 'live-pair'], [overall, 'live-one'], [overall, 'half-lost']] as const) {
+      for (const [key, token] of [
+        [overall, 'live-pair'],
+        [scope('a'), 'live-pair'],
+        [overall, 'live-one'],
+        [overall, 'half-lost'],
+      ] as const) {
         expect(await score(v.redis, key, token)).toBe(now + TTL);
       }
       expect(await slots.holders(overall, now)).toBe(3);
@@ -280,9 +317,7 @@ describe('Slots: concurrency', () => {
       const key = v.key('checks');
       const fleet = await Promise.all(Array.from({ length: 5 }, async () => new Slots(await v.connect())));
       const tokens = Array.from({ length: 50 }, (_, i) => `op-${i}`);
-      const results = await Promise.all(
-        tokens.map((t, i) => fleet[i % fleet.length]!.acquire([key], [2], t, T0, TTL)),
-      );
+      const results = await Promise.all(tokens.map((t, i) => fleet[i % fleet.length]!.acquire([key], [2], t, T0, TTL)));
       const winners = tokens.filter((_, i) => results[i]!.acquired);
       expect(winners).toHaveLength(2);
       expect(await members(v.redis, key)).toEqual([...winners].sort());
@@ -297,10 +332,11 @@ describe('Slots: concurrency', () => {
       const scopes = ['a', 'b', 'c'].map((s) => v.key(`scope:${s}`));
       const fleet = await Promise.all(Array.from({ length: 5 }, async () => new Slots(await v.connect())));
       const jobs = Array.from({ length: 60 }, (_, i) => ({ token: `job-${i}`, scope: scopes[i % scopes.length]! }));
-      const results = await Promise.all(
-        jobs.map((j, i) => fleet[i % fleet.length]!.acquire([overall, j.scope], [4, 2], j.token, T0, TTL)),
-      );
-      const winners = jobs.filter((_, i) => results[i]!.acquired).map((j) => j.token).sort();
+      const results = await Promise.all(jobs.map((j, i) => fleet[i % fleet.length]!.acquire([overall, j.scope], [4, 2], j.token, T0, TTL)));
+      const winners = jobs
+        .filter((_, i) => results[i]!.acquired)
+        .map((j) => j.token)
+        .sort();
       expect(winners).toHaveLength(4);
       expect(await members(v.redis, overall)).toEqual(winners);
       const inScopes = (await Promise.all(scopes.map((s) => members(v.redis, s)))).flat().sort();
@@ -315,8 +351,16 @@ describe('Slots: bad arguments are refused before anything is sent', () => {
   test.each([
     { name: 'no key', call: (s: Slots) => s.acquire([], [], 't', T0, TTL), message: /1 or 2 keys, got 0/ },
     { name: 'three keys', call: (s: Slots) => s.acquire([k('a'), k('b'), k('c')], [1, 1, 1], 't', T0, TTL), message: /1 or 2 keys, got 3/ },
-    { name: 'limit 0', call: (s: Slots) => s.acquire([k('a')], [0], 't', T0, TTL), message: /limit of unused:a must be an integer >= 1, got 0/ },
-    { name: 'negative limit', call: (s: Slots) => s.acquire([k('a'), k('b')], [1, -1], 't', T0, TTL), message: /limit of unused:b .* got -1/ },
+    {
+      name: 'limit 0',
+      call: (s: Slots) => s.acquire([k('a')], [0], 't', T0, TTL),
+      message: /limit of unused:a must be an integer >= 1, got 0/,
+    },
+    {
+      name: 'negative limit',
+      call: (s: Slots) => s.acquire([k('a'), k('b')], [1, -1], 't', T0, TTL),
+      message: /limit of unused:b .* got -1/,
+    },
     { name: 'fractional limit', call: (s: Slots) => s.acquire([k('a')], [1.5], 't', T0, TTL), message: /got 1.5/ },
     { name: 'limits not one per key', call: (s: Slots) => s.acquire([k('a'), k('b')], [1], 't', T0, TTL), message: /one limit per key/ },
     { name: 'the same key twice', call: (s: Slots) => s.acquire([k('a'), k('a')], [1, 1], 't', T0, TTL), message: /must differ/ },
@@ -324,7 +368,19 @@ describe('Slots: bad arguments are refused before anything is sent', () => {
     { name: 'ttl 0', call: (s: Slots) => s.acquire([k('a')], [1], 't', T0, 0), message: /ttlMs/ },
     { name: 'renew of three keys', call: (s: Slots) => s.renew([k('a'), k('b'), k('c')], 't', T0, TTL), message: /1 or 2 keys/ },
     { name: 'release of no key', call: (s: Slots) => s.release([], 't'), message: /1 or 2 keys/ },
-    { name: 'renewMany with one bad entry', call: (s: Slots) => s.renewMany([{ keys: [k('a')], token: 't' }, { keys: [], token: 'u' }], T0, TTL), message: /1 or 2 keys/ },
+    {
+      name: 'renewMany with one bad entry',
+      call: (s: Slots) =>
+        s.renewMany(
+          [
+            { keys: [k('a')], token: 't' },
+            { keys: [], token: 'u' },
+          ],
+          T0,
+          TTL,
+        ),
+      message: /1 or 2 keys/,
+    },
     { name: 'fractional now', call: (s: Slots) => s.holders(k('a'), 1.5), message: /nowMs/ },
   ])('$name', ({ call, message }) =>
     withValkey('bad-args', async (v) => {

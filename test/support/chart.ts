@@ -33,7 +33,11 @@ export function runTool(cmd: string, args: readonly string[], input?: string): P
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', (err) =>
-      reject(new Error(`cannot run ${cmd}: ${err.message} (is ~/.cache/waitgate/bin/active on PATH? \`make test\` puts it there)`, { cause: err })),
+      reject(
+        new Error(`cannot run ${cmd}: ${err.message} (is ~/.cache/waitgate/bin/active on PATH? \`make test\` puts it there)`, {
+          cause: err,
+        }),
+      ),
     );
     child.once('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input ?? '');
@@ -87,13 +91,28 @@ export interface ChartInstall {
  * --skip-crds), the body, then `helm uninstall` (which takes the cluster-scoped RBAC away)
  * and the namespace.
  */
-export async function withChart(label: string, values: (namespace: string) => object, body: (c: ChartInstall) => Promise<void>): Promise<void> {
+export async function withChart(
+  label: string,
+  values: (namespace: string) => object,
+  body: (c: ChartInstall) => Promise<void>,
+): Promise<void> {
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label);
   const v = values(namespace);
   let installed = false;
   try {
-    await mustRun('helm', ['install', RELEASE, CHART_DIR, '-n', namespace, '--skip-crds', '-f', valuesFile(namespace, v), '--kubeconfig', kubeconfigPath()]);
+    await mustRun('helm', [
+      'install',
+      RELEASE,
+      CHART_DIR,
+      '-n',
+      namespace,
+      '--skip-crds',
+      '-f',
+      valuesFile(namespace, v),
+      '--kubeconfig',
+      kubeconfigPath(),
+    ]);
     installed = true;
     await body({ kube, namespace, values: v });
   } finally {
@@ -162,5 +181,10 @@ export async function canI(kubeconfig: string, args: readonly string[]): Promise
  */
 export function canIArgs(p: Permission): string[] {
   const resource = `${p.resource}${p.group ? `.${p.group}` : ''}${p.name !== undefined ? `/${p.name}` : ''}`;
-  return [p.verb, resource, ...(p.subresource ? [`--subresource=${p.subresource}`] : []), ...(p.namespace === undefined ? ['--all-namespaces'] : ['-n', p.namespace])];
+  return [
+    p.verb,
+    resource,
+    ...(p.subresource ? [`--subresource=${p.subresource}`] : []),
+    ...(p.namespace === undefined ? ['--all-namespaces'] : ['-n', p.namespace]),
+  ];
 }

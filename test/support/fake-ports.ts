@@ -58,7 +58,11 @@ export function fakeWorld(over: Partial<FakeWorld> = {}): FakeWorld {
 }
 
 let resourceVersion = 1;
-const bump = (hj: HeldJob, patch: Partial<HeldJob>): HeldJob => ({ ...hj, ...patch, metadata: { ...hj.metadata, ...(patch.metadata ?? {}), resourceVersion: String(++resourceVersion) } });
+const bump = (hj: HeldJob, patch: Partial<HeldJob>): HeldJob => ({
+  ...hj,
+  ...patch,
+  metadata: { ...hj.metadata, ...(patch.metadata ?? {}), resourceVersion: String(++resourceVersion) },
+});
 
 /** ReconcilerDeps whose every port is backed by the world `w`. */
 export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
@@ -76,7 +80,7 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
         }
         log(`writeStatus:${status.phase ?? ''}`);
         w.statuses.push(status);
-        w.heldJob = bump(hj as HeldJob, { status });
+        w.heldJob = bump(hj, { status });
         return w.heldJob;
       },
       setFinalizers: async (hj: HeldJob, finalizers: readonly string[]) => {

@@ -39,7 +39,10 @@ export const UNREADABLE_PROFILES: DeclaredProfiles = { state: 'unreadable' };
  * A HeldJob already on the apiserver for one trigger and target, labelled as the receiver
  * labels them, with the given status (none: just created).
  */
-export function siblingHeldJob(name: string, over: { trigger?: string; target?: string; status?: HeldJobStatus; annotations?: Record<string, string> } = {}): HeldJobObject {
+export function siblingHeldJob(
+  name: string,
+  over: { trigger?: string; target?: string; status?: HeldJobStatus; annotations?: Record<string, string> } = {},
+): HeldJobObject {
   return {
     metadata: {
       name,
@@ -90,8 +93,8 @@ export class FakeHeldJobRecords implements HeldJobRecords {
   readonly created: HeldJobManifest[] = [];
   readonly marked: MarkedRefused[] = [];
   readonly selectors: string[] = [];
-  failCreate: unknown = undefined;
-  failMarkRefused: unknown = undefined;
+  failCreate: Error | undefined = undefined;
+  failMarkRefused: Error | undefined = undefined;
   private readonly objects: HeldJobObject[];
 
   constructor(existing: readonly HeldJobObject[] = []) {

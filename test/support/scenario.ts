@@ -30,7 +30,9 @@ export async function withScenario(
   setup: ScenarioSetup | Record<string, string> = {},
 ): Promise<void> {
   const { env, configMaps, pods } =
-    'env' in setup || 'configMaps' in setup || 'pods' in setup ? (setup as ScenarioSetup) : { env: setup as Record<string, string>, configMaps: undefined, pods: undefined };
+    'env' in setup || 'configMaps' in setup || 'pods' in setup
+      ? (setup as ScenarioSetup)
+      : { env: setup as Record<string, string>, configMaps: undefined, pods: undefined };
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label);
   for (const [name, data] of Object.entries(configMaps ?? {})) {

@@ -46,11 +46,15 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     let exitedEarly = false;
     void this.exited.then(() => (exitedEarly = true));
-    return eventually(`${this.entry} to log "${message}"`, () => {
-      if (exitedEarly) throw new Error(`${this.entry} exited; see ${this.logPath}`);
-      const lines = this.linesWith(message);
-      return lines.length > before ? lines[lines.length - 1] : undefined;
-    }, Timeouts.startMs);
+    return eventually(
+      `${this.entry} to log "${message}"`,
+      () => {
+        if (exitedEarly) throw new Error(`${this.entry} exited; see ${this.logPath}`);
+        const lines = this.linesWith(message);
+        return lines.length > before ? lines[lines.length - 1] : undefined;
+      },
+      Timeouts.startMs,
+    );
   }
 
   /** Kills with the signal (SIGKILL: no chance to clean up) and waits for the exit. */
@@ -106,5 +110,10 @@ export function operatorProcess(env: Record<string, string>, label: string): Ser
 }
 
 export function receiverProcess(env: Record<string, string>, label: string): ServiceProcess {
-  return new ServiceProcess('dist/receiver/main.js', 'Listening', { WAITGATE_RECEIVER_HOST: '127.0.0.1', WAITGATE_RECEIVER_PORT: '0', ...env }, label);
+  return new ServiceProcess(
+    'dist/receiver/main.js',
+    'Listening',
+    { WAITGATE_RECEIVER_HOST: '127.0.0.1', WAITGATE_RECEIVER_PORT: '0', ...env },
+    label,
+  );
 }

@@ -16,7 +16,9 @@ export async function eventually<T>(
       lastErr = err;
     }
     if (Date.now() >= deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${lastErr instanceof Error ? String(lastErr) : JSON.stringify(lastErr)})` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${lastErr instanceof Error ? String(lastErr) : JSON.stringify(lastErr)})` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, Timeouts.pollMs));
   }
