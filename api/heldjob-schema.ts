@@ -115,7 +115,13 @@ export const heldJobStatusSchema = z
       .meta({ description: 'When profile checks began (the after, if any, had cleared); the maximum wait counts from here.' }),
     expiresAt: time.optional().meta({ description: 'When a profile hold gives up (wait-expired), after one last check.' }),
     checks: z.number().int().optional().meta({ description: 'Profile checks run so far.' }),
-    faults: z.number().int().optional().meta({ description: '"Could not tell" answers in a row.' }),
+    faults: z.number().int().optional().meta({ description: '"Could not tell" answers in a row: the most of any one profile.' }),
+    profileFaults: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .meta({
+        description: '"Could not tell" answers in a row, per profile; a profile reaching the maximum ends the hold wait-unanswerable.',
+      }),
     limits: z.object({ maxChecks: z.number().int(), maxFaults: z.number().int() }).optional(),
     lastExitCode: z.number().int().optional(),
     lastCheckAt: time.optional(),

@@ -167,9 +167,16 @@ describe('recordCheck: the exit-code contract', () => {
   });
 });
 
-/** Drives decide and recordCheck with a fake clock: a check that always answers `code`. */
-function simulate(code: 3 | 1 | 0, config = CONFIG): { status: HeldJobStatus; checks: number[] } {
-  let obj = hj({});
+type Code = 3 | 1 | 0;
+
+/** Drives decide and recordCheck with a fake clock: each profile's check always answers its `code`. */
+function simulate(code: Code | Record<string, Code>, config = CONFIG): { status: HeldJobStatus; checks: number[] } {
+  const codes: Record<string, Code> = typeof code === 'number' ? { jira: code } : code;
+  const names = Object.keys(codes);
+  let obj = hj(
+    {},
+    names.map((profile) => ({ profile })),
+  );
   let now = T0;
   const checks: number[] = [];
   for (let step = 0; step < 1000; step++) {
@@ -179,7 +186,7 @@ function simulate(code: 3 | 1 | 0, config = CONFIG): { status: HeldJobStatus; ch
       view,
       job: undefined,
       config,
-      profiles: { state: 'ok', profiles: new Map([['jira', jira]]) },
+      profiles: { state: 'ok', profiles: new Map(names.map((name) => [name, { ...jira, name }])) },
       triggers: { state: 'missing' },
     };
     let actions = decide(o, now);
@@ -187,11 +194,14 @@ function simulate(code: 3 | 1 | 0, config = CONFIG): { status: HeldJobStatus; ch
     if (launch && view.ok) actions = afterLaunch(view, launch.ready, { kind: 'created' }, now);
     const run = actions.find((a) => a.type === 'runCheck');
     if (run) {
+      if (run.type !== 'runCheck') throw new Error('unreachable');
       checks.push(now);
-      const verdict = code === 0 ? CheckVerdict.Go : code === 3 ? CheckVerdict.NotYet : CheckVerdict.CouldNotTell;
+      const c = codes[run.profile.name] as Code;
+      const verdict = c === 0 ? CheckVerdict.Go : c === 3 ? CheckVerdict.NotYet : CheckVerdict.CouldNotTell;
       const pre = statusOf(actions);
       if (pre) obj = { ...obj, status: pre };
-      actions = afterCheck(readyView(obj), obj, config, { kind: 'answered', result: answer(verdict, code) }, now, 0);
+      const result: CheckResult = { profile: run.profile.name, verdict, exitCode: c };
+      actions = afterCheck(readyView(obj), obj, config, { kind: 'answered', result }, now, 0);
     }
     const s = statusOf(actions);
     if (s) obj = { ...obj, status: s };
@@ -223,6 +233,21 @@ describe('a whole hold, on a fake clock', () => {
     expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 });
     expect(checks).toHaveLength(5);
     expect((checks[4] as number) - T0).toBeLessThan(10 * MIN);
+  });
+
+  test('a broken check beside a healthy one: wait-unanswerable within minutes, its faults counted apart', () => {
+    // Before faults were counted per profile, the healthy go reset the broken one's count:
+    // 96 checks over most of a day, then wait-expired.
+    const { status, checks } = simulate({ healthy: 0, broken: 1 });
+    expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 });
+    expect(status.profileFaults).toEqual({ healthy: 0, broken: 5 });
+    expect(checks).toHaveLength(10);
+    expect((checks[9] as number) - T0).toBeLessThan(10 * MIN);
+  });
+
+  test('a healthy go beside a slow not-yet: neither is a fault, the hold waits on', () => {
+    const { status } = simulate({ healthy: 0, slow: 3 }, { ...CONFIG, maxChecks: 12 });
+    expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Expired, faults: 0 });
   });
 
   test('a check that says go: launched after one check', () => {

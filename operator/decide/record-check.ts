@@ -50,6 +50,12 @@ export function afterCheck(
   }
 }
 
+/** The faults in a row already counted for `profile`; a status written before per-profile counts holds the last checked profile's. */
+function priorFaults(status: HeldJobStatus, profile: string): number {
+  if (status.profileFaults) return status.profileFaults[profile] ?? 0;
+  return status.lastCheckProfile === undefined || status.lastCheckProfile === profile ? (status.faults ?? 0) : 0;
+}
+
 export function recordCheck(
   view: ReadyView,
   heldJob: HeldJobObject,
@@ -60,12 +66,18 @@ export function recordCheck(
 ): readonly Action[] {
   const status: HeldJobStatus = heldJob.status ?? {};
   const checks = (status.checks ?? 0) + 1;
-  const faults = result.verdict === CheckVerdict.CouldNotTell ? (status.faults ?? 0) + 1 : 0;
+  // Faults in a row are counted per profile: one profile's go says nothing of another's script.
+  const profileFaults = {
+    ...(status.profileFaults ?? {}),
+    [result.profile]: result.verdict === CheckVerdict.CouldNotTell ? priorFaults(status, result.profile) + 1 : 0,
+  };
+  const faults = profileFaults[result.profile] ?? 0;
   const expiresAt = epochOf(status.expiresAt) ?? now + config.maxMs;
   const base: HeldJobStatus = {
     ...status,
     checks,
-    faults,
+    faults: Math.max(0, ...Object.values(profileFaults)),
+    profileFaults,
     lastCheckAt: iso(now),
     lastCheckProfile: result.profile,
     ...(result.exitCode !== undefined ? { lastExitCode: result.exitCode } : {}),
