@@ -1,7 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
-import { FakeHeldJobRecords, FakeLeaseStore, labelEvent, labelTrigger, recordingLog } from '../../test/support/fakes-receiver.js';
+import {
+  FakeHeldJobRecords,
+  FakeHoldHistory,
+  FakeLeaseStore,
+  labelEvent,
+  labelTrigger,
+  recordingLog,
+} from '../../test/support/fakes-receiver.js';
 import { Deliverer } from '../delivery/deliver.js';
 import { ConfigMapTriggerView } from './config-maps.js';
 
@@ -81,6 +88,7 @@ describe('a missing profiles ConfigMap never refuses a delivery at the receiver'
       view: v,
       records,
       leases: new FakeLeaseStore(now),
+      history: new FakeHoldHistory(),
       namespace: 'jobs',
       keys: new ValkeyKeys('wg'),
       afterMaxMs: 30 * 86_400_000,
