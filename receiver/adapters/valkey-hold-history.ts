@@ -1,5 +1,6 @@
-// What Valkey keeps of the holds of one trigger and target: the highest hold generation
-// handed out. It may be lost; the receiver only ever takes it as a floor under the live HeldJobs.
+// What Valkey keeps of the holds of one trigger and target: the launch marker the operator
+// leaves (operator/adapters/valkey-markers.ts) and the highest hold generation handed out.
+// Both may be lost; the receiver checks either against the live HeldJobs before it acts.
 import type { Redis } from 'ioredis';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { HoldHistory } from '../delivery/deliver.js';
@@ -22,9 +23,12 @@ export class ValkeyHoldHistory implements HoldHistory {
   ) {}
 
   async recall(trigger: string, target: string): Promise<Remembered> {
-    const generation = await this.redis.zscore(this.keys.holdGeneration(trigger, target), MEMBER);
+    const [launched, generation] = await Promise.all([
+      this.redis.get(this.keys.finishedMarker(trigger, target)),
+      this.redis.zscore(this.keys.holdGeneration(trigger, target), MEMBER),
+    ]);
     const n = Number(generation ?? 0);
-    return { generation: Number.isSafeInteger(n) && n > 0 ? n : 0 };
+    return { launched: launched ?? undefined, generation: Number.isSafeInteger(n) && n > 0 ? n : 0 };
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {

@@ -439,3 +439,38 @@ describe('Deliverer: hold generations', () => {
     expect(leases.released).toContain(DEDUP_KEY);
   });
 });
+
+describe('Deliverer: the 15-minute window outlives the hold', () => {
+  test('a hold that launched and was deleted: its marker refuses, naming it; once the marker goes, a delivery holds', async () => {
+    const { records, history, deliverer } = onClock([onJira]);
+    const first = (await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    const hold = first.results[0]!.heldJob;
+    history.leaveMarker('deploy', 'acme/web#7', hold);
+    records.remove(hold);
+
+    const second = (await deliverer.deliver(labelEvent({ deliveryId: 'd-2' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(second.results).toMatchObject([{ outcome: 'refused', token: RefusalToken.Superseded }]);
+    expect(records.marked.at(-1)?.refusal.message).toBe(
+      `HeldJob ${hold} finished waiting for deploy on this target less than 15 minutes ago`,
+    );
+
+    history.launched.clear();
+    const third = (await deliverer.deliver(labelEvent({ deliveryId: 'd-3' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(third.results).toMatchObject([{ outcome: 'held' }]);
+    // Not the deleted hold's name again: the generation moved on.
+    expect(third.results[0]?.heldJob).not.toBe(hold);
+  });
+
+  test('a stale marker, naming a HeldJob still there that never launched, refuses nothing', async () => {
+    const refused = siblingHeldJob('web-7-deploy-aaaaaaaa-1', {
+      annotations: { 'waitgate.dev/delivery': 'd-0', 'waitgate.dev/hold-generation': '1' },
+      status: { phase: Phase.Refused, reason: RefusalToken.Expired },
+    });
+    const { history, deliverer } = onClock([onJira], [refused]);
+    history.leaveMarker('deploy', 'acme/web#7', refused.metadata.name);
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({
+      outcome: 'handled',
+      results: [{ outcome: 'held', heldJob: expect.stringMatching(/-2$/) }],
+    });
+  });
+});

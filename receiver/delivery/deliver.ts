@@ -49,7 +49,7 @@ export interface LeaseStore {
 
 /** What Valkey keeps of the holds of one trigger and target. All of it may be lost. */
 export interface HoldHistory {
-  /** The highest generation handed out. */
+  /** The launch marker the operator left (the HeldJob it names), and the highest generation handed out. */
   recall(trigger: string, target: string): Promise<Remembered>;
   /** Remembers that this generation was handed out; never lowers what is remembered. */
   handedOut(trigger: string, target: string, generation: number): Promise<void>;
@@ -148,7 +148,7 @@ export class Deliverer {
     const { history, namespace, records, log } = this.deps;
     let tried: string | undefined;
     for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-      // Valkey first, then the apiserver: the live set is never older than what Valkey said.
+      // Valkey first, then the apiserver: the live set is never older than the marker it checks.
       const remembered = await this.valkey(() => history.recall(trigger.name, event.target));
       const live = await this.siblings(event, planned);
       const decision = decideHold(event, trigger.name, live, remembered, this.deps.now());

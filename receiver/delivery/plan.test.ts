@@ -214,6 +214,30 @@ describe('decideHold', () => {
       { kind: 'hold', generation: 4 },
     ],
     [
+      'the marker names a hold that is gone (deleted after it launched): superseded by it',
+      [],
+      { launched: 'gone', generation: 2 },
+      superseded('gone'),
+    ],
+    [
+      'the marker names a hold still there and refused: stale, refuses nothing',
+      [made('a', { generation: 1, status: { phase: 'Refused', reason: 'wait-expired' } })],
+      { launched: 'a', generation: 1 },
+      { kind: 'hold', generation: 2 },
+    ],
+    [
+      'the marker names a hold still there that launched long ago: the HeldJob says better',
+      [made('a', { generation: 1, status: { phase: 'Succeeded', launchedAt: ago(60 * 60_000) } })],
+      { launched: 'a', generation: 1 },
+      { kind: 'hold', generation: 2 },
+    ],
+    [
+      'the marker names a refusal record still there: stale',
+      [made('r', { refusal: 'wait-superseded', status: { phase: 'Refused' } })],
+      { launched: 'r', generation: 0 },
+      { kind: 'hold', generation: 1 },
+    ],
+    [
       'Valkey remembers a higher generation than is live (the newest deleted): past it',
       [made('a', { generation: 2, status: { phase: 'Refused' } })],
       { generation: 5 },
@@ -229,11 +253,16 @@ describe('decideHold', () => {
     expect(decideHold(event, 'deploy', live, remembered, NOW)).toMatchObject(expected);
   });
 
-  test('superseded says by which', () => {
+  test('superseded says by which, and why', () => {
     expect(decideHold(event, 'deploy', [made('a', { status: { phase: 'Held' } })], nothing, NOW)).toEqual({
       kind: 'superseded',
       by: 'a',
       message: 'HeldJob a already holds deploy for this target',
+    });
+    expect(decideHold(event, 'deploy', [], { launched: 'gone', generation: 1 }, NOW)).toEqual({
+      kind: 'superseded',
+      by: 'gone',
+      message: 'HeldJob gone finished waiting for deploy on this target less than 15 minutes ago',
     });
   });
 

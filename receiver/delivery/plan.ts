@@ -99,6 +99,8 @@ export function generationOf(record: HeldJobObject): number {
 
 /** What Valkey remembers of one trigger and target; lost with Valkey, so only ever a hint. */
 export interface Remembered {
+  /** The HeldJob named by the launch marker the operator leaves for 15 minutes. */
+  readonly launched?: string | undefined;
   /** The highest hold generation handed out, or 0. */
   readonly generation: number;
 }
@@ -115,7 +117,11 @@ export type HoldDecision =
  * trigger and target (read from the apiserver) and what Valkey remembers:
  * 1. its own HeldJob, from an earlier handling of the same delivery, is its answer;
  * 2. a live hold still waiting, or launched less than 15 minutes ago, supersedes it;
- * 3. otherwise the next generation: one past every generation live or remembered.
+ * 3. so does the hold the launch marker names, when that hold is gone: deleted after it
+ *    launched, the marker is all that is left of it. A marker naming a HeldJob that is
+ *    still there says nothing the HeldJob does not say better (rule 2), so a stale marker,
+ *    naming one refused or never launched, refuses nothing;
+ * 4. otherwise the next generation: one past every generation live or remembered.
  */
 export function decideHold(
   event: LabelEvent,
@@ -128,6 +134,14 @@ export function decideHold(
   if (own) return { kind: 'recorded', recorded: recordedOutcome(own) };
   const by = supersededBy(live, now);
   if (by) return { kind: 'superseded', by, message: `HeldJob ${by} already holds ${trigger} for this target` };
+  const launched = remembered.launched;
+  if (launched !== undefined && !live.some((r) => r.metadata.name === launched)) {
+    return {
+      kind: 'superseded',
+      by: launched,
+      message: `HeldJob ${launched} finished waiting for ${trigger} on this target less than 15 minutes ago`,
+    };
+  }
   return { kind: 'hold', generation: Math.max(remembered.generation, ...live.map(generationOf)) + 1 };
 }
 

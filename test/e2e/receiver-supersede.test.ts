@@ -1,13 +1,14 @@
 // wait-superseded at the receiver, against the real apiserver and the real Valkey-compatible
-// server: a delivery meets its own HeldJobs as its own, and the apiserver (not a lock in
-// Valkey) decides which of two racing deliveries holds.
+// server: a delivery meets its own HeldJobs as its own, the apiserver (not a lock in Valkey)
+// decides which of two racing deliveries holds, and the 15-minute window outlives the hold.
 import { describe, expect, test } from '@jest/globals';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { withApiserverProxy } from '../support/apiserver-proxy.js';
+import { afterIn } from '../support/builders.js';
 import { githubLabeled, post } from '../support/forge.js';
 import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
-import { receiverProcess } from '../support/service-process.js';
+import { operatorProcess, receiverProcess } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { withRedis } from '../support/valkey.js';
 import { eventually } from '../support/wait.js';
@@ -137,6 +138,67 @@ describe('receiver: the apiserver fences racing holds', () => {
           }
         }),
       ),
+    Timeouts.testMs,
+  );
+});
+
+describe('receiver: the 15-minute window outlives the hold', () => {
+  test.concurrent(
+    'a hold that launched and was deleted still refuses a new delivery until its launch marker goes',
+    async () => {
+      const soon = afterIn(2000);
+      await withReceiver('rcv-marker', { triggers: [trigger({ waitFor: [{ after: soon.after }] })] }, async (s) => {
+        const prefix = s.env['WAITGATE_VALKEY_PREFIX'] ?? '';
+        const operator = operatorProcess(
+          { WAITGATE_WATCH_NAMESPACE: s.namespace, WAITGATE_NAMESPACE: s.namespace, WAITGATE_VALKEY_PREFIX: prefix },
+          `${s.namespace}-operator`,
+        );
+        await operator.start();
+        try {
+          const first = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-1' })))[0]!;
+          expect(first.outcome).toBe('held');
+          await eventually(
+            'the hold to launch and succeed',
+            async () => ((await s.kube.getHeldJob(s.namespace, first.heldJob))?.status?.phase === Phase.Succeeded ? true : undefined),
+            Timeouts.jobMs,
+          );
+          const marker = keysOf(s).finishedMarker('deploy', TARGET);
+          await withRedis((redis) =>
+            eventually('the launch marker', async () => ((await redis.get(marker)) === first.heldJob ? true : undefined)),
+          );
+
+          await s.kube.custom.deleteNamespacedCustomObject({
+            group: 'waitgate.dev',
+            version: 'v1alpha1',
+            plural: 'heldjobs',
+            namespace: s.namespace,
+            name: first.heldJob,
+          });
+          await eventually('the finished hold to go', async () =>
+            (await s.kube.getHeldJob(s.namespace, first.heldJob)) ? undefined : true,
+          );
+
+          // Inside the window: refused, naming the hold that is gone.
+          const second = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-2' })))[0]!;
+          expect(second).toMatchObject({ outcome: 'refused', token: RefusalToken.Superseded });
+          const record = await s.kube.getHeldJob(s.namespace, second.heldJob);
+          expect(record?.metadata.annotations?.['waitgate.dev/refusal-message']).toContain(first.heldJob);
+          expect(await holdsIn(s)).toEqual([]);
+
+          // The window is over once the marker is (its 15 minutes, cut short here).
+          await withRedis(async (redis) => {
+            await redis.pexpire(marker, 1);
+            await eventually('the marker to expire', async () => ((await redis.exists(marker)) === 0 ? true : undefined));
+          });
+          const third = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-3' })))[0]!;
+          expect(third.outcome).toBe('held');
+        } catch (err) {
+          throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+        } finally {
+          await operator.stop();
+        }
+      });
+    },
     Timeouts.testMs,
   );
 });

@@ -201,17 +201,23 @@ export class FakeLeaseStore implements LeaseStore {
 }
 
 /**
- * What Valkey remembers of holds, in memory: the highest generation handed out, by trigger
- * and target. `down` makes every call reject.
+ * What Valkey remembers of holds, in memory: the launch markers (as the operator leaves them)
+ * and the highest generation handed out, by trigger and target. `down` makes every call reject.
  */
 export class FakeHoldHistory implements HoldHistory {
+  readonly launched = new Map<string, string>();
   readonly generations = new Map<string, number>();
   down = false;
+
+  /** The operator launched `heldJob` (it left its marker). */
+  leaveMarker(trigger: string, target: string, heldJob: string): void {
+    this.launched.set(`${trigger}\n${target}`, heldJob);
+  }
 
   async recall(trigger: string, target: string): Promise<Remembered> {
     if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     const key = `${trigger}\n${target}`;
-    return { generation: this.generations.get(key) ?? 0 };
+    return { launched: this.launched.get(key), generation: this.generations.get(key) ?? 0 };
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {
