@@ -146,6 +146,11 @@ export const Annotations = {
   /** Set on a HeldJob that records a refused delivery: the refusal token. It never holds. */
   refusal: 'waitgate.dev/refusal',
   refusalMessage: 'waitgate.dev/refusal-message',
+  /**
+   * On a hold: which hold of its trigger and target it is (1, 2, ...). Its name derives from
+   * trigger, target and this number, so two deliveries that would both hold meet one name.
+   */
+  holdGeneration: 'waitgate.dev/hold-generation',
 } as const;
 
 export function isRefusalToken(v: unknown): v is RefusalToken {

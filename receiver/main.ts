@@ -7,6 +7,7 @@ import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Leases } from '../lib/valkey/leases.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeRecords } from './adapters/kube-records.js';
+import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
 import { parseReceiverConfig } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
 import { createReceiverServer } from './http/server.js';
@@ -24,12 +25,14 @@ async function main(): Promise<void> {
   redis.on('error', (err) => log.warn({ err }, 'Valkey connection error'));
   const view = new ConfigMapTriggerView(kc, config.namespace, log);
   view.onRefusedFile = () => metrics.triggersFileRefusals.inc();
+  const keys = new ValkeyKeys(config.valkeyPrefix);
   const deliverer = new Deliverer({
     view,
     records: new KubeRecords(kc),
     leases: new Leases(redis),
+    history: new ValkeyHoldHistory(redis, keys),
     namespace: config.jobNamespace,
-    keys: new ValkeyKeys(config.valkeyPrefix),
+    keys,
     afterMaxMs: config.afterMaxMs,
     now: () => Date.now(),
     log,

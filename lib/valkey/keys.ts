@@ -29,6 +29,14 @@ export class ValkeyKeys {
     return `${this.prefix}:delivery:${forge}:${shortHash(deliveryId, 32)}`;
   }
 
+  /**
+   * The highest hold generation handed out for one trigger and target (a sorted set, raised
+   * with ZADD GT): a floor under the one the live HeldJobs give, should the newest be deleted.
+   */
+  holdGeneration(trigger: string, target: string): string {
+    return `${this.prefix}:hold-generation:${shortHash(trigger)}:${shortHash(target)}`;
+  }
+
   /** Serialises deliveries of one trigger for one target. */
   holdLock(trigger: string, target: string): string {
     return `${this.prefix}:hold-lock:${shortHash(trigger)}:${shortHash(target)}`;

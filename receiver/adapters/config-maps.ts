@@ -7,9 +7,14 @@ import type { DeclaredProfiles } from '../../api/refusal-rules.js';
 import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY, type Trigger } from '../../api/triggers/triggers-file.js';
 import type { TriggerView } from '../delivery/deliver.js';
 
+/** How the profiles read until a waitgate-profiles ConfigMap is seen, and after it is deleted. */
+const MISSING: DeclaredProfiles = { state: 'unreadable' };
+
 export class ConfigMapTriggerView implements TriggerView {
   private loaded: readonly Trigger[] | undefined;
-  private declared: DeclaredProfiles = { state: 'ok', names: new Set() };
+  // A profiles ConfigMap that is not there (never created, or deleted) is a configuration
+  // slip like one that does not load: it refuses nothing, and the operator pauses such holds.
+  private declared: DeclaredProfiles = MISSING;
   private readonly informer: RestartingInformer<k8s.V1ConfigMap>;
   /** Called with each refused triggers file (refusal count), for metrics. */
   onRefusedFile: (count: number) => void = () => {};
@@ -29,8 +34,14 @@ export class ConfigMapTriggerView implements TriggerView {
     });
   }
 
-  start(): Promise<void> {
-    return this.informer.start();
+  async start(): Promise<void> {
+    await this.informer.start();
+    if (this.informer.hasSynced && this.declared === MISSING) {
+      this.log.warn(
+        { configMap: PROFILES_CONFIGMAP },
+        'Found no profiles ConfigMap; no delivery is refused for its profiles until one is created',
+      );
+    }
   }
 
   stop(): Promise<void> {
@@ -45,12 +56,17 @@ export class ConfigMapTriggerView implements TriggerView {
     return this.declared;
   }
 
-  private apply(event: 'add' | 'update' | 'delete', cm: k8s.V1ConfigMap): void {
+  /** One event of the informer: a ConfigMap of the namespace added, changed or deleted. */
+  apply(event: 'add' | 'update' | 'delete', cm: k8s.V1ConfigMap): void {
     const name = cm.metadata?.name;
     if (name === PROFILES_CONFIGMAP) {
-      // Read as the operator reads it. A deleted ConfigMap declares no profile; one that does
-      // not load is unreadable and refuses nothing: the operator pauses those holds instead.
-      const parsed = parseProfiles(event === 'delete' ? undefined : cm.data);
+      if (event === 'delete') {
+        this.declared = MISSING;
+        this.log.warn('Profiles ConfigMap deleted; no delivery is refused for its profiles until it returns');
+        return;
+      }
+      // Read as the operator reads it; one that does not load refuses nothing either.
+      const parsed = parseProfiles(cm.data);
       this.declared = declaredNames(parsed);
       if (parsed.ok) this.log.info({ profiles: parsed.profiles.size }, 'Loaded profiles');
       else

@@ -45,7 +45,8 @@ export class KubeRecords implements HeldJobRecords {
       );
       return 'created';
     } catch (err) {
-      // The name derives from the delivery: a redelivery after a lost answer meets its own HeldJob.
+      // The name is taken: by an earlier handling of this delivery, or, for a hold, by the hold
+      // of another delivery that got there first. The caller looks at which.
       if (statusCodeOf(err) === 409) return 'existed';
       throw err;
     }

@@ -7,6 +7,7 @@ import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import {
   FakeHeldJobRecords,
+  FakeHoldHistory,
   FakeLeaseStore,
   FakeTriggerView,
   labelEvent,
@@ -17,7 +18,7 @@ import {
   UNREADABLE_PROFILES,
 } from '../../test/support/fakes-receiver.js';
 import { Deliverer, UnavailableError, type DeliveryResult } from './deliver.js';
-import { DEDUP_WINDOW_MS } from './plan.js';
+import { DEDUP_WINDOW_MS, heldJobName } from './plan.js';
 
 const NOW = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
@@ -43,6 +44,8 @@ interface Setup {
   readonly valkeyFailsAtLock?: boolean;
   readonly createFails?: Error;
   readonly markRefusedFails?: boolean;
+  /** Valkey fails only when the hold history is read or written. */
+  readonly historyDown?: boolean;
 }
 
 interface Expected {
@@ -68,11 +71,14 @@ function run(s: Setup) {
   if (s.lockTaken) leases.takenElsewhere(LOCK_KEY);
   leases.down = s.valkeyDown ?? false;
   if (s.valkeyFailsAtLock) leases.failAcquire = (key) => key === LOCK_KEY;
+  const history = new FakeHoldHistory();
+  if (s.historyDown) history.down = true;
   const { log, lines } = recordingLog();
   const deliverer = new Deliverer({
     view,
     records,
     leases,
+    history,
     namespace: 'jobs',
     keys: new ValkeyKeys(PREFIX),
     afterMaxMs: 30 * DAY,
@@ -80,7 +86,7 @@ function run(s: Setup) {
     log,
     lockWaitMs: 0,
   });
-  return { deliverer, records, leases, lines };
+  return { deliverer, records, leases, history, lines };
 }
 
 const held = (trigger: string) => ({ trigger, outcome: 'held', heldJob: expect.stringMatching(/^web-7-/) });
@@ -279,5 +285,192 @@ describe('Deliverer: what it writes and asks', () => {
     await deliverer.deliver(labelEvent());
     expect(await deliverer.deliver(labelEvent())).toEqual({ outcome: 'duplicate' });
     expect(records.created).toHaveLength(2);
+  });
+});
+
+/** A Deliverer on a clock the test moves, over the given records and triggers. */
+function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = []) {
+  const clock = { now: NOW };
+  const now = () => clock.now;
+  const records = new FakeHeldJobRecords(live);
+  const leases = new FakeLeaseStore(now);
+  const history = new FakeHoldHistory();
+  const deliverer = new Deliverer({
+    view: new FakeTriggerView(triggers, profilesDeclaring('jira')),
+    records,
+    leases,
+    history,
+    namespace: 'jobs',
+    keys: new ValkeyKeys(PREFIX),
+    afterMaxMs: 30 * DAY,
+    now,
+    log: recordingLog().log,
+    lockWaitMs: 0,
+  });
+  return { clock, records, leases, history, deliverer };
+}
+
+const holds = (records: FakeHeldJobRecords) => records.live.filter((o) => o.metadata.annotations?.['waitgate.dev/refusal'] === undefined);
+
+describe('Deliverer: a redelivery meets its own HeldJobs', () => {
+  test('after the dedup window: its hold is reported, not refused, and nothing is written', async () => {
+    const { clock, records, deliverer } = onClock([onJira]);
+    const first = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    clock.now += DEDUP_WINDOW_MS + 1;
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [{ ...first.results[0], recordedEarlier: true }],
+    });
+    expect(records.created).toHaveLength(1);
+    expect(records.marked).toEqual([]);
+    expect(records.live[0]?.status).toBeUndefined();
+  });
+
+  test('a hold of its own that is Running is reported, and no refusal lands on it', async () => {
+    // Named as a hold of this delivery was named by earlier releases.
+    const own = siblingHeldJob(heldJobName(labelEvent(), onJira), {
+      annotations: { 'waitgate.dev/delivery': 'd-1' },
+      status: { phase: Phase.Running, launchedAt: new Date(NOW - 60_000).toISOString() },
+    });
+    const { records, deliverer } = onClock([onJira], [own]);
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [{ trigger: 'deploy', outcome: 'held', heldJob: own.metadata.name, recordedEarlier: true }],
+    });
+    expect(records.created).toEqual([]);
+    expect(records.marked).toEqual([]);
+    expect(records.live[0]?.status?.phase).toBe(Phase.Running);
+  });
+
+  test('after a partial failure (one trigger recorded, the next create 503): the first is reported, never refused', async () => {
+    const other = labelTrigger({ name: 'deploy-b', waitFor: [{ profile: 'jira' }] });
+    const { records, leases, deliverer } = onClock([onJira, other]);
+    records.failCreateOf = (m) => (m.spec['trigger'] === 'deploy-b' ? new UnavailableError('the apiserver is unavailable') : undefined);
+    await expect(deliverer.deliver(labelEvent())).rejects.toBeInstanceOf(UnavailableError);
+    expect(leases.ttlOf(DEDUP_KEY)).toBeUndefined();
+    expect(records.created).toHaveLength(1);
+    const first = records.created[0]!.metadata.name;
+
+    // The forge delivers again once the apiserver is back.
+    records.failCreateOf = () => undefined;
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [
+        { trigger: 'deploy', outcome: 'held', heldJob: first, recordedEarlier: true },
+        { trigger: 'deploy-b', outcome: 'held', heldJob: expect.stringMatching(/^web-7-deploy-b-/) },
+      ],
+    });
+    expect(records.marked).toEqual([]);
+    expect(records.live.map((o) => o.status?.phase)).toEqual([undefined, undefined]);
+  });
+
+  test('a refusal at the door, redelivered: reported again, its status not written twice', async () => {
+    const { clock, records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })]);
+    const first = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(first.results).toMatchObject([{ outcome: 'refused', token: RefusalToken.ProfileUnknown }]);
+    clock.now += DEDUP_WINDOW_MS + 1;
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [{ ...first.results[0], recordedEarlier: true }],
+    });
+    expect(records.created).toHaveLength(1);
+    expect(records.marked).toHaveLength(1);
+  });
+});
+
+describe('Deliverer: the apiserver fences racing holds', () => {
+  test('a create that stalls past the hold lock lets a second delivery in, and still exactly one hold', async () => {
+    const { clock, records, deliverer } = onClock([onJira]);
+    let second: DeliveryResult | undefined;
+    records.beforeCreate = async () => {
+      records.beforeCreate = undefined;
+      // The first create is in flight past the hold lock's 15 s; another delivery arrives.
+      clock.now += 16_000;
+      second = await deliverer.deliver(labelEvent({ deliveryId: 'd-2' }));
+    };
+    const first = await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }));
+    expect(second).toMatchObject({ outcome: 'handled', results: [{ outcome: 'held' }] });
+    expect(first).toMatchObject({ outcome: 'handled', results: [{ outcome: 'refused', token: RefusalToken.Superseded }] });
+    expect(holds(records).map((o) => o.metadata.annotations?.['waitgate.dev/delivery'])).toEqual(['d-2']);
+  });
+});
+
+describe('Deliverer: hold generations', () => {
+  test('a create whose answer was lost and was retried (409 on its own hold): held, as this handling', async () => {
+    const { records, deliverer } = onClock([onJira]);
+    records.beforeCreate = async (m) => {
+      records.beforeCreate = undefined;
+      // The first attempt landed; the adapter's retry meets it.
+      records.put({
+        metadata: { name: m.metadata.name, namespace: 'jobs', uid: 'u', labels: m.metadata.labels, annotations: m.metadata.annotations },
+      });
+    };
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [{ trigger: 'deploy', outcome: 'held', heldJob: expect.stringMatching(/-1$/) }],
+    });
+    expect(records.live).toHaveLength(1);
+  });
+
+  test('the generation Valkey remembers is a floor: a deleted newest hold is never named again', async () => {
+    const { records, history, deliverer } = onClock([onJira]);
+    history.generations.set('deploy\nacme/web#7', 4);
+    const r = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(r.results[0]?.heldJob).toMatch(/-5$/);
+    expect(records.created[0]?.metadata.annotations['waitgate.dev/hold-generation']).toBe('5');
+    expect(history.generations.get('deploy\nacme/web#7')).toBe(5);
+  });
+
+  test('a name taken by something that is not a sibling, every time: unavailable after three looks, dedup released', async () => {
+    const { records, leases, deliverer } = onClock([onJira]);
+    records.beforeCreate = async (m) => {
+      records.remove(m.metadata.name);
+      records.put({ metadata: { name: m.metadata.name, namespace: 'jobs', uid: 'u', labels: {} } });
+    };
+    await expect(deliverer.deliver(labelEvent())).rejects.toBeInstanceOf(UnavailableError);
+    expect(records.created).toEqual([]);
+    expect(leases.released).toContain(DEDUP_KEY);
+  });
+
+  test('Valkey fails when the hold history is read: unavailable, nothing created, dedup released', async () => {
+    const { deliverer, records, leases } = run({ triggers: [onJira], historyDown: true });
+    await expect(deliverer.deliver(labelEvent())).rejects.toBeInstanceOf(UnavailableError);
+    expect(records.created).toEqual([]);
+    expect(leases.released).toContain(DEDUP_KEY);
+  });
+});
+
+describe('Deliverer: the 15-minute window outlives the hold', () => {
+  test('a hold that launched and was deleted: its marker refuses, naming it; once the marker goes, a delivery holds', async () => {
+    const { records, history, deliverer } = onClock([onJira]);
+    const first = (await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    const hold = first.results[0]!.heldJob;
+    history.leaveMarker('deploy', 'acme/web#7', hold);
+    records.remove(hold);
+
+    const second = (await deliverer.deliver(labelEvent({ deliveryId: 'd-2' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(second.results).toMatchObject([{ outcome: 'refused', token: RefusalToken.Superseded }]);
+    expect(records.marked.at(-1)?.refusal.message).toBe(
+      `HeldJob ${hold} finished waiting for deploy on this target less than 15 minutes ago`,
+    );
+
+    history.launched.clear();
+    const third = (await deliverer.deliver(labelEvent({ deliveryId: 'd-3' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(third.results).toMatchObject([{ outcome: 'held' }]);
+    // Not the deleted hold's name again: the generation moved on.
+    expect(third.results[0]?.heldJob).not.toBe(hold);
+  });
+
+  test('a stale marker, naming a HeldJob still there that never launched, refuses nothing', async () => {
+    const refused = siblingHeldJob('web-7-deploy-aaaaaaaa-1', {
+      annotations: { 'waitgate.dev/delivery': 'd-0', 'waitgate.dev/hold-generation': '1' },
+      status: { phase: Phase.Refused, reason: RefusalToken.Expired },
+    });
+    const { history, deliverer } = onClock([onJira], [refused]);
+    history.leaveMarker('deploy', 'acme/web#7', refused.metadata.name);
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({
+      outcome: 'handled',
+      results: [{ outcome: 'held', heldJob: expect.stringMatching(/-2$/) }],
+    });
   });
 });

@@ -9,12 +9,17 @@ import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LabelEvent } from '../forges/event.js';
 import {
   DEDUP_WINDOW_MS,
+  decideHold,
   heldJobManifest,
+  isOwnRecord,
   plan,
+  recordedOutcome,
   siblingSelector,
-  supersededBy,
   type HeldJobManifest,
   type PlannedTrigger,
+  type RecordedOutcome,
+  type Remembered,
+  type Verdict,
 } from './plan.js';
 
 export interface TriggerView {
@@ -27,7 +32,10 @@ export interface TriggerView {
 export interface HeldJobRecords {
   /** Creates the HeldJob; 'existed' when one of that name is already there. */
   create(manifest: HeldJobManifest): Promise<'created' | 'existed'>;
-  /** Writes phase Refused with the token, as of `now` (best effort: the operator converges too). */
+  /**
+   * Writes phase Refused with the token, as of `now` (best effort: the operator converges
+   * too). Only ever on a refusal record this delivery has just created.
+   */
   markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void>;
   /** HeldJobs of one trigger and target, read from the apiserver itself, not a cache. */
   liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]>;
@@ -39,6 +47,14 @@ export interface LeaseStore {
   release(lease: { key: string; token: string }): Promise<boolean>;
 }
 
+/** What Valkey keeps of the holds of one trigger and target. All of it may be lost. */
+export interface HoldHistory {
+  /** The launch marker the operator left (the HeldJob it names), and the highest generation handed out. */
+  recall(trigger: string, target: string): Promise<Remembered>;
+  /** Remembers that this generation was handed out; never lowers what is remembered. */
+  handedOut(trigger: string, target: string, generation: number): Promise<void>;
+}
+
 /** Something the receiver needs is down; the forge should deliver again later (503). */
 export class UnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -47,9 +63,11 @@ export class UnavailableError extends Error {
   }
 }
 
-export type TriggerOutcome =
-  | { readonly trigger: string; readonly outcome: 'held'; readonly heldJob: string }
-  | { readonly trigger: string; readonly outcome: 'refused'; readonly token: RefusalToken; readonly heldJob: string };
+/**
+ * What became of one trigger. `recordedEarlier`: this delivery was handled before (its answer
+ * lost, or its dedup key gone) and this is the HeldJob that handling made; nothing was written now.
+ */
+export type TriggerOutcome = RecordedOutcome & { readonly trigger: string; readonly recordedEarlier?: true };
 
 export type DeliveryResult =
   | { readonly outcome: 'ignored' }
@@ -60,6 +78,7 @@ export interface DelivererDeps {
   readonly view: TriggerView;
   readonly records: HeldJobRecords;
   readonly leases: LeaseStore;
+  readonly history: HoldHistory;
   readonly namespace: string;
   /** Valkey key names, with the deployment's prefix. */
   readonly keys: ValkeyKeys;
@@ -72,6 +91,8 @@ export interface DelivererDeps {
 
 const INFLIGHT_MS = 60_000;
 const LOCK_TTL_MS = 15_000;
+/** Looks at the live HeldJobs again at most this often when the generation it chose was taken. */
+const HOLD_ATTEMPTS = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -104,28 +125,92 @@ export class Deliverer {
 
   private async one(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
     const { trigger, verdict } = planned;
-    if (verdict.kind === 'refuse') return this.refuse(event, planned, verdict.token, verdict.message);
-    const waits = (trigger.run.waitFor ?? []).length > 0;
-    if (!waits) return this.hold(event, planned);
-
-    // Deliveries of one trigger for one target are serialised, then checked against the
-    // live HeldJobs, so racing deliveries make one hold and a stale marker refuses nothing.
+    if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, planned);
+    if (verdict.kind === 'refuse') {
+      // Refused at the door, unless an earlier handling of this delivery recorded something else.
+      const own = (await this.siblings(event, planned)).find((r) => isOwnRecord(r, event));
+      return own ? earlier(trigger.name, recordedOutcome(own)) : this.record(event, planned);
+    }
+    // Deliveries of one trigger for one target take turns, which keeps them from racing for
+    // the same hold; the lock is not what keeps two holds apart (it may run out mid-create),
+    // the hold's name is.
     const lock = await this.lock(this.deps.keys.holdLock(trigger.name, event.target));
     try {
-      const live = await this.deps.records.liveFor(this.deps.namespace, siblingSelector(trigger.name, event.target));
-      const by = supersededBy(live, this.deps.now());
-      if (by) {
-        const refusal = {
-          kind: 'refuse' as const,
-          token: RefusalToken.Superseded,
-          message: `HeldJob ${by} already holds ${trigger.name} for this target`,
-        };
-        return await this.refuse(event, { trigger, verdict: refusal }, refusal.token, refusal.message);
-      }
-      return await this.hold(event, planned);
+      return await this.admit(event, planned);
     } finally {
       await this.deps.leases.release(lock).catch(() => undefined);
     }
+  }
+
+  /** A trigger with conditions that no rule refuses: its hold, its own earlier record, or wait-superseded. */
+  private async admit(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
+    const { trigger } = planned;
+    const { history, namespace, records, log } = this.deps;
+    let tried: string | undefined;
+    for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
+      // Valkey first, then the apiserver: the live set is never older than the marker it checks.
+      const remembered = await this.valkey(() => history.recall(trigger.name, event.target));
+      const live = await this.siblings(event, planned);
+      const decision = decideHold(event, trigger.name, live, remembered, this.deps.now());
+      switch (decision.kind) {
+        case 'recorded':
+          // The hold this handling just tried to create is there: its create landed, the answer was lost.
+          return decision.recorded.heldJob === tried
+            ? { ...decision.recorded, trigger: trigger.name }
+            : earlier(trigger.name, decision.recorded);
+        case 'superseded': {
+          const verdict: Verdict = { kind: 'refuse', token: RefusalToken.Superseded, message: decision.message };
+          return this.record(event, { trigger, verdict });
+        }
+        case 'hold': {
+          const manifest = heldJobManifest(event, planned, namespace, decision.generation);
+          tried = manifest.metadata.name;
+          if ((await records.create(manifest)) === 'existed') {
+            // Another delivery created that hold first (or this one did, its answer lost): look again.
+            log.debug({ heldjob: manifest.metadata.name, attempt }, 'Found hold generation taken');
+            continue;
+          }
+          await this.valkey(() => history.handedOut(trigger.name, event.target, decision.generation)).catch((err: unknown) => {
+            log.warn({ err }, 'Failed to remember hold generation');
+          });
+          return { trigger: trigger.name, outcome: 'held', heldJob: manifest.metadata.name };
+        }
+      }
+    }
+    throw new UnavailableError(`the holds of trigger ${trigger.name} for this target changed under every look`);
+  }
+
+  /**
+   * Creates the HeldJob named by the delivery: a hold without conditions, or a refusal record.
+   * A refusal status is written only on the record just created, never on one already there.
+   */
+  private async record(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
+    const { trigger, verdict } = planned;
+    const { namespace, records, log } = this.deps;
+    const manifest = heldJobManifest(event, planned, namespace);
+    const name = manifest.metadata.name;
+    const intended: TriggerOutcome =
+      verdict.kind === 'refuse'
+        ? { trigger: trigger.name, outcome: 'refused', token: verdict.token, heldJob: name }
+        : { trigger: trigger.name, outcome: 'held', heldJob: name };
+    if ((await records.create(manifest)) === 'existed') {
+      // The name derives from this delivery: an earlier handling of it made this HeldJob.
+      const own = (await this.siblings(event, planned)).find((r) => r.metadata.name === name);
+      return own ? earlier(trigger.name, recordedOutcome(own)) : { ...intended, recordedEarlier: true };
+    }
+    if (verdict.kind === 'refuse') {
+      await records
+        .markRefused(namespace, name, { token: verdict.token, message: verdict.message }, this.deps.now())
+        .catch((err: unknown) => {
+          log.warn({ err, heldjob: name }, 'Failed to write refusal status; the operator will');
+        });
+    }
+    return intended;
+  }
+
+  /** The live HeldJobs of this trigger and target, from the apiserver itself. */
+  private siblings(event: LabelEvent, planned: PlannedTrigger): Promise<HeldJobObject[]> {
+    return this.deps.records.liveFor(this.deps.namespace, siblingSelector(planned.trigger.name, event.target));
   }
 
   private async lock(key: string): Promise<{ key: string; token: string }> {
@@ -138,23 +223,6 @@ export class Deliverer {
     }
   }
 
-  private async hold(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
-    const manifest = heldJobManifest(event, planned, this.deps.namespace);
-    await this.deps.records.create(manifest);
-    return { trigger: planned.trigger.name, outcome: 'held', heldJob: manifest.metadata.name };
-  }
-
-  private async refuse(event: LabelEvent, planned: PlannedTrigger, token: RefusalToken, message: string): Promise<TriggerOutcome> {
-    const manifest = heldJobManifest(event, planned, this.deps.namespace);
-    await this.deps.records.create(manifest);
-    await this.deps.records
-      .markRefused(this.deps.namespace, manifest.metadata.name, { token, message }, this.deps.now())
-      .catch((err: unknown) => {
-        this.deps.log.warn({ err, heldjob: manifest.metadata.name }, 'Failed to write refusal status; the operator will');
-      });
-    return { trigger: planned.trigger.name, outcome: 'refused', token, heldJob: manifest.metadata.name };
-  }
-
   private async valkey<T>(op: () => Promise<T>): Promise<T> {
     try {
       return await op();
@@ -162,4 +230,8 @@ export class Deliverer {
       throw new UnavailableError('Valkey is unavailable', { cause: err });
     }
   }
+}
+
+function earlier(trigger: string, recorded: RecordedOutcome): TriggerOutcome {
+  return { ...recorded, trigger, recordedEarlier: true };
 }

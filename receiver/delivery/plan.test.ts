@@ -3,7 +3,22 @@ import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import type { LabelEvent } from '../forges/event.js';
 import type { DeclaredProfiles } from '../../api/refusal-rules.js';
-import { heldJobManifest, heldJobName, matchTriggers, siblingSelector, supersededBy, SUPERSEDE_WINDOW_MS, verdictFor } from './plan.js';
+import {
+  decideHold,
+  generationOf,
+  heldJobManifest,
+  heldJobName,
+  holdName,
+  isOwnRecord,
+  matchTriggers,
+  recordedOutcome,
+  siblingSelector,
+  supersededBy,
+  SUPERSEDE_WINDOW_MS,
+  verdictFor,
+  type HoldDecision,
+  type Remembered,
+} from './plan.js';
 
 const NOW = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
@@ -133,5 +148,160 @@ describe('heldJobName and manifest', () => {
       'waitgate.dev/trigger-hash': m.metadata.labels['waitgate.dev/trigger-hash'],
       'waitgate.dev/target-hash': m.metadata.labels['waitgate.dev/target-hash'],
     });
+  });
+});
+
+describe('decideHold', () => {
+  const ago = (ms: number) => new Date(NOW - ms).toISOString();
+  // Records as the receiver makes them: from a delivery on a forge, maybe a hold generation.
+  const made = (
+    name: string,
+    o: { delivery?: string; forge?: string; generation?: number; refusal?: string; status?: HeldJobObject['status'] } = {},
+  ): HeldJobObject => ({
+    metadata: {
+      name,
+      namespace: 'n',
+      uid: name,
+      labels: { 'waitgate.dev/forge': o.forge ?? 'github' },
+      annotations: {
+        'waitgate.dev/delivery': o.delivery ?? 'other',
+        ...(o.generation !== undefined ? { 'waitgate.dev/hold-generation': String(o.generation) } : {}),
+        ...(o.refusal !== undefined ? { 'waitgate.dev/refusal': o.refusal } : {}),
+      },
+    },
+    ...(o.status ? { status: o.status } : {}),
+  });
+  const nothing: Remembered = { generation: 0 };
+  const superseded = (by: string) => ({ kind: 'superseded' as const, by });
+
+  test.each<[string, HeldJobObject[], Remembered, Partial<HoldDecision>]>([
+    ['nothing live, nothing remembered: the first hold', [], nothing, { kind: 'hold', generation: 1 }],
+    [
+      'its own hold, waiting: reported, not superseded by itself',
+      [made('a', { delivery: 'd-1', generation: 1 })],
+      nothing,
+      { kind: 'recorded', recorded: { outcome: 'held', heldJob: 'a' } },
+    ],
+    [
+      'its own hold, running, beside a later one: still its own',
+      [made('a', { delivery: 'd-1', generation: 1, status: { phase: 'Running', launchedAt: ago(60_000) } }), made('b')],
+      nothing,
+      { kind: 'recorded', recorded: { outcome: 'held', heldJob: 'a' } },
+    ],
+    [
+      'its own refusal record: reported with its token',
+      [made('h', { generation: 1, status: { phase: 'Held' } }), made('r', { delivery: 'd-1', refusal: 'wait-superseded' })],
+      nothing,
+      { kind: 'recorded', recorded: { outcome: 'refused', token: 'wait-superseded', heldJob: 'r' } },
+    ],
+    [
+      'the same delivery id from the other forge is not its own',
+      [made('a', { delivery: 'd-1', forge: 'gitlab' })],
+      nothing,
+      superseded('a'),
+    ],
+    ['another hold waiting', [made('a', { generation: 1, status: { phase: 'Held' } })], nothing, superseded('a')],
+    [
+      'one launched 14 minutes ago',
+      [made('a', { generation: 1, status: { phase: 'Succeeded', launchedAt: ago(14 * 60_000) } })],
+      nothing,
+      superseded('a'),
+    ],
+    [
+      'one launched 20 minutes ago: the next generation',
+      [made('a', { generation: 3, status: { phase: 'Succeeded', launchedAt: ago(20 * 60_000) } })],
+      nothing,
+      { kind: 'hold', generation: 4 },
+    ],
+    [
+      'the marker names a hold that is gone (deleted after it launched): superseded by it',
+      [],
+      { launched: 'gone', generation: 2 },
+      superseded('gone'),
+    ],
+    [
+      'the marker names a hold still there and refused: stale, refuses nothing',
+      [made('a', { generation: 1, status: { phase: 'Refused', reason: 'wait-expired' } })],
+      { launched: 'a', generation: 1 },
+      { kind: 'hold', generation: 2 },
+    ],
+    [
+      'the marker names a hold still there that launched long ago: the HeldJob says better',
+      [made('a', { generation: 1, status: { phase: 'Succeeded', launchedAt: ago(60 * 60_000) } })],
+      { launched: 'a', generation: 1 },
+      { kind: 'hold', generation: 2 },
+    ],
+    [
+      'the marker names a refusal record still there: stale',
+      [made('r', { refusal: 'wait-superseded', status: { phase: 'Refused' } })],
+      { launched: 'r', generation: 0 },
+      { kind: 'hold', generation: 1 },
+    ],
+    [
+      'Valkey remembers a higher generation than is live (the newest deleted): past it',
+      [made('a', { generation: 2, status: { phase: 'Refused' } })],
+      { generation: 5 },
+      { kind: 'hold', generation: 6 },
+    ],
+    [
+      'Valkey lost what it remembered: past the live ones',
+      [made('a', { generation: 7, status: { phase: 'Refused' } }), made('b', { refusal: 'wait-superseded' })],
+      nothing,
+      { kind: 'hold', generation: 8 },
+    ],
+  ])('%s', (_n, live, remembered, expected) => {
+    expect(decideHold(event, 'deploy', live, remembered, NOW)).toMatchObject(expected);
+  });
+
+  test('superseded says by which, and why', () => {
+    expect(decideHold(event, 'deploy', [made('a', { status: { phase: 'Held' } })], nothing, NOW)).toEqual({
+      kind: 'superseded',
+      by: 'a',
+      message: 'HeldJob a already holds deploy for this target',
+    });
+    expect(decideHold(event, 'deploy', [], { launched: 'gone', generation: 1 }, NOW)).toEqual({
+      kind: 'superseded',
+      by: 'gone',
+      message: 'HeldJob gone finished waiting for deploy on this target less than 15 minutes ago',
+    });
+  });
+
+  test('own, outcome and generation read from what the receiver wrote', () => {
+    expect(isOwnRecord(made('a', { delivery: 'd-1' }), event)).toBe(true);
+    expect(isOwnRecord(made('a', { delivery: 'd-2' }), event)).toBe(false);
+    expect(recordedOutcome(made('r', { refusal: 'not-a-token' }))).toEqual({ outcome: 'refused', token: 'wait-unreadable', heldJob: 'r' });
+    expect([undefined, 1, 12].map((g) => generationOf(made('a', g === undefined ? {} : { generation: g })))).toEqual([0, 1, 12]);
+    const odd = made('a');
+    odd.metadata.annotations = { 'waitgate.dev/hold-generation': '-3' };
+    expect(generationOf(odd)).toBe(0);
+  });
+});
+
+describe('holdName', () => {
+  test('the same trigger, target and generation: the same name, whichever delivery', () => {
+    const a = holdName('acme/web#7', 'deploy', 1);
+    expect(a).toMatch(/^web-7-deploy-[0-9a-f]{8}-1$/);
+    expect(holdName('acme/web#7', 'deploy', 1)).toBe(a);
+    expect(holdName('acme/web#7', 'deploy', 2)).not.toBe(a);
+    expect(holdName('acme/web#8', 'deploy', 1)).not.toBe(a);
+    expect(holdName('acme/web#7', 'deploy-b', 1)).not.toBe(a);
+  });
+
+  test('a valid object name of at most 63 characters, however long the parts', () => {
+    const long = holdName(`acme/${'x'.repeat(200)}#123456`, 'y'.repeat(100), 123456789);
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(long).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    expect(long).toMatch(/-123456789$/);
+  });
+
+  test('a hold given a generation is named and annotated by it; a refusal record never is', () => {
+    const trig = t('deploy', ['deploy'], { waitFor: [{ profile: 'jira' }] });
+    const hold = heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns', 3);
+    expect(hold.metadata.name).toBe(holdName(event.target, 'deploy', 3));
+    expect(hold.metadata.annotations['waitgate.dev/hold-generation']).toBe('3');
+    expect(hold.metadata.annotations['waitgate.dev/delivery']).toBe('d-1');
+    const refusal = heldJobManifest(event, { trigger: trig, verdict: { kind: 'refuse', token: 'wait-superseded', message: 'm' } }, 'ns', 3);
+    expect(refusal.metadata.name).toBe(heldJobName(event, trig));
+    expect(refusal.metadata.annotations['waitgate.dev/hold-generation']).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { waitForRefusal, type DeclaredProfiles } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
-import { Annotations, Labels, MANAGED_BY, Phase, type RefusalToken } from '../../api/vocabulary.js';
+import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import type { LabelEvent } from '../forges/event.js';
 
@@ -73,6 +73,78 @@ export function supersededBy(records: readonly HeldJobObject[], now: number): st
   return undefined;
 }
 
+/** Whether a HeldJob was created for this very delivery (by an earlier handling of it). */
+export function isOwnRecord(record: HeldJobObject, event: LabelEvent): boolean {
+  const { annotations, labels } = record.metadata;
+  return annotations?.[Annotations.delivery] === event.deliveryId && labels?.[Labels.forge] === event.forge;
+}
+
+/** What a HeldJob records of the delivery that made it: a hold, or a refusal with its token. */
+export type RecordedOutcome =
+  | { readonly outcome: 'held'; readonly heldJob: string }
+  | { readonly outcome: 'refused'; readonly token: RefusalToken; readonly heldJob: string };
+
+export function recordedOutcome(record: HeldJobObject): RecordedOutcome {
+  const heldJob = record.metadata.name;
+  const token = record.metadata.annotations?.[Annotations.refusal];
+  if (token === undefined) return { outcome: 'held', heldJob };
+  return { outcome: 'refused', token: isRefusalToken(token) ? token : RefusalToken.Unreadable, heldJob };
+}
+
+/** Which hold of its trigger and target a HeldJob is; 0 for one without a generation (a refusal record, or older). */
+export function generationOf(record: HeldJobObject): number {
+  const n = Number(record.metadata.annotations?.[Annotations.holdGeneration]);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
+/** What Valkey remembers of one trigger and target; lost with Valkey, so only ever a hint. */
+export interface Remembered {
+  /** The HeldJob named by the launch marker the operator leaves for 15 minutes. */
+  readonly launched?: string | undefined;
+  /** The highest hold generation handed out, or 0. */
+  readonly generation: number;
+}
+
+export type HoldDecision =
+  /** This delivery already has its HeldJob: report it, write nothing. */
+  | { readonly kind: 'recorded'; readonly recorded: RecordedOutcome }
+  | { readonly kind: 'superseded'; readonly by: string; readonly message: string }
+  /** Create the hold of this generation; if the name is taken, someone else got there first. */
+  | { readonly kind: 'hold'; readonly generation: number };
+
+/**
+ * Whether a delivery of a trigger with conditions may hold, from the live HeldJobs of that
+ * trigger and target (read from the apiserver) and what Valkey remembers:
+ * 1. its own HeldJob, from an earlier handling of the same delivery, is its answer;
+ * 2. a live hold still waiting, or launched less than 15 minutes ago, supersedes it;
+ * 3. so does the hold the launch marker names, when that hold is gone: deleted after it
+ *    launched, the marker is all that is left of it. A marker naming a HeldJob that is
+ *    still there says nothing the HeldJob does not say better (rule 2), so a stale marker,
+ *    naming one refused or never launched, refuses nothing;
+ * 4. otherwise the next generation: one past every generation live or remembered.
+ */
+export function decideHold(
+  event: LabelEvent,
+  trigger: string,
+  live: readonly HeldJobObject[],
+  remembered: Remembered,
+  now: number,
+): HoldDecision {
+  const own = live.find((r) => isOwnRecord(r, event));
+  if (own) return { kind: 'recorded', recorded: recordedOutcome(own) };
+  const by = supersededBy(live, now);
+  if (by) return { kind: 'superseded', by, message: `HeldJob ${by} already holds ${trigger} for this target` };
+  const launched = remembered.launched;
+  if (launched !== undefined && !live.some((r) => r.metadata.name === launched)) {
+    return {
+      kind: 'superseded',
+      by: launched,
+      message: `HeldJob ${launched} finished waiting for ${trigger} on this target less than 15 minutes ago`,
+    };
+  }
+  return { kind: 'hold', generation: Math.max(remembered.generation, ...live.map(generationOf)) + 1 };
+}
+
 function slug(s: string): string {
   return s
     .toLowerCase()
@@ -80,13 +152,31 @@ function slug(s: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-/** `web-7-deploy-1a2b3c`: readable, unique per delivery and trigger, a valid object name. */
-export function heldJobName(event: LabelEvent, trigger: Trigger): string {
-  const m = /([^/]+)[#!](\d+)$/.exec(event.target);
-  const stem = slug(`${m?.[1] ?? 'target'}-${m?.[2] ?? ''}-${trigger.name}`)
-    .slice(0, 48)
+/** `web-7-deploy`: the readable start of a HeldJob name, at most `max` characters. */
+function stemOf(target: string, trigger: string, max: number): string {
+  const m = /([^/]+)[#!](\d+)$/.exec(target);
+  const stem = slug(`${m?.[1] ?? 'target'}-${m?.[2] ?? ''}-${trigger}`)
+    .slice(0, max)
     .replace(/-+$/, '');
-  return `${stem || 'heldjob'}-${shortHash(`${event.forge}/${event.deliveryId}/${trigger.name}`, 6)}`;
+  return stem || 'heldjob';
+}
+
+/**
+ * `web-7-deploy-1a2b3c`: readable, unique per delivery and trigger, a valid object name. The
+ * name of a refusal record, and of a hold of a trigger without conditions.
+ */
+export function heldJobName(event: LabelEvent, trigger: Trigger): string {
+  return `${stemOf(event.target, trigger.name, 48)}-${shortHash(`${event.forge}/${event.deliveryId}/${trigger.name}`, 6)}`;
+}
+
+/**
+ * `web-7-deploy-1a2b3c4d-2`: the name of the Nth hold of a trigger (with conditions) for a
+ * target, whichever delivery makes it. Two deliveries that would both hold try to create the
+ * same name, and the apiserver lets exactly one of them: it is the fence between them.
+ */
+export function holdName(target: string, trigger: string, generation: number): string {
+  const suffix = `${shortHash(`${trigger}\n${target}`, 8)}-${generation}`;
+  return `${stemOf(target, trigger, 63 - suffix.length - 1)}-${suffix}`;
 }
 
 export interface HeldJobManifest {
@@ -96,8 +186,12 @@ export interface HeldJobManifest {
   readonly spec: Record<string, unknown>;
 }
 
-/** The HeldJob a planned trigger becomes: a hold, or the record of a refusal. */
-export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, namespace: string): HeldJobManifest {
+/**
+ * The HeldJob a planned trigger becomes: a hold, or the record of a refusal. A hold given a
+ * generation is named by trigger, target and generation (holdName); anything else by the
+ * delivery (heldJobName).
+ */
+export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, namespace: string, generation?: number): HeldJobManifest {
   const { trigger, verdict } = planned;
   const annotations: Record<string, string> = {
     [Annotations.delivery]: event.deliveryId,
@@ -107,11 +201,13 @@ export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, name
     annotations[Annotations.refusal] = verdict.token;
     annotations[Annotations.refusalMessage] = verdict.message;
   }
+  const generational = verdict.kind === 'hold' && generation !== undefined;
+  if (generational) annotations[Annotations.holdGeneration] = String(generation);
   return {
     apiVersion: 'waitgate.dev/v1alpha1',
     kind: 'HeldJob',
     metadata: {
-      name: heldJobName(event, trigger),
+      name: generational ? holdName(event.target, trigger.name, generation) : heldJobName(event, trigger),
       namespace,
       labels: {
         [Labels.managedBy]: MANAGED_BY,

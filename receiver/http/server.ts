@@ -101,7 +101,14 @@ export function createReceiverServer(deps: ServerDeps): Server {
         return send(res, 200, { outcome: 'duplicate' });
       case 'handled':
         for (const r of result.results) {
-          if (r.outcome === 'held') {
+          if (r.recordedEarlier) {
+            // Counted when it was first handled; this is the same delivery again.
+            count(DeliveryOutcome.Duplicate);
+            dlog.info(
+              { trigger: r.trigger, heldjob: r.heldJob, outcome: r.outcome },
+              'Found HeldJob of an earlier handling of this delivery',
+            );
+          } else if (r.outcome === 'held') {
             count(DeliveryOutcome.Held);
             dlog.info({ trigger: r.trigger, heldjob: r.heldJob }, 'Created HeldJob');
           } else {

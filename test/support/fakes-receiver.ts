@@ -3,13 +3,13 @@
 // the Deliverer. Each fake keeps what was asked of it, so a test can say what happened.
 import type { Logger } from 'pino';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
-import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
+import { refusedStatus, type DeclaredProfiles, type Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { Labels } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
-import type { HeldJobRecords, LeaseStore, TriggerView } from '../../receiver/delivery/deliver.js';
+import type { HeldJobRecords, HoldHistory, LeaseStore, TriggerView } from '../../receiver/delivery/deliver.js';
 import type { LabelEvent } from '../../receiver/forges/event.js';
-import type { HeldJobManifest } from '../../receiver/delivery/plan.js';
+import type { HeldJobManifest, Remembered } from '../../receiver/delivery/plan.js';
 
 // --- builders ---------------------------------------------------------------------------------
 
@@ -86,23 +86,46 @@ export interface MarkedRefused {
 
 /**
  * HeldJobs in memory. What is created becomes live for later deliveries (with no status yet,
- * as on the apiserver until the operator writes one). `failCreate` / `failMarkRefused` make
- * those calls reject with the given error.
+ * as on the apiserver until the operator writes one); a refusal status written lands on the
+ * object. `failCreate` / `failMarkRefused` make those calls reject with the given error, and
+ * `failCreateOf` the creates of the manifests it picks. `beforeCreate` runs while a create is
+ * in flight, before the apiserver has it: what it does happens first, as when a create stalls.
  */
 export class FakeHeldJobRecords implements HeldJobRecords {
   readonly created: HeldJobManifest[] = [];
   readonly marked: MarkedRefused[] = [];
   readonly selectors: string[] = [];
   failCreate: Error | undefined = undefined;
+  failCreateOf: (manifest: HeldJobManifest) => Error | undefined = () => undefined;
   failMarkRefused: Error | undefined = undefined;
+  beforeCreate: ((manifest: HeldJobManifest) => Promise<void>) | undefined = undefined;
   private readonly objects: HeldJobObject[];
 
   constructor(existing: readonly HeldJobObject[] = []) {
     this.objects = [...existing];
   }
 
+  /** Puts a HeldJob there, as another writer would. */
+  put(o: HeldJobObject): void {
+    this.objects.push(o);
+  }
+
+  /** Deletes a HeldJob, as kubectl delete would. */
+  remove(name: string): void {
+    const i = this.objects.findIndex((o) => o.metadata.name === name);
+    if (i >= 0) this.objects.splice(i, 1);
+  }
+
+  /** The HeldJobs there now. */
+  get live(): readonly HeldJobObject[] {
+    return this.objects;
+  }
+
   async create(manifest: HeldJobManifest): Promise<'created' | 'existed'> {
     if (this.failCreate !== undefined) throw this.failCreate;
+    const failure = this.failCreateOf(manifest);
+    if (failure !== undefined) throw failure;
+    if (this.beforeCreate) await this.beforeCreate(manifest);
     const { name, namespace, labels, annotations } = manifest.metadata;
     if (this.objects.some((o) => o.metadata.name === name && o.metadata.namespace === namespace)) return 'existed';
     this.created.push(manifest);
@@ -113,6 +136,8 @@ export class FakeHeldJobRecords implements HeldJobRecords {
   async markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void> {
     if (this.failMarkRefused !== undefined) throw this.failMarkRefused;
     this.marked.push({ namespace, name, refusal, now });
+    const o = this.objects.find((x) => x.metadata.name === name && x.metadata.namespace === namespace);
+    if (o) Object.assign(o, { status: refusedStatus(o.status ?? {}, refusal, now) });
   }
 
   async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
@@ -172,6 +197,33 @@ export class FakeLeaseStore implements LeaseStore {
     this.held.delete(lease.key);
     this.released.push(lease.key);
     return true;
+  }
+}
+
+/**
+ * What Valkey remembers of holds, in memory: the launch markers (as the operator leaves them)
+ * and the highest generation handed out, by trigger and target. `down` makes every call reject.
+ */
+export class FakeHoldHistory implements HoldHistory {
+  readonly launched = new Map<string, string>();
+  readonly generations = new Map<string, number>();
+  down = false;
+
+  /** The operator launched `heldJob` (it left its marker). */
+  leaveMarker(trigger: string, target: string, heldJob: string): void {
+    this.launched.set(`${trigger}\n${target}`, heldJob);
+  }
+
+  async recall(trigger: string, target: string): Promise<Remembered> {
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const key = `${trigger}\n${target}`;
+    return { launched: this.launched.get(key), generation: this.generations.get(key) ?? 0 };
+  }
+
+  async handedOut(trigger: string, target: string, generation: number): Promise<void> {
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const key = `${trigger}\n${target}`;
+    this.generations.set(key, Math.max(this.generations.get(key) ?? 0, generation));
   }
 }
 

@@ -1,9 +1,15 @@
-// A loopback TCP proxy a test can cut and restore, to make a real server briefly unreachable.
+// A loopback TCP proxy a test can cut and restore, to make a real server briefly unreachable,
+// or make stall: connections it accepts while holding wait, unforwarded, until released. The
+// kube client opens one connection per API call, so holding the Nth new connection stalls
+// exactly the Nth call a process makes, as an apiserver that is slow to answer it would.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  /** Connections still to let through before new ones are held; undefined: none are held. */
+  private passBeforeHolding: number | undefined;
+  private readonly held: Socket[] = [];
   port = 0;
 
   constructor(
@@ -13,17 +19,14 @@ export class TcpProxy {
 
   async start(port = 0): Promise<number> {
     this.server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.targetHost);
-      this.sockets.add(client).add(upstream);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(client);
-        this.sockets.delete(upstream);
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-      client.pipe(upstream).pipe(client);
+      this.sockets.add(client);
+      client.on('error', () => client.destroy()).on('close', () => this.sockets.delete(client));
+      if (this.passBeforeHolding !== undefined && this.passBeforeHolding-- <= 0) {
+        // Accepted, and left paused: what the client sends waits in the socket's buffer.
+        this.held.push(client);
+        return;
+      }
+      this.forward(client);
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     const addr = this.server.address();
@@ -31,10 +34,27 @@ export class TcpProxy {
     return this.port;
   }
 
+  /** From now on, lets `pass` new connections through and holds every one after them. */
+  holdNewConnections(pass = 0): void {
+    this.passBeforeHolding = pass;
+  }
+
+  /** How many connections are held, waiting for release(). */
+  get heldCount(): number {
+    return this.held.filter((s) => !s.destroyed).length;
+  }
+
+  /** Forwards the held connections, and every new one. */
+  release(): void {
+    this.passBeforeHolding = undefined;
+    for (const client of this.held.splice(0)) if (!client.destroyed) this.forward(client);
+  }
+
   /** Refuses new connections and cuts the open ones. */
   async cut(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+    this.held.length = 0;
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
   }
@@ -42,5 +62,19 @@ export class TcpProxy {
   /** Listens again on the same port. */
   async restore(): Promise<void> {
     await this.start(this.port);
+  }
+
+  private forward(client: Socket): void {
+    const upstream = connect(this.targetPort, this.targetHost);
+    this.sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream).pipe(client);
   }
 }

@@ -57,3 +57,16 @@ export async function withValkey<T>(label: string, body: (v: ValkeyTest) => Prom
     }
   }
 }
+
+/**
+ * A connection to $VALKEY_URL for an e2e test that reads, expires or deletes keys a waitgate
+ * process wrote (under that process's own prefix), closed afterwards.
+ */
+export async function withRedis<T>(body: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = await open(requireEnv('VALKEY_URL'));
+  try {
+    return await body(redis);
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}

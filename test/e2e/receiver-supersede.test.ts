@@ -1,0 +1,204 @@
+// wait-superseded at the receiver, against the real apiserver and the real Valkey-compatible
+// server: a delivery meets its own HeldJobs as its own, the apiserver (not a lock in Valkey)
+// decides which of two racing deliveries holds, and the 15-minute window outlives the hold.
+import { describe, expect, test } from '@jest/globals';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
+import { ValkeyKeys } from '../../lib/valkey/keys.js';
+import { withApiserverProxy } from '../support/apiserver-proxy.js';
+import { afterIn } from '../support/builders.js';
+import { githubLabeled, post } from '../support/forge.js';
+import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
+import { operatorProcess, receiverProcess } from '../support/service-process.js';
+import { Timeouts } from '../support/timeouts.js';
+import { withRedis } from '../support/valkey.js';
+import { eventually } from '../support/wait.js';
+
+const LABEL = 'waitgate:deploy';
+const TARGET = 'acme/web#7';
+
+interface Result {
+  readonly trigger: string;
+  readonly outcome: string;
+  readonly heldJob: string;
+  readonly token?: string;
+  readonly recordedEarlier?: boolean;
+}
+
+const results = (r: { json: Record<string, unknown> }) => r.json['results'] as Result[];
+const keysOf = (s: ReceiverScenario) => new ValkeyKeys(s.env['WAITGATE_VALKEY_PREFIX'] ?? '');
+const holdsIn = async (s: ReceiverScenario) =>
+  (await s.kube.listHeldJobs(s.namespace)).filter((h) => h.metadata.annotations?.['waitgate.dev/refusal'] === undefined);
+
+// A day ahead: inside the 30-day bound, far enough that nothing launches during a test.
+const aDayAhead = () => ({ after: new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z') });
+
+describe('receiver: a delivery meets its own HeldJobs', () => {
+  test.concurrent(
+    'a redelivery after its dedup key is gone (window over, Valkey restarted) leaves its hold untouched and reports it',
+    () =>
+      withReceiver(
+        'rcv-own',
+        {
+          triggers: [
+            trigger({ waitFor: [aDayAhead()] }),
+            trigger({ name: 'needs-jira', waitFor: [{ profile: 'jira' }] }),
+            trigger({ name: 'plain' }),
+          ],
+          profiles: { ci: { mode: 'exec', script: 'ci.sh' } },
+        },
+        async (s) => {
+          const d = githubLabeled({ label: LABEL, deliveryId: 'own-1' });
+          const first = await post(s.url, d);
+          expect(first.status).toBe(202);
+          const firstResults = results(first);
+          expect(firstResults).toEqual([
+            { trigger: 'deploy', outcome: 'held', heldJob: expect.any(String) },
+            { trigger: 'needs-jira', outcome: 'refused', token: RefusalToken.ProfileUnknown, heldJob: expect.any(String) },
+            { trigger: 'plain', outcome: 'held', heldJob: expect.any(String) },
+          ]);
+          const before = await s.kube.listHeldJobs(s.namespace);
+          expect(before).toHaveLength(3);
+
+          // The dedup key goes, as it does when its 10 minutes are over or Valkey restarts.
+          await withRedis(async (redis) => expect(await redis.del(keysOf(s).deliveryDedup('github', 'own-1'))).toBe(1));
+          const again = await post(s.url, d);
+          expect(again.status).toBe(202);
+          expect(results(again)).toEqual(firstResults.map((r) => ({ ...r, recordedEarlier: true })));
+
+          // Nothing was written: every HeldJob is as it was, and none was added.
+          const after = await s.kube.listHeldJobs(s.namespace);
+          const state = (hs: typeof before) =>
+            Object.fromEntries(hs.map((h) => [h.metadata.name, { rv: h.metadata.resourceVersion, status: h.status }]));
+          expect(state(after)).toEqual(state(before));
+          expect((await s.kube.getHeldJob(s.namespace, firstResults[0]!.heldJob))?.status?.phase).not.toBe(Phase.Refused);
+        },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a superseded delivery, redelivered, reports its refusal again and writes nothing',
+    () =>
+      withReceiver('rcv-own-refused', { triggers: [trigger({ waitFor: [aDayAhead()] })] }, async (s) => {
+        const held = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'first' })))[0]!;
+        const d = githubLabeled({ label: LABEL, deliveryId: 'second' });
+        const refused = results(await post(s.url, d))[0]!;
+        expect(refused).toMatchObject({ outcome: 'refused', token: RefusalToken.Superseded });
+        const before = await s.kube.listHeldJobs(s.namespace);
+
+        await withRedis(async (redis) => expect(await redis.del(keysOf(s).deliveryDedup('github', 'second'))).toBe(1));
+        expect(results(await post(s.url, d))).toEqual([{ ...refused, recordedEarlier: true }]);
+        const after = await s.kube.listHeldJobs(s.namespace);
+        expect(after.map((h) => h.metadata.resourceVersion).sort()).toEqual(before.map((h) => h.metadata.resourceVersion).sort());
+        expect((await holdsIn(s)).map((h) => h.metadata.name)).toEqual([held.heldJob]);
+      }),
+    Timeouts.testMs,
+  );
+});
+
+describe('receiver: the apiserver fences racing holds', () => {
+  test.concurrent(
+    'a create that stalls past the hold lock lets a second replica in, and there is still exactly one hold',
+    () =>
+      withReceiver('rcv-fence', { triggers: [trigger({ waitFor: [aDayAhead()] })] }, (s) =>
+        withApiserverProxy(async (proxy, kubeconfig) => {
+          // A second replica of the same deployment (same Valkey prefix, same namespace) whose
+          // apiserver answers slowly.
+          const slow = receiverProcess({ ...s.env, KUBECONFIG: kubeconfig }, `${s.namespace}-slow`);
+          try {
+            const ready = await slow.start();
+            const slowUrl = `http://127.0.0.1:${String(ready['port'])}`;
+            await eventually('the slow replica to be ready', async () =>
+              (await fetch(`${slowUrl}/readyz`)).status === 200 ? true : undefined,
+            );
+
+            // Its next API call (the list of live HeldJobs) goes through; the one after it, the
+            // create, stalls.
+            proxy.holdNewConnections(1);
+            const slowAnswer = post(slowUrl, githubLabeled({ label: LABEL, deliveryId: 'slow' }));
+            await eventually('the slow replica to be stuck creating its hold', () => (proxy.heldCount > 0 ? true : undefined));
+            // Its hold lock is never renewed: it runs out while the create waits.
+            const lock = keysOf(s).holdLock('deploy', TARGET);
+            await withRedis((redis) =>
+              eventually('the hold lock to expire', async () => ((await redis.exists(lock)) === 0 ? true : undefined), 30_000),
+            );
+            const fast = await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'fast' }));
+            expect(results(fast)).toMatchObject([{ outcome: 'held' }]);
+
+            proxy.release();
+            const late = await slowAnswer;
+            expect(late.status).toBe(202);
+            expect(results(late)).toMatchObject([{ outcome: 'refused', token: RefusalToken.Superseded }]);
+            expect((await holdsIn(s)).map((h) => h.metadata.name)).toEqual([results(fast)[0]!.heldJob]);
+          } catch (err) {
+            throw new Error(`${(err as Error).message}\n(slow replica log: ${slow.logPath})`, { cause: err });
+          } finally {
+            proxy.release();
+            await slow.stop();
+          }
+        }),
+      ),
+    Timeouts.testMs,
+  );
+});
+
+describe('receiver: the 15-minute window outlives the hold', () => {
+  test.concurrent(
+    'a hold that launched and was deleted still refuses a new delivery until its launch marker goes',
+    async () => {
+      const soon = afterIn(2000);
+      await withReceiver('rcv-marker', { triggers: [trigger({ waitFor: [{ after: soon.after }] })] }, async (s) => {
+        const prefix = s.env['WAITGATE_VALKEY_PREFIX'] ?? '';
+        const operator = operatorProcess(
+          { WAITGATE_WATCH_NAMESPACE: s.namespace, WAITGATE_NAMESPACE: s.namespace, WAITGATE_VALKEY_PREFIX: prefix },
+          `${s.namespace}-operator`,
+        );
+        await operator.start();
+        try {
+          const first = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-1' })))[0]!;
+          expect(first.outcome).toBe('held');
+          await eventually(
+            'the hold to launch and succeed',
+            async () => ((await s.kube.getHeldJob(s.namespace, first.heldJob))?.status?.phase === Phase.Succeeded ? true : undefined),
+            Timeouts.jobMs,
+          );
+          const marker = keysOf(s).finishedMarker('deploy', TARGET);
+          await withRedis((redis) =>
+            eventually('the launch marker', async () => ((await redis.get(marker)) === first.heldJob ? true : undefined)),
+          );
+
+          await s.kube.custom.deleteNamespacedCustomObject({
+            group: 'waitgate.dev',
+            version: 'v1alpha1',
+            plural: 'heldjobs',
+            namespace: s.namespace,
+            name: first.heldJob,
+          });
+          await eventually('the finished hold to go', async () =>
+            (await s.kube.getHeldJob(s.namespace, first.heldJob)) ? undefined : true,
+          );
+
+          // Inside the window: refused, naming the hold that is gone.
+          const second = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-2' })))[0]!;
+          expect(second).toMatchObject({ outcome: 'refused', token: RefusalToken.Superseded });
+          const record = await s.kube.getHeldJob(s.namespace, second.heldJob);
+          expect(record?.metadata.annotations?.['waitgate.dev/refusal-message']).toContain(first.heldJob);
+          expect(await holdsIn(s)).toEqual([]);
+
+          // The window is over once the marker is (its 15 minutes, cut short here).
+          await withRedis(async (redis) => {
+            await redis.pexpire(marker, 1);
+            await eventually('the marker to expire', async () => ((await redis.exists(marker)) === 0 ? true : undefined));
+          });
+          const third = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-3' })))[0]!;
+          expect(third.outcome).toBe('held');
+        } catch (err) {
+          throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+        } finally {
+          await operator.stop();
+        }
+      });
+    },
+    Timeouts.testMs,
+  );
+});
