@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     },
   });
 
-  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => systemClock.now());
+  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit);
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace) },

@@ -1,7 +1,8 @@
 // Fleet-wide counting semaphores in Valkey, through the Lua scripts in lua/. Each semaphore is a
 // sorted set: member = a holder's token, score = the instant (epoch ms) its place lapses. Every
 // script that counts first sweeps the lapsed places, so a holder that dies frees its place by
-// itself. Time comes from the caller (nowMs), never from the server. One round trip per call.
+// itself. Time comes from the server (TIME, inside each script), never from the caller, so
+// operators whose clocks disagree still agree on every lease. One round trip per call.
 import { readFileSync } from 'node:fs';
 import type { ChainableCommander, Redis } from 'ioredis';
 
@@ -16,13 +17,13 @@ function script(name: string): string {
 }
 
 interface SlotCommands {
-  acquireSlot1(key: string, token: string, limit: number, nowMs: number, ttlMs: number): Promise<number[]>;
-  acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, nowMs: number, ttlMs: number): Promise<number[]>;
-  countSlots(key: string, nowMs: number): Promise<number>;
+  acquireSlot1(key: string, token: string, limit: number, ttlMs: number): Promise<number[]>;
+  acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, ttlMs: number): Promise<number[]>;
+  countSlots(key: string): Promise<number>;
 }
 
 interface SlotPipeline extends ChainableCommander {
-  renewSlot(key: string, token: string, nowMs: number, ttlMs: number): SlotPipeline;
+  renewSlot(key: string, token: string, ttlMs: number): SlotPipeline;
   releaseSlot(key: string, token: string): SlotPipeline;
 }
 
@@ -38,11 +39,8 @@ function checkToken(token: string): void {
   if (typeof token !== 'string' || token === '') throw new Error('Slots: token must be a non-empty string');
 }
 
-function checkTime(nowMs: number, ttlMs?: number): void {
-  if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
-    throw new Error(`Slots: nowMs must be a non-negative integer of epoch milliseconds, got ${nowMs}`);
-  }
-  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) {
+function checkTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) {
     throw new Error(`Slots: ttlMs must be an integer >= 1, got ${ttlMs}`);
   }
 }
@@ -86,18 +84,19 @@ export class Slots {
    * and counts as acquired (idempotent: a restarted holder that reuses its token gets its place
    * back). When refused, nothing the token held before the call changes; `fullKey` is the first
    * full key. With 2 keys on a Valkey cluster, the keys must share a hash slot ({hash tag}).
+   * The place is held for `ttlMs` from the server's now.
    */
-  async acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<AcquireResult> {
+  async acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<AcquireResult> {
     checkKeys(keys);
     checkLimits(keys, limits);
     checkToken(token);
-    checkTime(nowMs, ttlMs);
+    checkTtl(ttlMs);
     const [k1, k2] = keys as [string, string | undefined];
     const [l1, l2] = limits as [number, number | undefined];
     const reply =
       k2 === undefined || l2 === undefined
-        ? await this.redis.acquireSlot1(k1, token, l1, nowMs, ttlMs)
-        : await this.redis.acquireSlot2(k1, k2, token, l1, l2, nowMs, ttlMs);
+        ? await this.redis.acquireSlot1(k1, token, l1, ttlMs)
+        : await this.redis.acquireSlot2(k1, k2, token, l1, l2, ttlMs);
     const [code, index, holders] = reply;
     if (code === SlotResult.Done) return { acquired: true };
     const fullKey = index === undefined ? undefined : keys[index - 1];
@@ -108,8 +107,8 @@ export class Slots {
   }
 
   /** Extends the lease in every key, only where `token` still holds a live place; true when it held all. */
-  async renew(keys: readonly string[], token: string, nowMs: number, ttlMs: number): Promise<boolean> {
-    return (await this.renewMany([{ keys, token }], nowMs, ttlMs)).length === 0;
+  async renew(keys: readonly string[], token: string, ttlMs: number): Promise<boolean> {
+    return (await this.renewMany([{ keys, token }], ttlMs)).length === 0;
   }
 
   /** Gives the place back in every key (no-op where it holds none). */
@@ -122,10 +121,9 @@ export class Slots {
   }
 
   /** Live holders of one key. */
-  async holders(key: string, nowMs: number): Promise<number> {
+  async holders(key: string): Promise<number> {
     checkKeys([key]);
-    checkTime(nowMs);
-    return this.redis.countSlots(key, nowMs);
+    return this.redis.countSlots(key);
   }
 
   /**
@@ -133,8 +131,8 @@ export class Slots {
    * seconds), each as `renew` does it. Returns the tokens that had lost their place in at least
    * one of their keys, each once, in the order given. Everything is checked before anything is sent.
    */
-  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]> {
-    checkTime(nowMs, ttlMs);
+  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]> {
+    checkTtl(ttlMs);
     for (const { keys, token } of entries) {
       checkKeys(keys);
       checkToken(token);
@@ -144,7 +142,7 @@ export class Slots {
     const owners: string[] = [];
     for (const { keys, token } of entries) {
       for (const key of keys) {
-        pipeline.renewSlot(key, token, nowMs, ttlMs);
+        pipeline.renewSlot(key, token, ttlMs);
         owners.push(token);
       }
     }

@@ -3,10 +3,11 @@
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { ScopeSlots } from '../controller/ports.js';
 
+/** Fleet-wide leases on pairs of semaphores (lib/valkey/slots.ts): times are the server's, never ours. */
 export interface PairLeases {
-  acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
+  acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<{ acquired: boolean }>;
   release(keys: readonly string[], token: string): Promise<void>;
-  renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]>;
+  renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]>;
 }
 
 /** A running Job's lease lives this long unless renewed; the renewal sweep runs well inside it. */
@@ -18,18 +19,11 @@ export class ValkeyScopeSlots implements ScopeSlots {
     private readonly keys: ValkeyKeys,
     private readonly concurrency: number,
     private readonly scopeLimit: number,
-    private readonly now: () => number,
   ) {}
 
   async acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'> {
     try {
-      const r = await this.leases.acquire(
-        this.keys.scopeSlots(scopeKey),
-        [this.concurrency, this.scopeLimit],
-        holder,
-        this.now(),
-        SCOPE_LEASE_TTL_MS,
-      );
+      const r = await this.leases.acquire(this.keys.scopeSlots(scopeKey), [this.concurrency, this.scopeLimit], holder, SCOPE_LEASE_TTL_MS);
       return r.acquired ? 'acquired' : 'full';
     } catch {
       return 'unavailable';
@@ -45,7 +39,6 @@ export class ValkeyScopeSlots implements ScopeSlots {
     if (running.length === 0) return 0;
     const lost = await this.leases.renewMany(
       running.map((r) => ({ keys: this.keys.scopeSlots(r.scopeKey), token: r.holder })),
-      this.now(),
       SCOPE_LEASE_TTL_MS,
     );
     const lostSet = new Set(lost);

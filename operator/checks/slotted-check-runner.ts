@@ -8,8 +8,9 @@ import type { CheckResult } from '../decide/record-check.js';
 import type { CheckRun } from '../decide/actions.js';
 import type { CheckGate } from '../controller/ports.js';
 
+/** Fleet-wide leases on check slots (lib/valkey/slots.ts): times are the server's, never ours. */
 export interface SlotLeases {
-  acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
+  acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<{ acquired: boolean }>;
   release(keys: readonly string[], token: string): Promise<void>;
 }
 
@@ -29,6 +30,7 @@ export interface CheckGateOptions {
   readonly runner: CheckRunner;
   readonly metrics: CheckGateMetrics;
   readonly log: Logger;
+  /** Only for rate-limiting the capacity alarm: the leases run on Valkey's clock. */
   readonly now: () => number;
   readonly slotKey: string;
   /** Checks running at once across the fleet. */
@@ -73,7 +75,7 @@ export class SlottedCheckGate implements CheckGate {
     const token = `${this.o.workerName}/${key}`;
     let acquired: boolean;
     try {
-      acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.now(), this.o.leaseTtlMs)).acquired;
+      acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.leaseTtlMs)).acquired;
     } catch (err) {
       this.o.log.warn({ err, heldjob: key }, 'Deferred check: Valkey is unavailable');
       return { kind: 'unavailable' };

@@ -26,14 +26,12 @@ export type SlotsCall =
       readonly keys: readonly string[];
       readonly limits: readonly number[];
       readonly token: string;
-      readonly nowMs: number;
       readonly ttlMs: number;
     }
   | { readonly op: 'release'; readonly keys: readonly string[]; readonly token: string }
   | {
       readonly op: 'renewMany';
       readonly entries: readonly { keys: readonly string[]; token: string }[];
-      readonly nowMs: number;
       readonly ttlMs: number;
     };
 
@@ -43,7 +41,8 @@ export type FakeSlotsAcquire =
 /**
  * lib/valkey/slots.ts's Slots in memory, by the same rules: a place is taken in every key or
  * in none; a token that already holds its place everywhere is renewed and counts as acquired;
- * a place lapses at its expiry (expiry <= now), and time comes from the caller.
+ * a place lapses at its expiry (expiry <= now). Time is the store's own, as Valkey's is the
+ * server's: `now` stands for the server's clock, never a caller's.
  */
 export class FakeSlots implements SlotLeases, PairLeases {
   readonly calls: SlotsCall[] = [];
@@ -52,16 +51,14 @@ export class FakeSlots implements SlotLeases, PairLeases {
   /** key -> token -> the instant its place lapses. */
   private readonly places = new Map<string, Map<string, number>>();
 
-  async acquire(
-    keys: readonly string[],
-    limits: readonly number[],
-    token: string,
-    nowMs: number,
-    ttlMs: number,
-  ): Promise<FakeSlotsAcquire> {
-    this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, nowMs, ttlMs });
+  /** `now`: the server's clock, T0 unless given. */
+  constructor(readonly now: () => number = () => T0) {}
+
+  async acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<FakeSlotsAcquire> {
+    this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, ttlMs });
     await Promise.resolve();
     if (this.failing.acquire) throw this.failing.acquire;
+    const nowMs = this.now();
     keys.forEach((k) => this.sweep(k, nowMs));
     for (const [i, key] of keys.entries()) {
       const held = this.of(key);
@@ -79,10 +76,11 @@ export class FakeSlots implements SlotLeases, PairLeases {
     for (const key of keys) this.of(key).delete(token);
   }
 
-  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]> {
-    this.calls.push({ op: 'renewMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token })), nowMs, ttlMs });
+  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]> {
+    this.calls.push({ op: 'renewMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token })), ttlMs });
     await Promise.resolve();
     if (this.failing.renewMany) throw this.failing.renewMany;
+    const nowMs = this.now();
     const lost = new Set<string>();
     for (const { keys, token } of entries) {
       for (const key of keys) {
@@ -104,8 +102,9 @@ export class FakeSlots implements SlotLeases, PairLeases {
     return this.places.get(key)?.get(token);
   }
 
-  /** Live places in `key` at `nowMs`. */
-  holders(key: string, nowMs: number): string[] {
+  /** Live places in `key`, now. */
+  holders(key: string): string[] {
+    const nowMs = this.now();
     return [...this.of(key)].filter(([, expiry]) => expiry > nowMs).map(([token]) => token);
   }
 
