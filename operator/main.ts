@@ -22,7 +22,7 @@ import { mountedScriptPath, ProfileScripts } from './checks/profile-scripts.js';
 import { configOrExit } from '../lib/config/env.js';
 import { parseOperatorConfig } from '../api/config/operator-config.js';
 import { systemClock } from './controller/clock.js';
-import { keyOf } from './controller/object-key.js';
+import { keyOf, splitKey } from './controller/object-key.js';
 import { Reconciler } from './controller/reconciler.js';
 import { countHeldJobs } from './controller/held-job-gauges.js';
 import { ScopeRenewal } from './controller/scope-renewal.js';
@@ -98,6 +98,7 @@ async function main(): Promise<void> {
     slotKey: keys.checkSlots(),
     slotLimit,
     workerName: config.workerName,
+    uidOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.metadata.uid,
     leaseTtlMs: checkLeaseTtlMs(config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
   });

@@ -32,6 +32,7 @@ describe('check slots across clocks 42 s apart', () => {
           slotKey,
           slotLimit: 1,
           workerName,
+          uidOf: (key) => `uid-of-${key}`,
           leaseTtlMs: LEASE_TTL_MS,
           knobs: { checkSlots: 1, intervalMs: 60_000, concurrency: 2 },
         });

@@ -48,6 +48,8 @@ export class FakeSlots implements SlotLeases, PairLeases {
   readonly calls: SlotsCall[] = [];
   /** While an operation has an error here, every call of it rejects with that error. */
   readonly failing: { acquire?: Error; release?: Error; renewMany?: Error } = {};
+  /** While set, every acquire waits for it before it answers: a call caught in flight. */
+  acquireWaitsFor: Promise<void> | undefined;
   /** key -> token -> the instant its place lapses. */
   private readonly places = new Map<string, Map<string, number>>();
 
@@ -56,7 +58,7 @@ export class FakeSlots implements SlotLeases, PairLeases {
 
   async acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<FakeSlotsAcquire> {
     this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, ttlMs });
-    await Promise.resolve();
+    await (this.acquireWaitsFor ?? Promise.resolve());
     if (this.failing.acquire) throw this.failing.acquire;
     const nowMs = this.now();
     keys.forEach((k) => this.sweep(k, nowMs));
