@@ -25,7 +25,7 @@ import { systemClock } from './controller/clock.js';
 import { keyOf, splitKey } from './controller/object-key.js';
 import { Reconciler } from './controller/reconciler.js';
 import { countHeldJobs } from './controller/held-job-gauges.js';
-import { ScopeRenewal } from './controller/scope-renewal.js';
+import { runningHolders, ScopeRenewal } from './controller/scope-renewal.js';
 import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './controller/work-queue.js';
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     },
   });
 
-  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit);
+  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()));
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace) },

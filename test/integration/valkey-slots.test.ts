@@ -120,6 +120,37 @@ describe('Slots: one key', () => {
   );
 });
 
+describe('Slots: an epoch', () => {
+  test(
+    'is opened once, kept without expiry, and a place in it is refused once it is gone or another',
+    slotsTest('epoch', async (v, slots) => {
+      const keys = [v.key('overall'), v.key('scope:a')];
+      const epochKey = v.key('epoch');
+      expect(await slots.acquireInEpoch(keys, [2, 2], 'a', TTL, { key: epochKey, id: '' })).toEqual({
+        acquired: false,
+        epochChanged: true,
+      });
+      const id = await slots.openEpoch(epochKey);
+      expect(id).toMatch(/^[0-9a-f]{24}$/);
+      expect(await slots.openEpoch(epochKey)).toBe(id);
+      expect(await v.redis.pttl(epochKey)).toBe(-1);
+
+      const at = await serverTimed(v.redis, () => slots.acquireInEpoch(keys, [2, 2], 'a', TTL, { key: epochKey, id }));
+      expect(at.result).toEqual(ACQUIRED);
+      await expectLease(v.redis, keys[1]!, 'a', TTL, at);
+      expect(await slots.acquireInEpoch(keys, [2, 1], 'b', TTL, { key: epochKey, id })).toEqual(full(keys[1]!, 1));
+
+      await v.redis.del(epochKey); // as lost with the rest
+      expect(await slots.acquireInEpoch(keys, [2, 2], 'b', TTL, { key: epochKey, id })).toEqual({ acquired: false, epochChanged: true });
+      const next = await slots.openEpoch(epochKey);
+      expect(next).not.toBe(id);
+      expect(await slots.acquireInEpoch(keys, [2, 2], 'b', TTL, { key: epochKey, id })).toEqual({ acquired: false, epochChanged: true });
+      expect(await members(v.redis, keys[0]!)).toEqual(['a']);
+      expect(await slots.acquireInEpoch(keys, [2, 2], 'b', TTL, { key: epochKey, id: next })).toEqual(ACQUIRED);
+    }),
+  );
+});
+
 describe('Slots: two keys, all or nothing', () => {
   interface PairCase {
     readonly name: string;
@@ -417,6 +448,17 @@ describe('Slots: bad arguments are refused before anything is sent', () => {
         ),
       message: /1 or 2 keys/,
     },
+    {
+      name: 'a place in an epoch in one key',
+      call: (s: Slots) => s.acquireInEpoch([k('a')], [1], 't', TTL, { key: k('e'), id: 'x' }),
+      message: /in 2 keys, got 1/,
+    },
+    {
+      name: 'an epoch key that is one of the semaphores',
+      call: (s: Slots) => s.acquireInEpoch([k('a'), k('b')], [1, 1], 't', TTL, { key: k('b'), id: 'x' }),
+      message: /epoch key must differ/,
+    },
+    { name: 'an empty epoch key', call: (s: Slots) => s.openEpoch(''), message: /non-empty/ },
     { name: 'fractional ttl', call: (s: Slots) => s.renew([k('a')], 't', 1.5), message: /ttlMs/ },
     { name: 'empty key', call: (s: Slots) => s.holders(''), message: /non-empty/ },
   ])('$name', ({ call, message }) =>
