@@ -70,10 +70,31 @@ describe('nextCheckDelayMs', () => {
 
 describe('slotDeniedDelayMs', () => {
   test.each([
-    [1, 60_000, 15_000],
-    [1, 30_000, 11_000],
-    [60, 60_000, 225_000],
-  ])('after %d checks at %d: %d', (done, interval, expected) => {
-    expect(slotDeniedDelayMs(done, interval)).toBe(expected);
+    // checks done, interval, jitter unit, delay
+    [1, 60_000, 0, 15_000],
+    [1, 30_000, 0, 11_000],
+    [60, 60_000, 0, 225_000],
+    [0, 60_000, 0, 15_000],
+    // Jitter adds up to 10% of the quarter, like a check's.
+    [1, 60_000, 0.5, 15_750],
+    [1, 60_000, 0.9999999, 16_500],
+    [60, 60_000, 0.9999999, 247_500],
+    // On the 11 s floor too: denied holds at the floor do not re-defer in lockstep.
+    [1, 30_000, 0.5, 11_550],
+    [1, 30_000, 0.9999999, 12_100],
+    // Never below the floor, and never subtracts; a unit of 1 or more counts as just under 1.
+    [1, 30_000, -3, 11_000],
+    [1, 60_000, -0.5, 15_000],
+    [1, 60_000, 1, 16_500],
+    [1, 60_000, 7, 16_500],
+  ])('after %d checks at %d, jitter unit %d: %d ms', (done, interval, unit, expected) => {
+    expect(slotDeniedDelayMs(done, interval, unit)).toBe(expected);
+  });
+
+  test('jitter spreads a hundred denied holds at the floor over up to 10%', () => {
+    const delays = Array.from({ length: 100 }, (_, i) => slotDeniedDelayMs(1, 30_000, i / 100));
+    expect(Math.min(...delays)).toBe(11_000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(12_100);
+    expect(new Set(delays).size).toBeGreaterThan(90);
   });
 });

@@ -23,13 +23,24 @@ export function cadenceMs(checksDone: number, intervalMs: number): number {
  * +10%), clamped to what is left of the maximum wait so the last check lands on it.
  */
 export function nextCheckDelayMs(opts: { checksDone: number; intervalMs: number; unit: number; remainingMs: number }): number {
-  const jittered = cadenceMs(opts.checksDone, opts.intervalMs) * (1 + JITTER_MAX * Math.min(Math.max(opts.unit, 0), 0.999999));
+  const jittered = cadenceMs(opts.checksDone, opts.intervalMs) * jitterFactor(opts.unit);
   return Math.max(0, Math.min(Math.round(jittered), opts.remainingMs));
 }
 
-/** How long a check denied a slot waits before asking again. */
-export function slotDeniedDelayMs(checksDone: number, intervalMs: number): number {
-  return Math.max(SLOT_DENIED_MIN_MS, Math.round(cadenceMs(Math.max(1, checksDone), intervalMs) / 4));
+/**
+ * How long a check denied a slot waits before asking again: a quarter of the cadence, never
+ * less than 11 s, plus the same jitter as a check (`unit` in [0, 1) makes 0 to +10%), so holds
+ * denied together do not all ask again together. The jitter is added after the floor: it never
+ * takes the delay under it, and spreads the holds that sit on it too.
+ */
+export function slotDeniedDelayMs(checksDone: number, intervalMs: number, unit = 0): number {
+  const quarter = Math.max(SLOT_DENIED_MIN_MS, cadenceMs(Math.max(1, checksDone), intervalMs) / 4);
+  return Math.round(quarter * jitterFactor(unit));
+}
+
+/** 1 to 1.1: jitter only ever adds, up to JITTER_MAX; a unit outside [0, 1) is clamped into it. */
+function jitterFactor(unit: number): number {
+  return 1 + JITTER_MAX * Math.min(Math.max(unit, 0), 0.999999);
 }
 
 /**

@@ -22,10 +22,10 @@ import { mountedScriptPath, ProfileScripts } from './checks/profile-scripts.js';
 import { configOrExit } from '../lib/config/env.js';
 import { parseOperatorConfig } from '../api/config/operator-config.js';
 import { systemClock } from './controller/clock.js';
-import { keyOf } from './controller/object-key.js';
+import { keyOf, splitKey } from './controller/object-key.js';
 import { Reconciler } from './controller/reconciler.js';
 import { countHeldJobs } from './controller/held-job-gauges.js';
-import { ScopeRenewal } from './controller/scope-renewal.js';
+import { runningHolders, ScopeRenewal } from './controller/scope-renewal.js';
 import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './controller/work-queue.js';
@@ -98,6 +98,7 @@ async function main(): Promise<void> {
     slotKey: keys.checkSlots(),
     slotLimit,
     workerName: config.workerName,
+    uidOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.metadata.uid,
     leaseTtlMs: checkLeaseTtlMs(config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
   });
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
     },
   });
 
-  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => systemClock.now());
+  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()));
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace) },

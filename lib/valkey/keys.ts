@@ -19,6 +19,15 @@ export class ValkeyKeys {
     return [`${this.prefix}:{scope}:all`, `${this.prefix}:{scope}:key:${shortHash(scopeKey)}`];
   }
 
+  /**
+   * The epoch of the scope semaphores: a random id that vanishes with them when Valkey loses
+   * its data, so an operator knows to register its running Jobs again before it launches one
+   * more. Same `{scope}` hash tag as the semaphores, for the one script that reads all three.
+   */
+  scopeEpoch(): string {
+    return `${this.prefix}:{scope}:epoch`;
+  }
+
   /** Left when a hold finishes waiting: a second delivery for it is refused wait-superseded. */
   finishedMarker(trigger: string, target: string): string {
     return `${this.prefix}:finished:${shortHash(trigger)}:${shortHash(target)}`;

@@ -1,28 +1,53 @@
 // Fleet-wide counting semaphores in Valkey, through the Lua scripts in lua/. Each semaphore is a
 // sorted set: member = a holder's token, score = the instant (epoch ms) its place lapses. Every
 // script that counts first sweeps the lapsed places, so a holder that dies frees its place by
-// itself. Time comes from the caller (nowMs), never from the server. One round trip per call.
+// itself. Time comes from the server (TIME, inside each script), never from the caller, so
+// operators whose clocks disagree still agree on every lease. One round trip per call.
+//
+// A pair of semaphores may have an epoch (openEpoch, acquireInEpoch): a key that vanishes with
+// the rest of the data, so a caller can tell that the places it keeps alive may have been lost,
+// and must take them again before it takes a new one.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ChainableCommander, Redis } from 'ioredis';
 
 /** What the slot scripts return (for the acquire scripts: the first element of the reply). */
-export const SlotResult = { Done: 1, NotHeld: 0, Full: 2 } as const;
+export const SlotResult = { Done: 1, NotHeld: 0, Full: 2, EpochChanged: 3 } as const;
 export type SlotResult = (typeof SlotResult)[keyof typeof SlotResult];
 
 export type AcquireResult = { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
+/** As AcquireResult, or refused because the epoch is not the one the caller registered in. */
+export type EpochAcquireResult = AcquireResult | { readonly acquired: false; readonly epochChanged: true };
+
+/** The epoch a pair of semaphores is in: its key, and the id the caller last registered its holders in. */
+export interface Epoch {
+  readonly key: string;
+  readonly id: string;
+}
 
 function script(name: string): string {
   return readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 }
 
 interface SlotCommands {
-  acquireSlot1(key: string, token: string, limit: number, nowMs: number, ttlMs: number): Promise<number[]>;
-  acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, nowMs: number, ttlMs: number): Promise<number[]>;
-  countSlots(key: string, nowMs: number): Promise<number>;
+  acquireSlot1(key: string, token: string, limit: number, ttlMs: number): Promise<number[]>;
+  acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, ttlMs: number): Promise<number[]>;
+  countSlots(key: string): Promise<number>;
+  acquireSlot3(
+    key1: string,
+    key2: string,
+    epochKey: string,
+    token: string,
+    limit1: number,
+    limit2: number,
+    ttlMs: number,
+    epoch: string,
+  ): Promise<number[]>;
+  openEpoch(key: string, candidate: string): Promise<string>;
 }
 
 interface SlotPipeline extends ChainableCommander {
-  renewSlot(key: string, token: string, nowMs: number, ttlMs: number): SlotPipeline;
+  renewSlot(key: string, token: string, ttlMs: number): SlotPipeline;
   releaseSlot(key: string, token: string): SlotPipeline;
 }
 
@@ -38,11 +63,8 @@ function checkToken(token: string): void {
   if (typeof token !== 'string' || token === '') throw new Error('Slots: token must be a non-empty string');
 }
 
-function checkTime(nowMs: number, ttlMs?: number): void {
-  if (!Number.isSafeInteger(nowMs) || nowMs < 0) {
-    throw new Error(`Slots: nowMs must be a non-negative integer of epoch milliseconds, got ${nowMs}`);
-  }
-  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) {
+function checkTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) {
     throw new Error(`Slots: ttlMs must be an integer >= 1, got ${ttlMs}`);
   }
 }
@@ -56,6 +78,17 @@ function checkLimits(keys: readonly string[], limits: readonly number[]): void {
       throw new Error(`Slots: the limit of ${keys[i]} must be an integer >= 1, got ${limit}`);
     }
   });
+}
+
+/** An acquire script's reply, {1} or {2, i, n}, as an AcquireResult. */
+function acquireResultOf(keys: readonly string[], reply: number[]): AcquireResult {
+  const [code, index, holders] = reply;
+  if (code === SlotResult.Done) return { acquired: true };
+  const fullKey = index === undefined ? undefined : keys[index - 1];
+  if (code !== SlotResult.Full || fullKey === undefined || holders === undefined) {
+    throw new Error(`Slots: unexpected reply from the acquire script: ${JSON.stringify(reply)}`);
+  }
+  return { acquired: false, fullKey, holders };
 }
 
 /** The replies of a pipeline, or the first error in it. */
@@ -77,6 +110,8 @@ export class Slots {
     redis.defineCommand('renewSlot', { numberOfKeys: 1, lua: script('renewSlot-1.lua') });
     redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: script('releaseSlot-1.lua') });
     redis.defineCommand('countSlots', { numberOfKeys: 1, lua: script('countSlots-1.lua') });
+    redis.defineCommand('acquireSlot3', { numberOfKeys: 3, lua: script('acquireSlot-3.lua') });
+    redis.defineCommand('openEpoch', { numberOfKeys: 1, lua: script('openEpoch-1.lua') });
     this.redis = redis as Redis & SlotCommands;
   }
 
@@ -86,30 +121,61 @@ export class Slots {
    * and counts as acquired (idempotent: a restarted holder that reuses its token gets its place
    * back). When refused, nothing the token held before the call changes; `fullKey` is the first
    * full key. With 2 keys on a Valkey cluster, the keys must share a hash slot ({hash tag}).
+   * The place is held for `ttlMs` from the server's now.
    */
-  async acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<AcquireResult> {
+  async acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<AcquireResult> {
     checkKeys(keys);
     checkLimits(keys, limits);
     checkToken(token);
-    checkTime(nowMs, ttlMs);
+    checkTtl(ttlMs);
     const [k1, k2] = keys as [string, string | undefined];
     const [l1, l2] = limits as [number, number | undefined];
     const reply =
       k2 === undefined || l2 === undefined
-        ? await this.redis.acquireSlot1(k1, token, l1, nowMs, ttlMs)
-        : await this.redis.acquireSlot2(k1, k2, token, l1, l2, nowMs, ttlMs);
-    const [code, index, holders] = reply;
-    if (code === SlotResult.Done) return { acquired: true };
-    const fullKey = index === undefined ? undefined : keys[index - 1];
-    if (code !== SlotResult.Full || fullKey === undefined || holders === undefined) {
-      throw new Error(`Slots: unexpected reply from the acquire script: ${JSON.stringify(reply)}`);
-    }
-    return { acquired: false, fullKey, holders };
+        ? await this.redis.acquireSlot1(k1, token, l1, ttlMs)
+        : await this.redis.acquireSlot2(k1, k2, token, l1, l2, ttlMs);
+    return acquireResultOf(keys, reply);
+  }
+
+  /**
+   * The epoch open on `key`: the one there, or a new one begun now when there is none (first
+   * use, or the data was lost). A caller registers its holders in the epoch this returns (renews
+   * or re-takes their places) before it asks acquireInEpoch for a new one.
+   */
+  async openEpoch(key: string): Promise<string> {
+    checkKeys([key]);
+    return this.redis.openEpoch(key, randomBytes(12).toString('hex'));
+  }
+
+  /**
+   * As `acquire` with two keys, but only while `epoch.key` still holds `epoch.id`: otherwise
+   * refused with `epochChanged` and nothing changed. On a Valkey cluster all three keys must share
+   * a hash slot.
+   */
+  async acquireInEpoch(
+    keys: readonly string[],
+    limits: readonly number[],
+    token: string,
+    ttlMs: number,
+    epoch: Epoch,
+  ): Promise<EpochAcquireResult> {
+    checkKeys(keys);
+    if (keys.length !== 2) throw new Error(`Slots: a place in an epoch is taken in 2 keys, got ${keys.length}`);
+    checkKeys([epoch.key]);
+    if (keys.includes(epoch.key)) throw new Error(`Slots: the epoch key must differ from the semaphores, got ${epoch.key}`);
+    checkLimits(keys, limits);
+    checkToken(token);
+    checkTtl(ttlMs);
+    const [k1, k2] = keys as [string, string];
+    const [l1, l2] = limits as [number, number];
+    const reply = await this.redis.acquireSlot3(k1, k2, epoch.key, token, l1, l2, ttlMs, epoch.id);
+    if (reply[0] === SlotResult.EpochChanged) return { acquired: false, epochChanged: true };
+    return acquireResultOf(keys, reply);
   }
 
   /** Extends the lease in every key, only where `token` still holds a live place; true when it held all. */
-  async renew(keys: readonly string[], token: string, nowMs: number, ttlMs: number): Promise<boolean> {
-    return (await this.renewMany([{ keys, token }], nowMs, ttlMs)).length === 0;
+  async renew(keys: readonly string[], token: string, ttlMs: number): Promise<boolean> {
+    return (await this.renewMany([{ keys, token }], ttlMs)).length === 0;
   }
 
   /** Gives the place back in every key (no-op where it holds none). */
@@ -122,10 +188,9 @@ export class Slots {
   }
 
   /** Live holders of one key. */
-  async holders(key: string, nowMs: number): Promise<number> {
+  async holders(key: string): Promise<number> {
     checkKeys([key]);
-    checkTime(nowMs);
-    return this.redis.countSlots(key, nowMs);
+    return this.redis.countSlots(key);
   }
 
   /**
@@ -133,8 +198,8 @@ export class Slots {
    * seconds), each as `renew` does it. Returns the tokens that had lost their place in at least
    * one of their keys, each once, in the order given. Everything is checked before anything is sent.
    */
-  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]> {
-    checkTime(nowMs, ttlMs);
+  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]> {
+    checkTtl(ttlMs);
     for (const { keys, token } of entries) {
       checkKeys(keys);
       checkToken(token);
@@ -144,7 +209,7 @@ export class Slots {
     const owners: string[] = [];
     for (const { keys, token } of entries) {
       for (const key of keys) {
-        pipeline.renewSlot(key, token, nowMs, ttlMs);
+        pipeline.renewSlot(key, token, ttlMs);
         owners.push(token);
       }
     }

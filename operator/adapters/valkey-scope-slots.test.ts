@@ -2,19 +2,21 @@ import { describe, expect, test } from '@jest/globals';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { FakeSlots, ManualClock, T0 } from '../../test/support/fakes.js';
 import { SCOPE_RENEW_EVERY_MS } from '../controller/scope-renewal.js';
-import { SCOPE_LEASE_TTL_MS, ValkeyScopeSlots } from './valkey-scope-slots.js';
+import { SCOPE_LEASE_TTL_MS, ValkeyScopeSlots, type RunningHolder } from './valkey-scope-slots.js';
 
 const keys = new ValkeyKeys('wg');
 const CONCURRENCY = 3;
 const SCOPE_LIMIT = 2;
 const [ALL, WEB] = keys.scopeSlots('acme/web');
 const [, API] = keys.scopeSlots('acme/api');
+const EPOCH = keys.scopeEpoch();
 const LATER = T0 + 10 * SCOPE_LEASE_TTL_MS;
 
-function scopeSlots() {
-  const leases = new FakeSlots();
+/** `running`: the Jobs the operator keeps running (its informer's cache); change it at will. */
+function scopeSlots(running: RunningHolder[] = []) {
   const clock = new ManualClock();
-  return { scope: new ValkeyScopeSlots(leases, keys, CONCURRENCY, SCOPE_LIMIT, clock.now), leases, clock };
+  const leases = new FakeSlots(clock.now);
+  return { scope: new ValkeyScopeSlots(leases, keys, CONCURRENCY, SCOPE_LIMIT, () => running), leases, clock, running };
 }
 
 test('renewals run well inside a lease', () => {
@@ -34,17 +36,23 @@ describe('ValkeyScopeSlots.acquire', () => {
       (l) => ['job', 'web-2'].forEach((t) => [ALL, WEB].forEach((k) => l.hold(k, t, T0 + 1))),
       'acquired',
     ],
-    ['Valkey throws', (l) => (l.failing.acquire = new Error('ECONNREFUSED')), 'unavailable'],
+    ['Valkey throws', (l) => (l.failing.acquireInEpoch = new Error('ECONNREFUSED')), 'unavailable'],
   ])('%s', async (_name, arrange, expected) => {
     const { scope, leases } = scopeSlots();
     arrange(leases);
 
     await expect(scope.acquire('acme/web', 'job')).resolves.toBe(expected);
 
-    // Both keys at once, the fleet's and the scope's, with their own limits, for one lease.
-    expect(leases.callsOf('acquire')).toEqual([
-      { op: 'acquire', keys: [ALL, WEB], limits: [CONCURRENCY, SCOPE_LIMIT], token: 'job', nowMs: T0, ttlMs: SCOPE_LEASE_TTL_MS },
-    ]);
+    // Both keys at once, the fleet's and the scope's, with their own limits, for one lease, in
+    // the epoch this operator has registered its running Jobs in (opened by its first launch).
+    expect(leases.callsOf('acquireInEpoch').at(-1)).toEqual({
+      op: 'acquireInEpoch',
+      keys: [ALL, WEB],
+      limits: [CONCURRENCY, SCOPE_LIMIT],
+      token: 'job',
+      ttlMs: SCOPE_LEASE_TTL_MS,
+      epoch: { key: EPOCH, id: expected === 'unavailable' ? '' : 'epoch-1' },
+    });
     const held = [leases.expiryOf(ALL, 'job'), leases.expiryOf(WEB, 'job')];
     expect(held).toEqual(expected === 'acquired' ? [T0 + SCOPE_LEASE_TTL_MS, T0 + SCOPE_LEASE_TTL_MS] : [undefined, undefined]);
   });
@@ -59,8 +67,8 @@ describe('ValkeyScopeSlots.release', () => {
     await scope.release('acme/web', 'job');
 
     expect(leases.callsOf('release')).toEqual([{ op: 'release', keys: [ALL, WEB], token: 'job' }]);
-    expect(leases.holders(ALL, T0)).toEqual(['other']);
-    expect(leases.holders(WEB, T0)).toEqual(['other']);
+    expect(leases.holders(ALL)).toEqual(['other']);
+    expect(leases.holders(WEB)).toEqual(['other']);
   });
 
   test('Valkey failing: the caller hears of it', async () => {
@@ -99,7 +107,6 @@ describe('ValkeyScopeSlots.renew', () => {
           { keys: [ALL, WEB], token: 'job-1' },
           { keys: [ALL, API], token: 'job-2' },
         ],
-        nowMs: now,
         ttlMs: SCOPE_LEASE_TTL_MS,
       },
     ]);
@@ -108,7 +115,7 @@ describe('ValkeyScopeSlots.renew', () => {
       now + SCOPE_LEASE_TTL_MS,
       now + SCOPE_LEASE_TTL_MS,
     ]);
-    expect(leases.callsOf('acquire')).toHaveLength(2);
+    expect(leases.callsOf('acquire')).toEqual([]);
   });
 
   test.each<[string, (leases: FakeSlots) => void, string[]]>([
@@ -134,15 +141,14 @@ describe('ValkeyScopeSlots.renew', () => {
       ]),
     ).resolves.toBe(1);
 
-    expect(leases.holders(WEB, clock.now()).sort()).toEqual(webHoldersAfter);
-    const retakes = leases.callsOf('acquire').slice(2);
+    expect(leases.holders(WEB).sort()).toEqual(webHoldersAfter);
+    const retakes = leases.callsOf('acquire');
     expect(retakes).toEqual([
       {
         op: 'acquire',
         keys: [ALL, WEB],
         limits: [CONCURRENCY, SCOPE_LIMIT],
         token: 'job-1',
-        nowMs: clock.now(),
         ttlMs: SCOPE_LEASE_TTL_MS,
       },
     ]);
@@ -154,5 +160,120 @@ describe('ValkeyScopeSlots.renew', () => {
     leases.failing.renewMany = err;
     await expect(scope.renew([{ scopeKey: 'acme/web', holder: 'job-1' }])).rejects.toBe(err);
     expect(leases.callsOf('acquire')).toEqual([]);
+  });
+});
+
+describe('ValkeyScopeSlots: after Valkey loses its data, the running Jobs come back first', () => {
+  /** Two Jobs launched and running in acme/web, whose limit is 2: the scope is full. */
+  async function fullScope() {
+    const slots = scopeSlots();
+    for (const holder of ['run-1', 'run-2']) {
+      await expect(slots.scope.acquire('acme/web', holder)).resolves.toBe('acquired');
+      slots.running.push({ scopeKey: 'acme/web', holder });
+    }
+    await expect(slots.scope.acquire('acme/web', 'new')).resolves.toBe('full');
+    return slots;
+  }
+
+  test('the first launch of a process opens the epoch and registers the running Jobs before it asks', async () => {
+    const { scope, leases } = scopeSlots([{ scopeKey: 'acme/api', holder: 'running' }]);
+    leases.hold(ALL, 'running', LATER);
+    leases.hold(API, 'running', LATER);
+
+    await expect(scope.acquire('acme/web', 'job')).resolves.toBe('acquired');
+
+    expect(leases.calls.map((c) => (c.op === 'acquireInEpoch' ? `${c.op} ${c.token} in '${c.epoch.id}'` : c.op))).toEqual([
+      "acquireInEpoch job in ''",
+      'openEpoch',
+      'renewMany',
+      "acquireInEpoch job in 'epoch-1'",
+    ]);
+    expect(leases.callsOf('renewMany')[0]?.entries).toEqual([{ keys: [ALL, API], token: 'running' }]);
+    // Then, in the same epoch, one call a launch.
+    await expect(scope.acquire('acme/web', 'job-2')).resolves.toBe('acquired');
+    expect(leases.calls.slice(4).map((c) => c.op)).toEqual(['acquireInEpoch']);
+  });
+
+  test('a full scope, then every key lost: a new launch finds the running Jobs back first, and stays out', async () => {
+    const { scope, leases } = await fullScope();
+
+    leases.loseEverything();
+
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('full');
+    expect(leases.holders(WEB).sort()).toEqual(['run-1', 'run-2']);
+    expect(leases.holders(ALL).sort()).toEqual(['run-1', 'run-2']);
+    expect(leases.epochOf(EPOCH)).toBe('epoch-2');
+    // A running Job that ends gives its place to the next one, as ever.
+    await scope.release('acme/web', 'run-1');
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('acquired');
+    expect(leases.holders(WEB).sort()).toEqual(['new', 'run-2']);
+  });
+
+  test('launches racing after the loss: the Jobs are registered once, and the limit holds', async () => {
+    const { scope, leases } = await fullScope();
+    const before = leases.calls.length;
+    leases.loseEverything();
+
+    const results = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((h) => scope.acquire('acme/web', `new-${h}`)));
+
+    expect(results).toEqual(['full', 'full', 'full', 'full', 'full']);
+    const after = leases.calls.slice(before);
+    expect(after.filter((c) => c.op === 'openEpoch')).toHaveLength(1);
+    expect(after.filter((c) => c.op === 'renewMany')).toHaveLength(1);
+    expect(leases.holders(WEB).sort()).toEqual(['run-1', 'run-2']);
+  });
+
+  test('a scope with room: after the loss the new Job waits for the running ones, then fits beside them', async () => {
+    const { scope, leases, running } = scopeSlots();
+    await scope.acquire('acme/web', 'run-1');
+    running.push({ scopeKey: 'acme/web', holder: 'run-1' });
+    leases.loseEverything();
+
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('acquired');
+
+    expect(leases.holders(WEB).sort()).toEqual(['new', 'run-1']);
+    const order = leases.calls.map((c) => (c.op === 'acquire' || c.op === 'acquireInEpoch' ? `${c.op} ${c.token}` : c.op));
+    expect(order.slice(-4)).toEqual(['openEpoch', 'renewMany', 'acquire run-1', 'acquireInEpoch new']);
+  });
+
+  test('registering fails (Valkey down): unavailable, nothing taken, and the next launch registers again', async () => {
+    const { scope, leases } = await fullScope();
+    leases.loseEverything();
+    leases.failing.openEpoch = new Error('ECONNREFUSED');
+
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('unavailable');
+    expect(leases.holders(WEB)).toEqual([]);
+
+    delete leases.failing.openEpoch;
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('full');
+    expect(leases.holders(WEB).sort()).toEqual(['run-1', 'run-2']);
+  });
+
+  test('lost again while registering: unavailable, and the new Job has no place', async () => {
+    const { scope, leases } = await fullScope();
+    leases.loseEverything();
+    const renewMany = leases.renewMany.bind(leases);
+    leases.renewMany = async (entries, ttlMs) => {
+      const lost = await renewMany(entries, ttlMs);
+      leases.loseEverything();
+      return lost;
+    };
+
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('unavailable');
+    // The running Jobs were re-taken after the second loss; the new one was not let in.
+    expect(leases.holders(WEB).sort()).toEqual(['run-1', 'run-2']);
+  });
+
+  test('the renewal on its timer re-takes lost places but opens no epoch: only a launch needs one', async () => {
+    const { scope, leases, running } = await fullScope();
+    leases.loseEverything();
+    const before = leases.calls.length;
+
+    await expect(scope.renew(running)).resolves.toBe(2);
+
+    expect(leases.calls.slice(before).map((c) => c.op)).toEqual(['renewMany', 'acquire', 'acquire']);
+    expect(leases.holders(WEB).sort()).toEqual(['run-1', 'run-2']);
+    // The epoch is still to be opened: the next launch registers (renews) first, then is refused.
+    await expect(scope.acquire('acme/web', 'new')).resolves.toBe('full');
   });
 });

@@ -22,14 +22,27 @@ const SLOT_KEY = 'wg:check-slots';
 const TTL = 60_000;
 const WORKER = 'op-0';
 const KEY = 'team-a/web-7';
+const UID = '0b8e7c1a-5d2f-4c3e-9a61-7f00c0ffee07';
+/** The token of KEY's check slot: this worker, this HeldJob, this incarnation of it. */
+const TOKEN = `${WORKER}/${KEY}/${UID}`;
+/** The uid of each HeldJob in the informer's cache: KEY's is UID; any other has one of its own. */
+const uidInCache = (key: string): string | undefined => (key === KEY ? UID : `uid-of-${key}`);
 const TARGET = 'acme/web#7';
 const PROFILE: Profile = { name: 'ci', mode: ProfileMode.Exec, script: 'wait-ci.sh' };
 
-function gateWith(o: { slotLimit?: number; runner?: FakeCheckRunner } = {}) {
-  const slots = new FakeSlots();
+function gateWith(
+  o: {
+    slotLimit?: number;
+    runner?: FakeCheckRunner;
+    slots?: FakeSlots;
+    workerName?: string;
+    uidOf?: (key: string) => string | undefined;
+  } = {},
+) {
+  const clock = new ManualClock();
+  const slots = o.slots ?? new FakeSlots(clock.now);
   const runner = o.runner ?? new FakeCheckRunner();
   const metrics = new FakeCheckGateMetrics();
-  const clock = new ManualClock();
   const { log, lines } = captureLog();
   const options: CheckGateOptions = {
     slots,
@@ -39,7 +52,8 @@ function gateWith(o: { slotLimit?: number; runner?: FakeCheckRunner } = {}) {
     now: clock.now,
     slotKey: SLOT_KEY,
     slotLimit: o.slotLimit ?? 2,
-    workerName: WORKER,
+    workerName: o.workerName ?? WORKER,
+    uidOf: o.uidOf ?? uidInCache,
     leaseTtlMs: TTL,
     knobs: { checkSlots: o.slotLimit ?? 2, intervalMs: 30_000, concurrency: 10 },
   };
@@ -110,14 +124,12 @@ describe('SlottedCheckGate.run', () => {
 
     await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'answered', result: expected });
 
-    expect(slots.callsOf('acquire')).toEqual([
-      { op: 'acquire', keys: [SLOT_KEY], limits: [2], token: `${WORKER}/${KEY}`, nowMs: T0, ttlMs: TTL },
-    ]);
+    expect(slots.callsOf('acquire')).toEqual([{ op: 'acquire', keys: [SLOT_KEY], limits: [2], token: TOKEN, ttlMs: TTL }]);
     expect(runner.calls.map((c) => [c.profile, c.target, c.key, c.signal.aborted])).toEqual([[PROFILE, TARGET, KEY, false]]);
     expect(metrics.checks).toEqual([{ profile: 'ci', verdict: expected.verdict, seconds: 1.5 }]);
     expect(metrics.denied).toBe(0);
-    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: `${WORKER}/${KEY}` }]);
-    expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: TOKEN }]);
+    expect(slots.holders(SLOT_KEY)).toEqual([]);
     const ran = lines.filter((l) => l.msg === 'Ran check');
     expect(ran).toEqual([
       expect.objectContaining({ level: LogLevel.info, heldjob: KEY, profile: 'ci', stdoutBytes: 12, stderrBytes: 34, durationMs: 1500 }),
@@ -163,6 +175,47 @@ describe('SlottedCheckGate.run', () => {
     await expect(first).resolves.toMatchObject({ kind: 'answered' });
     await expect(gate.run('team-a/other', PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
     expect(metrics.denied).toBe(1);
+  });
+});
+
+describe('SlottedCheckGate: the check slot token', () => {
+  test('names the worker, the HeldJob and its uid', async () => {
+    const { gate, slots } = gateWith();
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(slots.callsOf('acquire').map((c) => c.token)).toEqual([`op-0/team-a/web-7/${UID}`]);
+  });
+
+  test('two clusters with the default worker name and a HeldJob of the same name do not share one place', async () => {
+    const slots = new FakeSlots();
+    const started = deferred();
+    const finish = deferred<CheckAnswer>();
+    const east = gateWith({
+      slots,
+      slotLimit: 1,
+      workerName: 'waitgate',
+      uidOf: () => 'uid-in-east',
+      runner: new FakeCheckRunner(() => (started.resolve(), finish.promise)),
+    });
+    const west = gateWith({ slots, slotLimit: 1, workerName: 'waitgate', uidOf: () => 'uid-in-west' });
+
+    const running = east.gate.run(KEY, PROFILE, TARGET);
+    await started.promise;
+    // The one place is east's: west's HeldJob of the same name is another holder, and is denied.
+    await expect(west.gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(west.runner.calls).toEqual([]);
+    expect(slots.holders(SLOT_KEY)).toEqual([`waitgate/${KEY}/uid-in-east`]);
+
+    finish.resolve(checkAnswer({ exitCode: 3 }));
+    await expect(running).resolves.toMatchObject({ kind: 'answered' });
+    await expect(west.gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+  });
+
+  test('a HeldJob gone from the cache: nothing is acquired and nothing runs', async () => {
+    const { gate, slots, runner, metrics } = gateWith({ uidOf: () => undefined });
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'cancelled' });
+    expect(slots.calls).toEqual([]);
+    expect(runner.calls).toEqual([]);
+    expect(metrics.denied).toBe(0);
   });
 });
 
@@ -241,7 +294,7 @@ describe('SlottedCheckGate.cancel', () => {
     await expect(run).resolves.toEqual({ kind: 'cancelled' });
     expect(metrics.checks).toEqual([]);
     expect(slots.callsOf('release')).toHaveLength(1);
-    expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
+    expect(slots.holders(SLOT_KEY)).toEqual([]);
   });
 
   test('with nothing running, or after the run: nothing happens, and the next run is not cancelled', async () => {
@@ -251,6 +304,58 @@ describe('SlottedCheckGate.cancel', () => {
     gate.cancel(KEY);
     await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
     expect(runner.calls.map((c) => c.signal.aborted)).toEqual([false, false]);
+  });
+});
+
+describe('SlottedCheckGate: nothing is kept for a HeldJob that goes', () => {
+  test('its denial count is forgotten when it is cancelled: a HeldJob of the same name starts again from none', async () => {
+    const { gate, slots, metrics } = gateWith();
+    fill(slots, 2);
+    for (let i = 0; i < 2; i++) await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    gate.cancel(KEY); // deleted
+    for (let i = 0; i < 2; i++) await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(metrics.capacityAlarms).toBe(0);
+    expect(gate.heldJobsTracked).toBe(1);
+  });
+
+  test('a thousand HeldJobs denied and then deleted: nothing is kept for any of them', async () => {
+    const { gate, slots } = gateWith();
+    fill(slots, 2);
+    const keys = Array.from({ length: 1000 }, (_, i) => `team-a/held-${i}`);
+    for (const key of keys) await expect(gate.run(key, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(gate.heldJobsTracked).toBe(1000);
+    for (const key of keys) gate.cancel(key);
+    expect(gate.heldJobsTracked).toBe(0);
+  });
+
+  test('cancelled while its slot is being asked for: denied, and the denial is not kept', async () => {
+    const { gate, slots, metrics } = gateWith();
+    fill(slots, 2);
+    const asked = deferred();
+    slots.acquireWaitsFor = asked.promise;
+    const run = gate.run(KEY, PROFILE, TARGET);
+    await Promise.resolve();
+    gate.cancel(KEY);
+    asked.resolve();
+    await expect(run).resolves.toEqual({ kind: 'cancelled' });
+    expect(gate.heldJobsTracked).toBe(0);
+    expect(metrics.capacityAlarms).toBe(0);
+  });
+
+  test('cancelled while its slot is being asked for: granted, the check never starts and the slot is given back', async () => {
+    const { gate, slots, runner, metrics } = gateWith();
+    const asked = deferred();
+    slots.acquireWaitsFor = asked.promise;
+    const run = gate.run(KEY, PROFILE, TARGET);
+    await Promise.resolve();
+    gate.cancel(KEY);
+    asked.resolve();
+    await expect(run).resolves.toEqual({ kind: 'cancelled' });
+    expect(runner.calls).toEqual([]);
+    expect(metrics.checks).toEqual([]);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: TOKEN }]);
+    expect(slots.holders(SLOT_KEY)).toEqual([]);
+    expect(gate.heldJobsTracked).toBe(0);
   });
 });
 
@@ -264,8 +369,8 @@ describe('SlottedCheckGate: the slot is always given back', () => {
     });
 
     await expect(gate.run(KEY, PROFILE, TARGET)).rejects.toBe(boom);
-    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: `${WORKER}/${KEY}` }]);
-    expect(slots.holders(SLOT_KEY, T0)).toEqual([]);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: TOKEN }]);
+    expect(slots.holders(SLOT_KEY)).toEqual([]);
     expect(metrics.checks).toEqual([]);
     expect(() => gate.cancel(KEY)).not.toThrow();
   });

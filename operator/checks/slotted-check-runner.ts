@@ -8,8 +8,9 @@ import type { CheckResult } from '../decide/record-check.js';
 import type { CheckRun } from '../decide/actions.js';
 import type { CheckGate } from '../controller/ports.js';
 
+/** Fleet-wide leases on check slots (lib/valkey/slots.ts): times are the server's, never ours. */
 export interface SlotLeases {
-  acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<{ acquired: boolean }>;
+  acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<{ acquired: boolean }>;
   release(keys: readonly string[], token: string): Promise<void>;
 }
 
@@ -29,11 +30,18 @@ export interface CheckGateOptions {
   readonly runner: CheckRunner;
   readonly metrics: CheckGateMetrics;
   readonly log: Logger;
+  /** Only for rate-limiting the capacity alarm: the leases run on Valkey's clock. */
   readonly now: () => number;
   readonly slotKey: string;
   /** Checks running at once across the fleet. */
   readonly slotLimit: number;
   readonly workerName: string;
+  /**
+   * The uid of the HeldJob `key` (namespace/name) as the cache has it, or undefined when it is
+   * gone. Part of the slot's token, so HeldJobs of one name in two clusters (or one deleted and
+   * made again) never share a place.
+   */
+  readonly uidOf: (key: string) => string | undefined;
   /** How long a slot lease lives if its holder dies mid-check. */
   readonly leaseTtlMs: number;
   /** For the wait_capacity_exceeded line: the three knobs. */
@@ -59,26 +67,46 @@ const DENIALS_BEFORE_ALARM = 3;
 const ALARM_EVERY_MS = 60_000;
 
 export class SlottedCheckGate implements CheckGate {
+  /** The HeldJobs whose check is under way, from asking for the slot to giving it back. */
   private readonly running = new Map<string, AbortController>();
+  /** Denials in a row, per HeldJob; forgotten on a slot taken, or when the HeldJob goes. */
   private readonly denials = new Map<string, number>();
   private lastAlarm = -Infinity;
 
   constructor(private readonly o: CheckGateOptions) {}
 
+  /**
+   * The HeldJob `key` is going (deleted, or being deleted): stop its check, and forget it. Its
+   * check is stopped also while the slot is still being asked for: then it never starts.
+   */
   cancel(key: string): void {
     this.running.get(key)?.abort();
+    this.denials.delete(key);
+  }
+
+  /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
+  get heldJobsTracked(): number {
+    return new Set([...this.running.keys(), ...this.denials.keys()]).size;
   }
 
   async run(key: string, profile: Profile, target: string): Promise<CheckRun> {
-    const token = `${this.o.workerName}/${key}`;
+    const uid = this.o.uidOf(key);
+    if (uid === undefined) return { kind: 'cancelled' };
+    const token = `${this.o.workerName}/${key}/${uid}`;
+    const abort = new AbortController();
+    this.running.set(key, abort);
     let acquired: boolean;
     try {
-      acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.now(), this.o.leaseTtlMs)).acquired;
+      acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.leaseTtlMs)).acquired;
     } catch (err) {
+      this.settle(key, abort);
+      if (abort.signal.aborted) return { kind: 'cancelled' };
       this.o.log.warn({ err, heldjob: key }, 'Deferred check: Valkey is unavailable');
       return { kind: 'unavailable' };
     }
     if (!acquired) {
+      this.settle(key, abort);
+      if (abort.signal.aborted) return { kind: 'cancelled' };
       this.o.metrics.slotDenied();
       const n = (this.denials.get(key) ?? 0) + 1;
       this.denials.set(key, n);
@@ -86,9 +114,8 @@ export class SlottedCheckGate implements CheckGate {
       return { kind: 'denied' };
     }
     this.denials.delete(key);
-    const abort = new AbortController();
-    this.running.set(key, abort);
     try {
+      if (abort.signal.aborted) return { kind: 'cancelled' };
       const answer = await this.o.runner.run(profile, target, abort.signal, key);
       if (abort.signal.aborted) return { kind: 'cancelled' };
       const result = resultOf(profile.name, answer);
@@ -109,11 +136,16 @@ export class SlottedCheckGate implements CheckGate {
       );
       return { kind: 'answered', result };
     } finally {
-      this.running.delete(key);
+      this.settle(key, abort);
       await this.o.slots.release([this.o.slotKey], token).catch((err: unknown) => {
         this.o.log.warn({ err }, 'Failed to release check slot; its lease expires by itself');
       });
     }
+  }
+
+  /** This run of `key` is over: forget its abort controller (only its own). */
+  private settle(key: string, abort: AbortController): void {
+    if (this.running.get(key) === abort) this.running.delete(key);
   }
 
   private alarm(): void {

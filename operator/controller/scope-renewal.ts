@@ -4,6 +4,16 @@ import { Phase } from '../../api/vocabulary.js';
 import { viewOf } from '../decide/view.js';
 import type { HeldJob } from './ports.js';
 
+/** The scope places the running Jobs hold: one per HeldJob in phase Running, its uid the holder. */
+export function runningHolders(heldJobs: readonly HeldJob[]): { scopeKey: string; holder: string }[] {
+  return heldJobs
+    .filter((hj) => hj.status?.phase === Phase.Running)
+    .flatMap((hj) => {
+      const view = viewOf(hj);
+      return view.ok ? [{ scopeKey: view.scopeKey, holder: hj.metadata.uid }] : [];
+    });
+}
+
 /** How often the leases of running Jobs are renewed: well inside their time to live. */
 export const SCOPE_RENEW_EVERY_MS = 30_000;
 
@@ -30,12 +40,6 @@ export class ScopeRenewal {
   }
 
   async renewOnce(): Promise<void> {
-    const running = this.heldJobs()
-      .filter((hj) => hj.status?.phase === Phase.Running)
-      .flatMap((hj) => {
-        const view = viewOf(hj);
-        return view.ok ? [{ scopeKey: view.scopeKey, holder: hj.metadata.uid }] : [];
-      });
-    await this.scope.renew(running).catch((err: unknown) => this.log.warn({ err }, 'Failed to renew scope leases'));
+    await this.scope.renew(runningHolders(this.heldJobs())).catch((err: unknown) => this.log.warn({ err }, 'Failed to renew scope leases'));
   }
 }

@@ -1,36 +1,88 @@
 // test/support/fakes.ts's FakeSlots stands in for lib/valkey/slots.ts's Slots in unit tests.
 // Here both go through the same steps, and must give the same answers, so the fake cannot
-// drift from the scripts it stands in for.
+// drift from the scripts it stands in for. Both keep their own time (the server's, and the
+// fake's clock): a step's `at` moves it on, the fake's by advancing its clock, the server's by
+// ageing every place (ageSlots), since nobody can move a server's clock. A step `lose` drops
+// every key, as FLUSHALL or a restart without persistence does. Epoch ids are random in Valkey,
+// so an answer names an epoch by the order it was first seen in (1, 2, ...).
 import { describe, expect, test } from '@jest/globals';
-import { Slots } from '../../lib/valkey/slots.js';
-import { FakeSlots, T0 } from '../support/fakes.js';
-import { withValkey } from '../support/valkey.js';
+import { Slots, type Epoch } from '../../lib/valkey/slots.js';
+import { FakeSlots, ManualClock } from '../support/fakes.js';
+import { ageSlots, withValkey } from '../support/valkey.js';
 
 const TTL = 30_000;
 
-/** One step; `k` turns a key name into the key of the run. */
+/** One step, `at` ms after the first; `k` turns a key name into the key of the run. */
 type Step =
   | { op: 'acquire'; keys: string[]; limits: number[]; token: string; at: number; ttl?: number }
   | { op: 'release'; keys: string[]; token: string }
-  | { op: 'renewMany'; entries: { keys: string[]; token: string }[]; at: number; ttl?: number };
+  | { op: 'renewMany'; entries: { keys: string[]; token: string }[]; at: number; ttl?: number }
+  | { op: 'openEpoch'; key: string }
+  /** In the epoch last opened, or (`stale`) in none. */
+  | { op: 'acquireInEpoch'; keys: string[]; limits: number[]; token: string; epochKey: string; stale?: true }
+  | { op: 'lose' };
 
 interface SlotsLike {
-  acquire(keys: readonly string[], limits: readonly number[], token: string, nowMs: number, ttlMs: number): Promise<unknown>;
+  acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<unknown>;
+  acquireInEpoch(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number, epoch: Epoch): Promise<unknown>;
+  openEpoch(key: string): Promise<string>;
   release(keys: readonly string[], token: string): Promise<void>;
-  renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]>;
+  renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]>;
 }
 
-async function play(slots: SlotsLike, steps: readonly Step[], k: (name: string) => string): Promise<unknown[]> {
+/** Every key name the steps use. */
+const namesOf = (steps: readonly Step[]): string[] => [
+  ...new Set(
+    steps.flatMap((s) => {
+      switch (s.op) {
+        case 'renewMany':
+          return s.entries.flatMap((e) => e.keys);
+        case 'openEpoch':
+          return [s.key];
+        case 'acquireInEpoch':
+          return [...s.keys, s.epochKey];
+        case 'lose':
+          return [];
+        default:
+          return s.keys;
+      }
+    }),
+  ),
+];
+
+/** The full key's name, not the run's key, so runs compare. */
+function named(r: unknown, keys: readonly string[], k: (name: string) => string): unknown {
+  const a = r as { acquired: boolean; fullKey?: string };
+  return a.acquired || a.fullKey === undefined ? r : { ...a, fullKey: keys[keys.map(k).indexOf(a.fullKey)] };
+}
+
+async function play(
+  slots: SlotsLike,
+  steps: readonly Step[],
+  k: (name: string) => string,
+  advance: (ms: number) => Promise<void> | void,
+  lose: () => Promise<void> | void,
+): Promise<unknown[]> {
   const answers: unknown[] = [];
+  const epochs: string[] = [];
+  let now = 0;
   for (const s of steps) {
-    if (s.op === 'acquire') {
-      const r = (await slots.acquire(s.keys.map(k), s.limits, s.token, T0 + s.at, s.ttl ?? TTL)) as {
-        acquired: boolean;
-        fullKey?: string;
-        holders?: number;
-      };
-      // The full key's name, not the run's key, so runs compare.
-      answers.push(r.acquired ? r : { ...r, fullKey: s.keys[s.keys.map(k).indexOf(r.fullKey ?? '')] });
+    if ('at' in s && s.at > now) {
+      await advance(s.at - now);
+      now = s.at;
+    }
+    if (s.op === 'lose') {
+      await lose();
+      answers.push('lost');
+    } else if (s.op === 'openEpoch') {
+      const id = await slots.openEpoch(k(s.key));
+      if (!epochs.includes(id)) epochs.push(id);
+      answers.push(`epoch ${epochs.indexOf(id) + 1}`);
+    } else if (s.op === 'acquireInEpoch') {
+      const id = s.stale ? 'none' : (epochs.at(-1) ?? 'none');
+      answers.push(named(await slots.acquireInEpoch(s.keys.map(k), s.limits, s.token, TTL, { key: k(s.epochKey), id }), s.keys, k));
+    } else if (s.op === 'acquire') {
+      answers.push(named(await slots.acquire(s.keys.map(k), s.limits, s.token, s.ttl ?? TTL), s.keys, k));
     } else if (s.op === 'release') {
       await slots.release(s.keys.map(k), s.token);
       answers.push('released');
@@ -38,7 +90,6 @@ async function play(slots: SlotsLike, steps: readonly Step[], k: (name: string) 
       answers.push(
         await slots.renewMany(
           s.entries.map((e) => ({ keys: e.keys.map(k), token: e.token })),
-          T0 + s.at,
           s.ttl ?? TTL,
         ),
       );
@@ -56,7 +107,34 @@ const acquire = (keys: string[], limits: number[], token: string, at = 0, ttl?: 
   ...(ttl ? { ttl } : {}),
 });
 
+const inEpoch = (keys: string[], limits: number[], token: string, stale?: true): Step => ({
+  op: 'acquireInEpoch',
+  keys,
+  limits,
+  token,
+  epochKey: 'epoch',
+  ...(stale ? { stale } : {}),
+});
+
 const scenarios: [string, Step[]][] = [
+  [
+    'an epoch: refused before it is open, taken in it once open, refused again once lost',
+    [
+      inEpoch(['all', 's'], [2, 1], 't1'),
+      { op: 'openEpoch', key: 'epoch' },
+      { op: 'openEpoch', key: 'epoch' },
+      inEpoch(['all', 's'], [2, 1], 't1'),
+      inEpoch(['all', 's'], [2, 1], 't2'),
+      inEpoch(['all', 's'], [2, 1], 't2', true),
+      { op: 'lose' },
+      inEpoch(['all', 's'], [2, 1], 't3'),
+      acquire(['all', 's'], [2, 1], 't1'),
+      { op: 'openEpoch', key: 'epoch' },
+      inEpoch(['all', 's'], [2, 1], 't3'),
+      inEpoch(['all', 'x'], [2, 1], 't3'),
+      inEpoch(['all', 'y'], [2, 1], 't4'),
+    ],
+  ],
   [
     'one key fills, refuses, frees on release',
     [
@@ -72,8 +150,9 @@ const scenarios: [string, Step[]][] = [
     [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't1', 10), acquire(['a'], [1], 't2', 20)],
   ],
   [
+    // A second before (the server's clock runs on by a few ms between steps), and at it.
     'a place lapses at its expiry, not before',
-    [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't2', TTL - 1), acquire(['a'], [1], 't2', TTL)],
+    [acquire(['a'], [1], 't1'), acquire(['a'], [1], 't2', TTL - 1_000), acquire(['a'], [1], 't2', TTL)],
   ],
   [
     'two keys: all or nothing, and the first full key is named',
@@ -107,8 +186,31 @@ const scenarios: [string, Step[]][] = [
 
 describe('FakeSlots answers as Slots does', () => {
   test.each(scenarios)('%s', async (_name, steps) => {
-    const fake = await play(new FakeSlots(), steps, (name) => name);
-    const real = await withValkey('fake-contract', (v) => play(new Slots(v.redis), steps, (name) => v.key(name)));
+    const clock = new ManualClock();
+    const fakeSlots = new FakeSlots(clock.now);
+    const fake = await play(
+      fakeSlots,
+      steps,
+      (name) => name,
+      (ms) => clock.advance(ms),
+      () => fakeSlots.loseEverything(),
+    );
+    const real = await withValkey('fake-contract', (v) =>
+      play(
+        new Slots(v.redis),
+        steps,
+        (name) => v.key(name),
+        (ms) =>
+          ageSlots(
+            v.redis,
+            namesOf(steps).map((name) => v.key(name)),
+            ms,
+          ),
+        async () => {
+          await v.redis.unlink(...namesOf(steps).map((name) => v.key(name)));
+        },
+      ),
+    );
     expect(fake).toEqual(real);
   });
 });

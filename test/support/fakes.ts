@@ -4,6 +4,7 @@
 import { pino, type Logger } from 'pino';
 import type { CheckVerdict } from '../../api/check-verdict.js';
 import type { Profile } from '../../api/profiles.js';
+import type { Epoch } from '../../lib/valkey/slots.js';
 import type { PairLeases } from '../../operator/adapters/valkey-scope-slots.js';
 import type { CheckAnswer } from '../../operator/checks/exec-check.js';
 import type { CheckGateMetrics, CheckRunner, SlotLeases } from '../../operator/checks/slotted-check-runner.js';
@@ -26,50 +27,94 @@ export type SlotsCall =
       readonly keys: readonly string[];
       readonly limits: readonly number[];
       readonly token: string;
-      readonly nowMs: number;
       readonly ttlMs: number;
     }
+  | {
+      readonly op: 'acquireInEpoch';
+      readonly keys: readonly string[];
+      readonly limits: readonly number[];
+      readonly token: string;
+      readonly ttlMs: number;
+      readonly epoch: Epoch;
+    }
+  | { readonly op: 'openEpoch'; readonly key: string }
   | { readonly op: 'release'; readonly keys: readonly string[]; readonly token: string }
   | {
       readonly op: 'renewMany';
       readonly entries: readonly { keys: readonly string[]; token: string }[];
-      readonly nowMs: number;
       readonly ttlMs: number;
     };
 
 export type FakeSlotsAcquire =
   { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
+export type FakeSlotsEpochAcquire = FakeSlotsAcquire | { readonly acquired: false; readonly epochChanged: true };
 
 /**
  * lib/valkey/slots.ts's Slots in memory, by the same rules: a place is taken in every key or
  * in none; a token that already holds its place everywhere is renewed and counts as acquired;
- * a place lapses at its expiry (expiry <= now), and time comes from the caller.
+ * a place lapses at its expiry (expiry <= now). Time is the store's own, as Valkey's is the
+ * server's: `now` stands for the server's clock, never a caller's.
  */
 export class FakeSlots implements SlotLeases, PairLeases {
   readonly calls: SlotsCall[] = [];
   /** While an operation has an error here, every call of it rejects with that error. */
-  readonly failing: { acquire?: Error; release?: Error; renewMany?: Error } = {};
+  readonly failing: {
+    acquire?: Error;
+    acquireInEpoch?: Error;
+    openEpoch?: Error;
+    release?: Error;
+    renewMany?: Error;
+  } = {};
+  /** While set, every acquire waits for it before it answers: a call caught in flight. */
+  acquireWaitsFor: Promise<void> | undefined;
   /** key -> token -> the instant its place lapses. */
   private readonly places = new Map<string, Map<string, number>>();
+  /** epoch key -> the epoch open on it. */
+  private readonly epochs = new Map<string, string>();
+  private epochsOpened = 0;
 
-  async acquire(
+  /** `now`: the server's clock, T0 unless given. */
+  constructor(readonly now: () => number = () => T0) {}
+
+  async acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<FakeSlotsAcquire> {
+    this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, ttlMs });
+    await (this.acquireWaitsFor ?? Promise.resolve());
+    if (this.failing.acquire) throw this.failing.acquire;
+    return this.take(keys, limits, token, ttlMs);
+  }
+
+  async acquireInEpoch(
     keys: readonly string[],
     limits: readonly number[],
     token: string,
-    nowMs: number,
     ttlMs: number,
-  ): Promise<FakeSlotsAcquire> {
-    this.calls.push({ op: 'acquire', keys: [...keys], limits: [...limits], token, nowMs, ttlMs });
+    epoch: Epoch,
+  ): Promise<FakeSlotsEpochAcquire> {
+    this.calls.push({ op: 'acquireInEpoch', keys: [...keys], limits: [...limits], token, ttlMs, epoch: { ...epoch } });
+    await (this.acquireWaitsFor ?? Promise.resolve());
+    if (this.failing.acquireInEpoch) throw this.failing.acquireInEpoch;
+    if (this.epochs.get(epoch.key) !== epoch.id) return { acquired: false, epochChanged: true };
+    return this.take(keys, limits, token, ttlMs);
+  }
+
+  async openEpoch(key: string): Promise<string> {
+    this.calls.push({ op: 'openEpoch', key });
     await Promise.resolve();
-    if (this.failing.acquire) throw this.failing.acquire;
-    keys.forEach((k) => this.sweep(k, nowMs));
-    for (const [i, key] of keys.entries()) {
-      const held = this.of(key);
-      const limit = limits[i] ?? 0;
-      if (!held.has(token) && held.size >= limit) return { acquired: false, fullKey: key, holders: held.size };
-    }
-    for (const key of keys) this.of(key).set(token, nowMs + ttlMs);
-    return { acquired: true };
+    if (this.failing.openEpoch) throw this.failing.openEpoch;
+    let epoch = this.epochs.get(key);
+    if (epoch === undefined) this.epochs.set(key, (epoch = `epoch-${++this.epochsOpened}`));
+    return epoch;
+  }
+
+  /** What Valkey does on a restart without persistence, or FLUSHALL: every place and epoch gone. */
+  loseEverything(): void {
+    this.places.clear();
+    this.epochs.clear();
+  }
+
+  /** The epoch open on `key`, if any. */
+  epochOf(key: string): string | undefined {
+    return this.epochs.get(key);
   }
 
   async release(keys: readonly string[], token: string): Promise<void> {
@@ -79,10 +124,11 @@ export class FakeSlots implements SlotLeases, PairLeases {
     for (const key of keys) this.of(key).delete(token);
   }
 
-  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], nowMs: number, ttlMs: number): Promise<string[]> {
-    this.calls.push({ op: 'renewMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token })), nowMs, ttlMs });
+  async renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]> {
+    this.calls.push({ op: 'renewMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token })), ttlMs });
     await Promise.resolve();
     if (this.failing.renewMany) throw this.failing.renewMany;
+    const nowMs = this.now();
     const lost = new Set<string>();
     for (const { keys, token } of entries) {
       for (const key of keys) {
@@ -104,14 +150,27 @@ export class FakeSlots implements SlotLeases, PairLeases {
     return this.places.get(key)?.get(token);
   }
 
-  /** Live places in `key` at `nowMs`. */
-  holders(key: string, nowMs: number): string[] {
+  /** Live places in `key`, now. */
+  holders(key: string): string[] {
+    const nowMs = this.now();
     return [...this.of(key)].filter(([, expiry]) => expiry > nowMs).map(([token]) => token);
   }
 
   /** The calls of one operation, in order. */
   callsOf<Op extends SlotsCall['op']>(op: Op): Extract<SlotsCall, { op: Op }>[] {
     return this.calls.filter((c): c is Extract<SlotsCall, { op: Op }> => c.op === op);
+  }
+
+  private take(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): FakeSlotsAcquire {
+    const nowMs = this.now();
+    keys.forEach((k) => this.sweep(k, nowMs));
+    for (const [i, key] of keys.entries()) {
+      const held = this.of(key);
+      const limit = limits[i] ?? 0;
+      if (!held.has(token) && held.size >= limit) return { acquired: false, fullKey: key, holders: held.size };
+    }
+    for (const key of keys) this.of(key).set(token, nowMs + ttlMs);
+    return { acquired: true };
   }
 
   private of(key: string): Map<string, number> {

@@ -70,3 +70,29 @@ export async function withRedis<T>(body: (redis: Redis) => Promise<T>): Promise<
     await redis.quit().catch(() => redis.disconnect());
   }
 }
+
+/** The server's clock (TIME), in epoch milliseconds: the clock every slot script reads. */
+export async function serverNow(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** `body`'s result, with the server's clock read just before and just after it. */
+export async function serverTimed<T>(redis: Redis, body: () => Promise<T>): Promise<{ result: T; before: number; after: number }> {
+  const before = await serverNow(redis);
+  const result = await body();
+  return { result, before, after: await serverNow(redis) };
+}
+
+/**
+ * Moves every place in the sorted-set `keys` `ms` closer to its expiry, as if the server's
+ * clock had run on by `ms`: how a test lapses a lease without waiting for it.
+ */
+export async function ageSlots(redis: Redis, keys: readonly string[], ms: number): Promise<void> {
+  for (const key of keys) {
+    const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
+    const pipeline = redis.pipeline();
+    for (let i = 0; i < flat.length; i += 2) pipeline.zadd(key, 'XX', Number(flat[i + 1]) - ms, flat[i] as string);
+    await pipeline.exec();
+  }
+}

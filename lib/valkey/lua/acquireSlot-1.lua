@@ -2,13 +2,16 @@
 -- KEYS[1]  the semaphore: a sorted set of holder tokens, each scored by its lease expiry (epoch ms)
 -- ARGV[1]  token: the holder's token, which renew and release compare first
 -- ARGV[2]  limit: how many places the semaphore has (>= 1, checked by the caller)
--- ARGV[3]  now, epoch milliseconds, from the caller's clock; places scored <= now have lapsed
--- ARGV[4]  ttl in milliseconds: the place is held until now + ttl
+-- ARGV[3]  ttl in milliseconds: the place is held until now + ttl
+-- now      the server's clock (TIME), never the caller's: callers whose clocks disagree still
+--          agree on every lease; places scored <= now have lapsed. Needs effects replication
+--          of scripts (the default from Redis 5, the only kind from Redis 7 and in Valkey).
 -- returns  {1} when acquired, also when the token already held a live place (renewed, idempotent);
 --          {2, 1, n} when full with n live holders, and then nothing but lapsed places has changed
-local token, limit = ARGV[1], tonumber(ARGV[2])
-local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
+local token, limit, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local key = KEYS[1]
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
 if not redis.call('ZSCORE', key, token) then

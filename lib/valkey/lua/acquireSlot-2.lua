@@ -4,15 +4,19 @@
 -- ARGV[1]  token: the holder's token, which renew and release compare first
 -- ARGV[2]  limit of KEYS[1] (>= 1, checked by the caller)
 -- ARGV[3]  limit of KEYS[2] (>= 1, checked by the caller)
--- ARGV[4]  now, epoch milliseconds, from the caller's clock; places scored <= now have lapsed
--- ARGV[5]  ttl in milliseconds: both places are held until now + ttl
+-- ARGV[4]  ttl in milliseconds: both places are held until now + ttl
+-- now      the server's clock (TIME), never the caller's: callers whose clocks disagree still
+--          agree on every lease; places scored <= now have lapsed. Needs effects replication
+--          of scripts (the default from Redis 5, the only kind from Redis 7 and in Valkey).
 -- returns  {1} when acquired in both, also when the token already held a live place in both or in
 --          one of them (renewed, idempotent);
 --          {2, i, n} when KEYS[i] (the first full one) has n live holders, and then nothing but
 --          lapsed places has changed: a place the token held before the call stays as it was
 local token = ARGV[1]
 local limits = {tonumber(ARGV[2]), tonumber(ARGV[3])}
-local now, ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
+local ttl = tonumber(ARGV[4])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 for i = 1, 2 do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)

@@ -1,6 +1,8 @@
 -- countSlots-1.lua: how many live places a counting semaphore has taken.
 -- KEYS[1]  the semaphore: a sorted set of holder tokens, each scored by its lease expiry (epoch ms)
--- ARGV[1]  now, epoch milliseconds, from the caller's clock; places scored <= now have lapsed
+-- now      the server's clock (TIME), never the caller's; places scored <= now have lapsed
 -- returns  the number of live holders, after sweeping the lapsed ones
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]))
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
