@@ -1,9 +1,12 @@
-// A loopback TCP proxy a test can cut and restore, to make a real server briefly unreachable.
+// A loopback TCP proxy a test can cut and restore, to make a real server briefly unreachable,
+// or stall, to make it look alive but mute.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
+  private stalled = false;
   port = 0;
 
   constructor(
@@ -13,13 +16,23 @@ export class TcpProxy {
 
   async start(port = 0): Promise<number> {
     this.server = createServer((client) => {
+      this.sockets.add(client);
+      client.on('error', () => client.destroy()).on('close', () => this.sockets.delete(client));
+      // Stalled: the connection is accepted and then nothing, in either direction.
+      if (this.stalled) {
+        client.pause();
+        return;
+      }
       const upstream = connect(this.targetPort, this.targetHost);
-      this.sockets.add(client).add(upstream);
+      this.sockets.add(upstream);
+      const pair = { client, upstream };
+      this.pairs.add(pair);
       const drop = () => {
         client.destroy();
         upstream.destroy();
         this.sockets.delete(client);
         this.sockets.delete(upstream);
+        this.pairs.delete(pair);
       };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
@@ -31,10 +44,27 @@ export class TcpProxy {
     return this.port;
   }
 
+  /**
+   * Keeps accepting connections and keeps the open ones open, but carries nothing more either
+   * way: the server behind looks alive and never answers (a hung apiserver, a black-holed
+   * network). New connections are accepted and never answered either.
+   */
+  stall(): void {
+    this.stalled = true;
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
   /** Refuses new connections and cuts the open ones. */
   async cut(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+    this.pairs.clear();
+    this.stalled = false;
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
   }
