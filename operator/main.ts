@@ -37,6 +37,12 @@ import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
 
+/**
+ * On SIGTERM, in-flight reconciles get this long to finish (inside the Pod's 30 s grace period)
+ * before they are abandoned. Only a drained operator releases its Lease.
+ */
+const SHUTDOWN_DRAIN_MS = 20_000;
+
 type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
 
 async function main(): Promise<void> {
@@ -203,10 +209,19 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'Stopping');
-    await elector?.release();
+    // Take no new work, let what is running finish (or give up on it), and only then let a
+    // follower lead: releasing first would let two reconcile at once.
     queue.stop();
     waker.stop();
     renewal.stop();
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      queue.whenIdle().then(() => true),
+      new Promise<boolean>((resolve) => (drainTimer = setTimeout(() => resolve(false), SHUTDOWN_DRAIN_MS))),
+    ]);
+    clearTimeout(drainTimer);
+    if (drained) await elector?.release();
+    else log.warn({ drainMs: SHUTDOWN_DRAIN_MS }, 'Abandoned in-flight reconciles; left the Lease to expire');
     server.close();
     await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop(), views.stop(), podChecks.stop()]);
     redis.disconnect();
