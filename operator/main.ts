@@ -13,7 +13,7 @@ import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels } from '../api/vocabular
 import { ConfigMapViews } from './adapters/config-maps.js';
 import { PROFILES_CONFIGMAP } from '../api/profiles.js';
 import { PodCheckRunner } from './checks/pod-check.js';
-import { LeaderElector } from './adapters/leader-election.js';
+import { DEFAULT_LEADER_TIMING, KubeLeases, LeaderElector } from './adapters/leader-election.js';
 import { RestartingInformer } from '../lib/kube/informer.js';
 import { loadKubeConfig } from '../lib/kube/client.js';
 import { KubeHeldJobs } from './adapters/kube-heldjobs.js';
@@ -37,9 +37,11 @@ import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
 
-/** A follower takes over within this (plus one retry) of the leader's last renewal. */
-const LEASE_DURATION_MS = 10_000;
-const LEASE_RETRY_MS = 2_000;
+/**
+ * On SIGTERM, in-flight reconciles get this long to finish (inside the Pod's 30 s grace period)
+ * before they are abandoned. Only a drained operator releases its Lease.
+ */
+const SHUTDOWN_DRAIN_MS = 20_000;
 
 type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
 
@@ -185,14 +187,13 @@ async function main(): Promise<void> {
   const renewal = new ScopeRenewal(() => heldJobInformer.list(), scope, log);
   renewal.start();
 
+  const lease = `${config.namespace}/${config.leaderElection.leaseName}`;
   const elector = config.leaderElection.enabled
     ? new LeaderElector({
-        kubeConfig: kc,
-        namespace: config.namespace,
-        name: config.leaderElection.leaseName,
+        ...DEFAULT_LEADER_TIMING,
+        leases: new KubeLeases(kc, config.namespace, config.leaderElection.leaseName),
+        lease,
         identity: `${config.workerName}-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
-        leaseDurationMs: LEASE_DURATION_MS,
-        retryPeriodMs: LEASE_RETRY_MS,
         log,
         now: () => systemClock.now(),
       })
@@ -209,10 +210,19 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'Stopping');
-    await elector?.release();
+    // Take no new work, let what is running finish (or give up on it), and only then let a
+    // follower lead: releasing first would let two reconcile at once.
     queue.stop();
     waker.stop();
     renewal.stop();
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      queue.whenIdle().then(() => true),
+      new Promise<boolean>((resolve) => (drainTimer = setTimeout(() => resolve(false), SHUTDOWN_DRAIN_MS))),
+    ]);
+    clearTimeout(drainTimer);
+    if (drained) await elector?.release();
+    else log.warn({ drainMs: SHUTDOWN_DRAIN_MS }, 'Abandoned in-flight reconciles; left the Lease to expire');
     server.close();
     await Promise.allSettled([heldJobInformer.stop(), jobInformer.stop(), views.stop(), podChecks.stop()]);
     redis.disconnect();
@@ -224,8 +234,9 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.metricsPort, config.metricsHost, resolve));
   const addr = server.address();
   if (elector) {
-    log.info({ lease: `${config.namespace}/${config.leaderElection.leaseName}` }, 'Waiting to lead');
-    // A leader that cannot renew stops at once, so two never reconcile together.
+    log.info({ lease }, 'Waiting to lead');
+    // A leader that has not renewed within the renew deadline exits there and then, before any
+    // follower may take over, so two never reconcile together.
     await elector.run(() => process.exit(1));
   }
   // The ConfigMaps and the Jobs first, so the first pass over HeldJobs sees what is already there.

@@ -1,11 +1,101 @@
 import * as k8s from '@kubernetes/client-node';
 
-/** Loads a kubeconfig file when one is named, else the in-cluster service account. */
-export function loadKubeConfig(path: string | undefined): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
+/**
+ * A request/response call to the apiserver (get, list, create, update, patch, delete) that has
+ * not answered within this is abandoned: an apiserver that accepts connections and never answers
+ * must not hold a caller forever. Watches do not go through the API clients and are not cut short.
+ */
+export const KUBE_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface KubeConfigOptions {
+  /** Default KUBE_REQUEST_TIMEOUT_MS. */
+  readonly requestTimeoutMs?: number;
+}
+
+/** Loads a kubeconfig file when one is named, else the in-cluster service account; every API call times out. */
+export function loadKubeConfig(path: string | undefined, options: KubeConfigOptions = {}): k8s.KubeConfig {
+  const kc = new TimedKubeConfig(options.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS);
   if (path) kc.loadFromFile(path);
   else kc.loadFromCluster();
   return kc;
+}
+
+/** What a call that got no answer in time fails with. Carries no HTTP code: the apiserver never said. */
+export class KubeRequestTimeoutError extends Error {
+  override readonly name = 'KubeRequestTimeoutError';
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${method} ${path}: no answer from the apiserver within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * Sends each request with an AbortSignal that fires after `timeoutMs`, or sooner when the call
+ * brought a signal of its own (see abortWith).
+ */
+export class TimeoutHttpLibrary implements k8s.HttpLibrary {
+  constructor(
+    private readonly inner: k8s.HttpLibrary,
+    private readonly timeoutMs: number,
+  ) {}
+
+  send(request: k8s.RequestContext): k8s.Observable<k8s.ResponseContext> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const own = request.getSignal();
+    request.setSignal(own ? AbortSignal.any([own, timeout]) : timeout);
+    const sent = this.inner
+      .send(request)
+      .toPromise()
+      .catch((err: unknown) => {
+        if (timeout.aborted && !own?.aborted) {
+          throw new KubeRequestTimeoutError(request.getHttpMethod(), new URL(request.getUrl()).pathname, this.timeoutMs);
+        }
+        throw err;
+      });
+    return new k8s.Observable(sent);
+  }
+}
+
+/**
+ * A KubeConfig whose API clients (makeApiClient) abandon every call not answered within
+ * `requestTimeoutMs`. Watches and informers use the connection options (applyToFetchOptions),
+ * not API clients, so a long-lived watch is left alone.
+ */
+export class TimedKubeConfig extends k8s.KubeConfig {
+  constructor(readonly requestTimeoutMs: number) {
+    super();
+  }
+
+  override makeApiClient<T extends k8s.ApiType>(apiClientType: k8s.ApiConstructor<T>): T {
+    const cluster = this.getCurrentCluster();
+    if (!cluster) throw new Error('No active cluster!');
+    // As KubeConfig.makeApiClient does, with the HTTP library wrapped.
+    return new apiClientType(
+      k8s.createConfiguration({
+        baseServer: new k8s.ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this },
+        httpApi: new TimeoutHttpLibrary(new k8s.IsomorphicFetchHttpLibrary(), this.requestTimeoutMs),
+      }),
+    );
+  }
+}
+
+/**
+ * Per-call options for a generated API method: the call is abandoned when `signal` aborts (for a
+ * deadline shorter than the client's own timeout). Added to, not in place of, other middleware.
+ */
+export function abortWith(signal: AbortSignal, options: k8s.ConfigurationOptions = {}): k8s.ConfigurationOptions {
+  const middleware: k8s.ObservableMiddleware = {
+    pre: (context) => {
+      context.setSignal(signal);
+      return new k8s.Observable(Promise.resolve(context));
+    },
+    post: (response) => new k8s.Observable(Promise.resolve(response)),
+  };
+  return { ...options, middleware: [...(options.middleware ?? []), middleware], middlewareMergeStrategy: 'append' };
 }
 
 /** The HTTP status of a client-node error, if it carries one. */

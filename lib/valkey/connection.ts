@@ -1,7 +1,26 @@
 // The one way a program connects to Valkey.
 import { Redis } from 'ioredis';
 
+/**
+ * A Valkey command not answered within this fails ("Command timed out"), and a connection that
+ * owes answers and has said nothing for as long is dropped and made again: a server that accepts
+ * connections and never answers must not hold a caller forever.
+ */
+export const VALKEY_COMMAND_TIMEOUT_MS = 5_000;
+
+export interface ValkeyOptions {
+  /** Default VALKEY_COMMAND_TIMEOUT_MS. */
+  readonly commandTimeoutMs?: number;
+}
+
 /** Connects without retrying each command forever: callers decide what a failure means. */
-export function connectValkey(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+export function connectValkey(url: string, options: ValkeyOptions = {}): Redis {
+  const timeoutMs = options.commandTimeoutMs ?? VALKEY_COMMAND_TIMEOUT_MS;
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: false,
+    commandTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
 }

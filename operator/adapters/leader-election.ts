@@ -1,17 +1,93 @@
 // Leader election through a coordination.k8s.io/v1 Lease, so that of several replicas only
 // one reconciles. Expiry is judged by when this process last saw the Lease change, not by
 // comparing clocks across machines (as client-go does).
+//
+// Two replicas never lead at once because of two numbers. A follower takes the Lease only once
+// it has seen it unchanged for a whole lease duration. The leader steps down once it has gone a
+// renew deadline, shorter than the lease, without a renewal it knows landed; the deadline is
+// counted from the moment that renewal was sent, which is no later than the moment any follower
+// saw it. The step-down is a timer of its own (the watchdog), so it happens whatever the network
+// does: a renewal that never returns cannot postpone it.
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { statusCodeOf } from '../../lib/kube/client.js';
+import { abortWith, statusCodeOf } from '../../lib/kube/client.js';
 
-export interface LeaderElectionOptions {
-  readonly kubeConfig: k8s.KubeConfig;
-  readonly namespace: string;
-  readonly name: string;
-  readonly identity: string;
+/** A follower takes over a Lease it has seen unchanged for this long (client-go's default). */
+export const LEASE_DURATION_MS = 15_000;
+/** The leader steps down when it has not renewed for this long (client-go's default); below the lease. */
+export const RENEW_DEADLINE_MS = 10_000;
+/** How often the leader renews and a follower looks (client-go's default). */
+export const RETRY_PERIOD_MS = 2_000;
+
+export interface LeaderTiming {
   readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
+}
+
+export const DEFAULT_LEADER_TIMING: LeaderTiming = {
+  leaseDurationMs: LEASE_DURATION_MS,
+  renewDeadlineMs: RENEW_DEADLINE_MS,
+  retryPeriodMs: RETRY_PERIOD_MS,
+};
+
+/** Throws unless retry period < renew deadline < lease duration: otherwise two could lead at once. */
+export function checkTiming(t: LeaderTiming): void {
+  if (!(t.retryPeriodMs > 0 && t.retryPeriodMs < t.renewDeadlineMs && t.renewDeadlineMs < t.leaseDurationMs)) {
+    throw new Error(
+      `leader election needs 0 < retry period < renew deadline < lease duration; got ${t.retryPeriodMs} ms, ${t.renewDeadlineMs} ms, ${t.leaseDurationMs} ms`,
+    );
+  }
+}
+
+/** The Lease as the apiserver keeps it. Each call gives up when its signal aborts. */
+export interface LeaseApi {
+  /** The Lease, or undefined when there is none. */
+  read(signal: AbortSignal): Promise<k8s.V1Lease | undefined>;
+  /** Fails with 409 when another replica created it first. */
+  create(spec: k8s.V1LeaseSpec, signal: AbortSignal): Promise<void>;
+  /** Fails with 409 when the Lease changed since it was read. */
+  replace(lease: k8s.V1Lease, signal: AbortSignal): Promise<void>;
+}
+
+/** The Lease through the apiserver. */
+export class KubeLeases implements LeaseApi {
+  private readonly api: k8s.CoordinationV1Api;
+
+  constructor(
+    kubeConfig: k8s.KubeConfig,
+    private readonly namespace: string,
+    private readonly name: string,
+  ) {
+    this.api = kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+  }
+
+  async read(signal: AbortSignal): Promise<k8s.V1Lease | undefined> {
+    try {
+      return await this.api.readNamespacedLease({ name: this.name, namespace: this.namespace }, abortWith(signal));
+    } catch (err) {
+      if (statusCodeOf(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async create(spec: k8s.V1LeaseSpec, signal: AbortSignal): Promise<void> {
+    await this.api.createNamespacedLease(
+      { namespace: this.namespace, body: { metadata: { name: this.name, namespace: this.namespace }, spec } },
+      abortWith(signal),
+    );
+  }
+
+  async replace(lease: k8s.V1Lease, signal: AbortSignal): Promise<void> {
+    await this.api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body: lease }, abortWith(signal));
+  }
+}
+
+export interface LeaderElectionOptions extends LeaderTiming {
+  readonly leases: LeaseApi;
+  /** namespace/name of the Lease, for the logs. */
+  readonly lease: string;
+  readonly identity: string;
   readonly log: Logger;
   readonly now: () => number;
 }
@@ -43,69 +119,141 @@ export function leaseStep(
   return { kind: 'wait' };
 }
 
+/** How one attempt at the Lease ended: this process holds it, another does, or no answer in time. */
+type Attempt = 'held' | 'heldByAnother' | 'failed';
+
 export class LeaderElector {
-  private readonly api: k8s.CoordinationV1Api;
   private seen: { key: string; at: number } | undefined;
   private leading = false;
   private stopped = false;
-  private lastRenewOk = 0;
+  /** When the last renewal known to have landed was sent. */
+  private renewedAt = 0;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private onLost: () => void = () => undefined;
 
   constructor(private readonly o: LeaderElectionOptions) {
-    this.api = o.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+    checkTiming(o);
   }
 
   get isLeader(): boolean {
     return this.leading;
   }
 
-  /** Resolves once this process leads; then keeps renewing, and calls onLost if it cannot. */
+  /** Resolves once this process leads; then keeps renewing, and calls onLost the moment it may no longer lead. */
   async run(onLost: () => void): Promise<void> {
+    this.onLost = onLost;
     for (;;) {
       if (this.stopped) return new Promise(() => undefined);
-      if (await this.tryOnce()) break;
-      await new Promise((r) => setTimeout(r, this.o.retryPeriodMs));
-    }
-    this.leading = true;
-    this.lastRenewOk = this.o.now();
-    this.o.log.info({ lease: `${this.o.namespace}/${this.o.name}`, identity: this.o.identity }, 'Became leader');
-    const renew = async () => {
-      if (this.stopped) return;
-      const ok = await this.tryOnce().catch(() => false);
-      if (ok) this.lastRenewOk = this.o.now();
-      // Could not renew for a whole lease: someone else may lead now. Stop at once.
-      if (!ok && this.o.now() - this.lastRenewOk >= this.o.leaseDurationMs) {
-        this.leading = false;
-        this.o.log.error({ lease: `${this.o.namespace}/${this.o.name}` }, 'Lost leadership');
-        onLost();
+      const startedAt = this.o.now();
+      if ((await this.attempt(this.o.renewDeadlineMs)) === 'held') {
+        if (this.stopped) return new Promise(() => undefined);
+        this.lead(startedAt);
         return;
       }
-      setTimeout(() => void renew(), this.o.retryPeriodMs).unref();
-    };
-    setTimeout(() => void renew(), this.o.retryPeriodMs).unref();
+      await new Promise((r) => setTimeout(r, this.o.retryPeriodMs));
+    }
   }
 
-  /** Gives the Lease up so a follower takes over at once (on a clean shutdown). */
-  async release(): Promise<void> {
+  /**
+   * Gives the Lease up so a follower takes over at once (on a clean shutdown, once no reconcile
+   * is running). Says whether it did; the watchdog still bounds it.
+   */
+  async release(): Promise<boolean> {
     this.stopped = true;
-    if (!this.leading) return;
+    clearTimeout(this.renewTimer);
+    if (!this.leading) return false;
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), Math.max(0, this.deadline() - this.o.now()));
     try {
-      const lease = await this.api.readNamespacedLease({ name: this.o.name, namespace: this.o.namespace });
-      if (lease.spec?.holderIdentity !== this.o.identity) return;
-      lease.spec = { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1 };
-      await this.api.replaceNamespacedLease({ name: this.o.name, namespace: this.o.namespace, body: lease });
-    } catch {
-      // It expires by itself.
+      const lease = await this.o.leases.read(ac.signal);
+      if (!lease || lease.spec?.holderIdentity !== this.o.identity) return false;
+      const now = this.o.now();
+      lease.spec = { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: new k8s.V1MicroTime(now) };
+      await this.o.leases.replace(lease, ac.signal);
+    } catch (err) {
+      this.o.log.warn({ err, lease: this.o.lease }, 'Failed to release the Lease; it expires by itself');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.leading = false;
+    clearTimeout(this.watchdog);
+    this.o.log.info({ lease: this.o.lease }, 'Released the Lease');
+    return true;
+  }
+
+  private deadline(): number {
+    return this.renewedAt + this.o.renewDeadlineMs;
+  }
+
+  private lead(renewedAt: number): void {
+    this.leading = true;
+    this.renewedAt = renewedAt;
+    this.armWatchdog();
+    this.o.log.info({ lease: this.o.lease, identity: this.o.identity }, 'Became leader');
+    this.scheduleRenew();
+  }
+
+  /** Steps down at the renew deadline unless a renewal lands first; no network call can delay it. */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.stepDown('renew deadline passed'), Math.max(0, this.deadline() - this.o.now()));
+    this.watchdog.unref?.();
+  }
+
+  private scheduleRenew(): void {
+    this.renewTimer = setTimeout(() => void this.renewOnce(), this.o.retryPeriodMs);
+    this.renewTimer.unref?.();
+  }
+
+  private async renewOnce(): Promise<void> {
+    if (!this.leading || this.stopped) return;
+    const startedAt = this.o.now();
+    const outcome = await this.attempt(this.deadline() - startedAt);
+    if (!this.leading || this.stopped) return;
+    if (outcome === 'held') {
+      this.renewedAt = startedAt;
+      this.armWatchdog();
+    } else if (outcome === 'heldByAnother') {
+      return this.stepDown('another replica holds the Lease');
+    } else if (this.o.now() >= this.deadline()) {
+      return this.stepDown('renew deadline passed');
+    }
+    this.scheduleRenew();
+  }
+
+  private stepDown(reason: string): void {
+    if (!this.leading) return;
+    this.leading = false;
+    clearTimeout(this.watchdog);
+    clearTimeout(this.renewTimer);
+    this.o.log.error(
+      { lease: this.o.lease, reason, lastRenewal: new Date(this.renewedAt).toISOString(), renewDeadlineMs: this.o.renewDeadlineMs },
+      'Lost leadership',
+    );
+    this.onLost();
+  }
+
+  /** One look at the Lease, and the write it calls for, abandoned after `timeoutMs`. */
+  private async attempt(timeoutMs: number): Promise<Attempt> {
+    if (timeoutMs <= 0) return 'failed';
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), timeoutMs);
+    try {
+      return await this.tryOnce(ac.signal);
+    } catch (err) {
+      if (this.leading) this.o.log.warn({ err, lease: this.o.lease }, 'Failed to renew the Lease');
+      else this.o.log.debug({ err, lease: this.o.lease }, 'Failed to read or take the Lease');
+      return 'failed';
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  private async tryOnce(): Promise<boolean> {
+  private async tryOnce(signal: AbortSignal): Promise<Attempt> {
     const now = this.o.now();
-    let lease: k8s.V1Lease | undefined;
-    try {
-      lease = await this.api.readNamespacedLease({ name: this.o.name, namespace: this.o.namespace });
-    } catch (err) {
-      if (statusCodeOf(err) !== 404) throw err;
-    }
+    const lease = await this.o.leases.read(signal);
     const seen: SeenLease | undefined = lease
       ? {
           holder: lease.spec?.holderIdentity ?? undefined,
@@ -126,24 +274,21 @@ export class LeaderElector {
     try {
       switch (step.kind) {
         case 'wait':
-          return false;
+          return 'heldByAnother';
         case 'create':
-          await this.api.createNamespacedLease({
-            namespace: this.o.namespace,
-            body: { metadata: { name: this.o.name, namespace: this.o.namespace }, spec: spec(0) },
-          });
-          return true;
+          await this.o.leases.create(spec(0), signal);
+          return 'held';
         case 'take':
         case 'renew': {
           const body = lease as k8s.V1Lease;
           body.spec = step.kind === 'take' ? spec(step.transitions) : { ...body.spec, renewTime: new k8s.V1MicroTime(now) };
-          await this.api.replaceNamespacedLease({ name: this.o.name, namespace: this.o.namespace, body });
-          return true;
+          await this.o.leases.replace(body, signal);
+          return 'held';
         }
       }
     } catch (err) {
-      // Another replica wrote first: it leads.
-      if (statusCodeOf(err) === 409) return false;
+      // Another replica wrote first. Who holds the Lease now, the next look says.
+      if (statusCodeOf(err) === 409) return 'failed';
       throw err;
     }
   }

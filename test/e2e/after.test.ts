@@ -94,8 +94,9 @@ describe('after: held until the instant, then launched exactly once', () => {
     Timeouts.testMs,
   );
 
+  // With the operator up. What Kubernetes does with the operator down: cancel.test.ts.
   test.concurrent(
-    'deleting a HeldJob whose Job runs: the garbage collector deletes the Job',
+    'deleting a HeldJob whose Job runs, operator up: the Job is deleted and an OperatorCancel Event says operator-cancel',
     () =>
       withScenario('after-gc', async (s) => {
         const { after } = afterIn(1000);
@@ -115,10 +116,14 @@ describe('after: held until the instant, then launched exactly once', () => {
           name: NAME,
         });
         await eventually(
-          'the garbage collector to delete the Job',
+          'the Job to be deleted',
           async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
           Timeouts.gcMs,
         );
+        const cancel = await eventually('the OperatorCancel Event', async () =>
+          (await s.kube.eventsFor(s.namespace, NAME)).find((e) => e.reason === 'OperatorCancel'),
+        );
+        expect(cancel.message).toMatch(/^operator-cancel/);
       }),
     Timeouts.testMs,
   );

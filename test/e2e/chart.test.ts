@@ -637,7 +637,7 @@ describe("the operator, run as the chart's ServiceAccount, does its whole job", 
   );
 
   test.concurrent(
-    "two replicas with the chart's leader election: one leads, and after a SIGKILL the other leads within 15 s",
+    "two replicas with the chart's leader election: one leads, and after a SIGKILL the other leads once the Lease lapses",
     () =>
       withChartOperator('chart-op-leader', chartTriggers, async (r) => {
         // The first replica (withChartOperator's) leads; the chart renders election on for 2 replicas.
@@ -655,9 +655,10 @@ describe("the operator, run as the chart's ServiceAccount, does its whole job", 
           await eventually(
             'the follower to lead',
             () => (follower.logLines().some((l) => l['msg'] === 'Became leader') ? true : undefined),
-            20_000,
+            30_000,
           );
-          expect(Date.now() - killedAt).toBeLessThan(15_000);
+          // A 15 s lease, seen at most a 2 s retry late, taken at the first look after it.
+          expect(Date.now() - killedAt).toBeLessThan(22_000);
           const { after } = afterIn(1000);
           await r.kube.createHeldJob(r.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
           await ends(r, NAME, Phase.Succeeded);

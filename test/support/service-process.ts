@@ -11,6 +11,8 @@ export class ServiceProcess {
   private child: ChildProcess | undefined;
   readonly logPath: string;
   private exited: Promise<number | null> = Promise.resolve(null);
+  /** When the last process started here exited (epoch ms, this machine's clock), if it has. */
+  exitedAt: number | undefined;
 
   constructor(
     private readonly entry: string,
@@ -43,7 +45,13 @@ export class ServiceProcess {
     child.stdout?.pipe(out);
     child.stderr?.pipe(out);
     this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.exitedAt = undefined;
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code) => {
+        this.exitedAt = Date.now();
+        resolve(code);
+      }),
+    );
     let exitedEarly = false;
     void this.exited.then(() => (exitedEarly = true));
     return eventually(

@@ -2,6 +2,7 @@
 // or make stall: connections it accepts while holding wait, unforwarded, until released. The
 // kube client opens one connection per API call, so holding the Nth new connection stalls
 // exactly the Nth call a process makes, as an apiserver that is slow to answer it would.
+// stall() goes further: alive but mute, in both directions, for every connection.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
@@ -10,6 +11,8 @@ export class TcpProxy {
   /** Connections still to let through before new ones are held; undefined: none are held. */
   private passBeforeHolding: number | undefined;
   private readonly held: Socket[] = [];
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
+  private stalled = false;
   port = 0;
 
   constructor(
@@ -21,6 +24,11 @@ export class TcpProxy {
     this.server = createServer((client) => {
       this.sockets.add(client);
       client.on('error', () => client.destroy()).on('close', () => this.sockets.delete(client));
+      // Stalled: the connection is accepted and then nothing, in either direction.
+      if (this.stalled) {
+        client.pause();
+        return;
+      }
       if (this.passBeforeHolding !== undefined && this.passBeforeHolding-- <= 0) {
         // Accepted, and left paused: what the client sends waits in the socket's buffer.
         this.held.push(client);
@@ -50,11 +58,28 @@ export class TcpProxy {
     for (const client of this.held.splice(0)) if (!client.destroyed) this.forward(client);
   }
 
+  /**
+   * Keeps accepting connections and keeps the open ones open, but carries nothing more either
+   * way: the server behind looks alive and never answers (a hung apiserver, a black-holed
+   * network). New connections are accepted and never answered either.
+   */
+  stall(): void {
+    this.stalled = true;
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
   /** Refuses new connections and cuts the open ones. */
   async cut(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
     this.held.length = 0;
+    this.pairs.clear();
+    this.stalled = false;
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
   }
@@ -67,11 +92,14 @@ export class TcpProxy {
   private forward(client: Socket): void {
     const upstream = connect(this.targetPort, this.targetHost);
     this.sockets.add(upstream);
+    const pair = { client, upstream };
+    this.pairs.add(pair);
     const drop = () => {
       client.destroy();
       upstream.destroy();
       this.sockets.delete(client);
       this.sockets.delete(upstream);
+      this.pairs.delete(pair);
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
