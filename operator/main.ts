@@ -149,6 +149,10 @@ async function main(): Promise<void> {
       if (event === 'delete') waker.cancel(key);
       // A cancel must not wait behind the check it cancels: stop that check now.
       if (event === 'delete' || hj.metadata.deletionTimestamp) checkGate.cancel(key);
+      if (event === 'delete') {
+        void reconciler.forget(hj).catch((err: unknown) => log.warn({ heldjob: key, err }, 'Failed to clean up after a deleted HeldJob'));
+        return;
+      }
       queue.add(key);
     },
   });

@@ -7,13 +7,14 @@ import { assertNever, isTerminal } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { Action, CheckRun, EventSpec, LaunchOutcome } from '../decide/actions.js';
 import { decide } from '../decide/decide.js';
+import { decideGone } from '../decide/finished.js';
 import { observeJob } from '../decide/job.js';
 import { afterLaunch } from '../decide/launch.js';
 import type { DecideConfig, Observed } from '../decide/observed.js';
 import { afterCheck } from '../decide/record-check.js';
 import { viewOf } from '../decide/view.js';
 import type { Clock } from './clock.js';
-import { splitKey } from './object-key.js';
+import { keyOf, splitKey } from './object-key.js';
 import type {
   CheckGate,
   GateMetrics,
@@ -79,6 +80,27 @@ export class Reconciler {
       triggers: views.triggers(),
     };
     await this.execute(key, observed, decide(observed, clock.now()), this.deps.log.child({ heldjob: key }));
+  }
+
+  /**
+   * The HeldJob went (the informer's delete, with what was last seen of it): what it held goes
+   * back, and a cancelled running Job is recorded.
+   */
+  async forget(lastSeen: HeldJob): Promise<void> {
+    const { jobs, waker, checks, config, views } = this.deps;
+    const key = keyOf(lastSeen.metadata.namespace, lastSeen.metadata.name);
+    waker.cancel(key);
+    checks.cancel(key);
+    const view = viewOf(lastSeen);
+    const observed: Observed = {
+      heldJob: lastSeen,
+      view,
+      job: observeJob(jobs.get(view.jobName, lastSeen.metadata.namespace), lastSeen.metadata.uid),
+      config,
+      profiles: views.profiles(),
+      triggers: views.triggers(),
+    };
+    await this.execute(key, observed, decideGone(observed), this.deps.log.child({ heldjob: key }));
   }
 
   private async execute(key: string, observed: Observed, actions: readonly Action[], log: Logger): Promise<void> {

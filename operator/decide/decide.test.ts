@@ -150,8 +150,15 @@ describe('decide: after', () => {
       { phase: Phase.Succeeded },
     ],
     [
-      'running, Job active: nothing',
+      'running, Job active: the finalizer comes off (a delete needs no operator now)',
       observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }),
+      AFTER_MS,
+      ['setFinalizers'],
+      undefined,
+    ],
+    [
+      'running, Job active, no finalizer: nothing',
+      observed(heldJob({ status: { ...held, phase: Phase.Running }, finalizer: false }), { name: JOB, outcome: JobOutcome.Active }),
       AFTER_MS,
       [],
       undefined,

@@ -66,13 +66,41 @@ export function decideTerminal(o: Observed): Action[] {
   return removeFinalizer(o.heldJob);
 }
 
-/** Running: when the Job ends, the scope slots go back and the end is recorded. */
+/**
+ * Running: when the Job ends, the scope slots go back and the end is recorded. While it runs
+ * the HeldJob carries no finalizer: deleted with no operator about, it goes at once and the
+ * garbage collector deletes its Job (the owner reference); an operator that sees it go gives
+ * the scope slots back (decideGone).
+ */
 export function decideRunning(o: Observed, now: number): Action[] {
   const { job } = o;
-  if (!job || job.outcome === JobOutcome.Active) return [];
+  if (!job) return [];
+  if (job.outcome === JobOutcome.Active) return removeFinalizer(o.heldJob);
   return [
     ...(o.view.ok ? [{ type: 'releaseScope', scopeKey: o.view.scopeKey } as const] : []),
     finish(o.heldJob.status ?? {}, job, now),
     ...removeFinalizer(o.heldJob),
   ];
+}
+
+/**
+ * The HeldJob is gone (the informer's delete; `o` is what was last seen of it). Whatever it
+ * held goes back; a running Job was cancelled with it (the garbage collector deletes the Job),
+ * and that is said once, in an Event.
+ */
+export function decideGone(o: Observed): Action[] {
+  if (!o.view.ok) return [];
+  const actions: Action[] = [{ type: 'releaseScope', scopeKey: o.view.scopeKey }];
+  if (o.heldJob.status?.phase === Phase.Running && o.job?.outcome === JobOutcome.Active && !o.heldJob.metadata.deletionTimestamp) {
+    // A deletion the operator handled under the finalizer said so already (decideDeleting).
+    actions.push({
+      type: 'event',
+      event: {
+        type: EventType.Warning,
+        reason: EventReason.OperatorCancel,
+        message: `${OPERATOR_CANCEL}: Job ${o.job.name} deleted with its HeldJob`,
+      },
+    });
+  }
+  return actions;
 }

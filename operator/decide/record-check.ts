@@ -42,7 +42,8 @@ export function afterCheck(
     case 'denied':
     case 'unavailable':
       // Nothing ran and nothing is counted: look again at a quarter of the cadence.
-      return [{ type: 'wakeAt', at: now + slotDeniedDelayMs(heldJob.status?.checks ?? 0, config.intervalMs) }];
+      // The same additive jitter as checks: denied holds do not come back in lockstep.
+      return [{ type: 'wakeAt', at: now + slotDeniedDelayMs(heldJob.status?.checks ?? 0, config.intervalMs, jitterUnit) }];
     case 'cancelled':
       return [];
     default:
