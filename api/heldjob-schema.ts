@@ -3,7 +3,7 @@
 // admission and the operator cannot disagree about what a wait may say.
 import { z } from 'zod';
 import { INSTANT_PATTERN } from './instant.js';
-import { PHASES, REFUSAL_TOKENS } from './vocabulary.js';
+import { FAILURE_REASONS, PHASES, REFUSAL_TOKENS } from './vocabulary.js';
 
 export const MAX_CONDITIONS = 4;
 
@@ -99,10 +99,10 @@ export const heldJobStatusSchema = z
   .object({
     phase: z.enum(PHASES).optional(),
     reason: z
-      .union([z.enum(REFUSAL_TOKENS), z.literal('')])
+      .union([z.enum(REFUSAL_TOKENS), z.enum(FAILURE_REASONS), z.literal('')])
       .optional()
       .meta({
-        description: 'The refusal token when phase is Refused.',
+        description: 'The refusal token when phase is Refused; JobRejected or JobMissing when phase is Failed without its Job failing.',
       }),
     message: z.string().optional(),
     waitLabel: z.string().optional().meta({ description: 'The conditions in one line, as the CONDITIONS column shows them.' }),
@@ -116,12 +116,9 @@ export const heldJobStatusSchema = z
     expiresAt: time.optional().meta({ description: 'When a profile hold gives up (wait-expired), after one last check.' }),
     checks: z.number().int().optional().meta({ description: 'Profile checks run so far.' }),
     faults: z.number().int().optional().meta({ description: '"Could not tell" answers in a row: the most of any one profile.' }),
-    profileFaults: z
-      .record(z.string(), z.number().int())
-      .optional()
-      .meta({
-        description: '"Could not tell" answers in a row, per profile; a profile reaching the maximum ends the hold wait-unanswerable.',
-      }),
+    profileFaults: z.record(z.string(), z.number().int()).optional().meta({
+      description: '"Could not tell" answers in a row, per profile; a profile reaching the maximum ends the hold wait-unanswerable.',
+    }),
     limits: z.object({ maxChecks: z.number().int(), maxFaults: z.number().int() }).optional(),
     lastExitCode: z.number().int().optional(),
     lastCheckAt: time.optional(),

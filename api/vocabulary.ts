@@ -49,6 +49,19 @@ export const RefusalToken = {
 export type RefusalToken = (typeof RefusalToken)[keyof typeof RefusalToken];
 export const REFUSAL_TOKENS = Object.values(RefusalToken);
 
+/**
+ * Why a HeldJob Failed without its Job failing (status.reason when phase is Failed). A Job
+ * that ran and failed leaves the reason empty; its own reason is in the message.
+ */
+export const FailureReason = {
+  /** The apiserver refused the Job for good: invalid, forbidden (quota, admission), or its name taken by another. */
+  JobRejected: 'JobRejected',
+  /** The launch was recorded and its Job is not there: deleted, or never created after a crash. Never launched again. */
+  JobMissing: 'JobMissing',
+} as const;
+export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
+export const FAILURE_REASONS = Object.values(FailureReason);
+
 /** Types of the Kubernetes-style conditions in status.conditions. */
 export const ConditionType = {
   /** True while the HeldJob waits on at least one wait condition. */
@@ -74,14 +87,20 @@ export const ConditionReason = {
   NotYet: 'NotYet',
   CouldNotTell: 'CouldNotTell',
   ScopeQueued: 'ScopeQueued',
+  /** The create got no answer or a passing error (429, 5xx): nothing is held, tried again. */
+  LaunchRetrying: 'LaunchRetrying',
   // Waiting, False: it stopped waiting because every condition cleared.
   Cleared: 'Cleared',
   // Launched, True.
   JobCreated: 'JobCreated',
+  // Launched, Unknown: the launch is recorded and the create is under way (never sent twice).
+  Creating: 'Creating',
   // Finished, True (besides Succeeded, Failed and the refusal tokens).
   Succeeded: 'Succeeded',
   Failed: 'Failed',
   OperatorCancel: 'OperatorCancel',
+  JobRejected: 'JobRejected',
+  JobMissing: 'JobMissing',
   // TriggerChecked: the wait-skew comparison with the trigger entry.
   Matches: 'Matches',
   Skew: 'Skew',
@@ -98,6 +117,9 @@ export const EventReason = {
   Succeeded: 'Succeeded',
   Failed: 'Failed',
   OperatorCancel: 'OperatorCancel',
+  JobRejected: 'JobRejected',
+  JobMissing: 'JobMissing',
+  LaunchRetrying: 'LaunchRetrying',
   CheckGo: 'CheckGo',
   CheckNotYet: 'CheckNotYet',
   CheckCouldNotTell: 'CheckCouldNotTell',

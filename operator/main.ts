@@ -9,7 +9,7 @@ import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Slots } from '../lib/valkey/slots.js';
 import type { HeldJobObject } from '../api/heldjob-schema.js';
 import type { Profile } from '../api/profiles.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Labels } from '../api/vocabulary.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
 import { ConfigMapViews } from './adapters/config-maps.js';
 import { PROFILES_CONFIGMAP } from '../api/profiles.js';
 import { PodCheckRunner } from './checks/pod-check.js';
@@ -24,6 +24,8 @@ import { parseOperatorConfig } from '../api/config/operator-config.js';
 import { systemClock } from './controller/clock.js';
 import { keyOf, splitKey } from './controller/object-key.js';
 import { Reconciler } from './controller/reconciler.js';
+import { JobTombstones } from './controller/job-tombstones.js';
+import { heldJobOwnerOf } from './decide/job.js';
 import { countHeldJobs } from './controller/held-job-gauges.js';
 import { runningHolders, ScopeRenewal } from './controller/scope-renewal.js';
 import { ModeCheckRunner } from './checks/mode-runner.js';
@@ -126,14 +128,18 @@ async function main(): Promise<void> {
     },
   });
 
+  const tombstones = new JobTombstones(() => systemClock.now());
   const jobInformer = new RestartingInformer<k8s.V1Job>({
     kubeConfig: kc,
     path: ns ? `/apis/batch/v1/namespaces/${ns}/jobs` : '/apis/batch/v1/jobs',
     list: () => jobsApi.list(ns),
     labelSelector: JOB_LABEL_SELECTOR,
     log,
-    onEvent: (_event, job) => {
-      const owner = job.metadata?.labels?.[Labels.heldJob];
+    onEvent: (event, job) => {
+      if (event === 'delete') tombstones.remember(job);
+      else if (event === 'add') tombstones.forget(job);
+      // Found by its owner reference (the label holds a hashed name when the name is long).
+      const owner = heldJobOwnerOf(job);
       if (owner && job.metadata?.namespace) queue.add(keyOf(job.metadata.namespace, owner));
     },
   });
@@ -160,7 +166,7 @@ async function main(): Promise<void> {
   const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()));
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
-    jobs: { get: (name, namespace) => jobInformer.get(name, namespace) },
+    jobs: { get: (name, namespace) => jobInformer.get(name, namespace), lastSeen: (name, namespace) => tombstones.get(name, namespace) },
     writer: heldJobsApi,
     launcher: jobsApi,
     scope,

@@ -2,7 +2,9 @@
 import * as k8s from '@kubernetes/client-node';
 import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
-import type { CreateResult, JobLauncher } from '../controller/ports.js';
+import type { CreateOutcome, DryRunOutcome, JobRead } from '../decide/actions.js';
+import { isNeverValid } from '../decide/launch.js';
+import type { JobLauncher } from '../controller/ports.js';
 
 export const JOB_LABEL_SELECTOR = `${Labels.managedBy}=${MANAGED_BY}`;
 
@@ -28,8 +30,30 @@ export class KubeJobs implements JobLauncher {
     }
   }
 
+  /** A server-side dry run of the create: admission and validation run, nothing is kept. */
+  async dryRun(job: k8s.V1Job): Promise<DryRunOutcome> {
+    try {
+      await this.batch.createNamespacedJob({ namespace: job.metadata?.namespace ?? '', body: job, dryRun: 'All' });
+      return { kind: 'valid' };
+    } catch (err) {
+      const code = statusCodeOf(err);
+      // 409: a Job of that name is there already; the launch will find out whose.
+      return isNeverValid(code) ? { kind: 'invalid', code, message: apiMessageOf(err) } : { kind: 'unknown' };
+    }
+  }
+
+  /** Reads the Job from the apiserver itself: this HeldJob's own, or gone. */
+  async read(name: string, namespace: string, ownerUid: string): Promise<JobRead> {
+    try {
+      const job = await this.batch.readNamespacedJob({ name, namespace });
+      return job.metadata?.ownerReferences?.some((o) => o.uid === ownerUid) ? { kind: 'present' } : { kind: 'gone' };
+    } catch (err) {
+      return statusCodeOf(err) === 404 ? { kind: 'gone' } : { kind: 'unknown', message: apiMessageOf(err) };
+    }
+  }
+
   /** Creates the Job. A Job of that name already there is 'existed' when it is this HeldJob's own. */
-  async create(job: k8s.V1Job, ownerUid: string): Promise<CreateResult> {
+  async create(job: k8s.V1Job, ownerUid: string): Promise<CreateOutcome> {
     const namespace = job.metadata?.namespace ?? '';
     const name = job.metadata?.name ?? '';
     try {

@@ -84,7 +84,7 @@ describe('checkPod', () => {
     expect(p.spec?.containers[0]?.resources).toEqual(expected);
   });
 
-  test.each<[string, Partial<CheckPodInput>, Record<string, string>]>([
+  test.each<[string, Partial<CheckPodInput>, Record<string, unknown>]>([
     [
       'plain names',
       {},
@@ -96,10 +96,23 @@ describe('checkPod', () => {
       },
     ],
     ['a key without a namespace', { key: 'web-7' }, { 'waitgate.dev/heldjob': 'web-7' }],
-    ['a worker with characters a label may not hold', { worker: 'op-0@node:1/x' }, { 'waitgate.dev/worker': 'op-0-node-1-x' }],
-    ['a worker longer than a label', { worker: `w${'x'.repeat(80)}` }, { 'waitgate.dev/worker': `w${'x'.repeat(62)}` }],
-    ['a worker with no label characters at its ends', { worker: '--op-0--' }, { 'waitgate.dev/worker': 'op-0' }],
-    ['a worker with nothing a label may hold', { worker: '@@@' }, { 'waitgate.dev/worker': 'x' }],
+    // Anything a label cannot hold as it is keeps a readable head and gains a hash of the whole.
+    [
+      'a worker with characters a label may not hold',
+      { worker: 'op-0@node:1/x' },
+      { 'waitgate.dev/worker': expect.stringMatching(/^op-0-node-1-x-[0-9a-f]{10}$/) },
+    ],
+    [
+      'a worker longer than a label',
+      { worker: `w${'x'.repeat(80)}` },
+      { 'waitgate.dev/worker': expect.stringMatching(new RegExp(`^w${'x'.repeat(51)}-[0-9a-f]{10}$`)) },
+    ],
+    [
+      'a worker with no label characters at its ends',
+      { worker: '--op-0--' },
+      { 'waitgate.dev/worker': expect.stringMatching(/^op-0-[0-9a-f]{10}$/) },
+    ],
+    ['a worker with nothing a label may hold', { worker: '@@@' }, { 'waitgate.dev/worker': expect.stringMatching(/^[0-9a-f]{10}$/) }],
   ])('labels for its HeldJob and its worker: %s', (_name, input, labels) => {
     const got = checkPod({ ...base, ...input }).metadata?.labels ?? {};
     expect(got).toMatchObject(labels);

@@ -2,6 +2,7 @@
 // the terminated container's exit code. The script comes from the profiles ConfigMap,
 // mounted read-only; the Pod has no service-account token, runs as non-root with a read-only
 // root filesystem, and is deleted as soon as its answer is read.
+import { labelValue } from '../../api/label-value.js';
 import { createHash, randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -25,15 +26,6 @@ const CANNOT_START = new Set([
   'RunContainerError',
 ]);
 
-function labelSafe(s: string): string {
-  return (
-    s
-      .replace(/[^A-Za-z0-9_.-]/g, '-')
-      .slice(0, 63)
-      .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x'
-  );
-}
-
 export function checkPod(o: {
   name: string;
   namespace: string;
@@ -54,8 +46,8 @@ export function checkPod(o: {
       labels: {
         [CHECK_LABEL]: 'true',
         [Labels.managedBy]: MANAGED_BY,
-        [WORKER_LABEL]: labelSafe(o.worker),
-        [Labels.heldJob]: labelSafe(o.key.split('/')[1] ?? o.key),
+        [WORKER_LABEL]: labelValue(o.worker),
+        [Labels.heldJob]: labelValue(o.key.split('/')[1] ?? o.key),
       },
       annotations: { ...(o.profile.annotations ?? {}), 'waitgate.dev/heldjob': o.key, 'waitgate.dev/profile': o.profile.name },
     },
@@ -132,7 +124,7 @@ export class PodCheckRunner {
 
   constructor(private readonly o: PodCheckOptions) {
     this.core = o.kubeConfig.makeApiClient(k8s.CoreV1Api);
-    const selector = `${CHECK_LABEL}=true,${WORKER_LABEL}=${labelSafe(o.worker)}`;
+    const selector = `${CHECK_LABEL}=true,${WORKER_LABEL}=${labelValue(o.worker)}`;
     this.informer = new RestartingInformer<k8s.V1Pod>({
       kubeConfig: o.kubeConfig,
       path: `/api/v1/namespaces/${o.namespace}/pods`,

@@ -4,7 +4,7 @@ import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
 import type { RefusalToken } from '../../api/vocabulary.js';
-import type { CheckRun, EventSpec } from '../decide/actions.js';
+import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from '../decide/actions.js';
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
 
 export type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
@@ -14,6 +14,8 @@ export interface HeldJobSource {
 }
 export interface JobSource {
   get(name: string, namespace: string): k8s.V1Job | undefined;
+  /** The last state of a Job the informer saw deleted, kept a while: how it ended, if it had. */
+  lastSeen(name: string, namespace: string): k8s.V1Job | undefined;
 }
 /** Writes fail with 409 when the HeldJob changed since it was read. */
 export interface HeldJobWriter {
@@ -21,14 +23,13 @@ export interface HeldJobWriter {
   setFinalizers(heldJob: HeldJob, finalizers: readonly string[]): Promise<HeldJob>;
   recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void>;
 }
-/** How a Job create ended, as the apiserver said it. Never throws for an API error. */
-export type CreateResult =
-  | { readonly kind: 'created' }
-  | { readonly kind: 'existed' }
-  | { readonly kind: 'nameTaken' }
-  | { readonly kind: 'createFailed'; readonly code: number | undefined; readonly message: string };
+/** The Job API as the executor uses it. Never throws for an API error: outcomes are data. */
 export interface JobLauncher {
-  create(job: k8s.V1Job, ownerUid: string): Promise<CreateResult>;
+  create(job: k8s.V1Job, ownerUid: string): Promise<CreateOutcome>;
+  /** A server-side dry-run create. */
+  dryRun(job: k8s.V1Job): Promise<DryRunOutcome>;
+  /** A read from the apiserver itself, past any cache. */
+  read(name: string, namespace: string, ownerUid: string): Promise<JobRead>;
   delete(name: string, namespace: string): Promise<void>;
 }
 export interface ScopeSlots {

@@ -65,13 +65,25 @@ async function reconcile(w: FakeWorld): Promise<FakeWorld> {
 
 describe('the executor carries out the decisions, in order', () => {
   test.each<[string, Partial<FakeWorld>, string[], Phase | undefined]>([
-    ['a new hold: one status write, one wake, no finalizer', { heldJob: heldJob(), now: T0 }, ['writeStatus:Held', 'wake'], Phase.Held],
+    [
+      'a new hold: the job dry-run once, one status write, one wake, no finalizer',
+      { heldJob: heldJob(), now: T0 },
+      ['dryRun:valid', 'writeStatus:Held', 'wake'],
+      Phase.Held,
+    ],
+    [
+      'a new hold whose job can never be valid: Failed JobRejected at once, nothing held',
+      { heldJob: heldJob(), now: T0, dryRun: { kind: 'invalid', code: 422, message: 'containers: Required value' } },
+      ['dryRun:invalid', 'releaseScope', 'writeStatus:Failed', 'event:JobRejected', 'cancelWake'],
+      Phase.Failed,
+    ],
     [
       'the instant reached: finalizer, scope, create, marker, Running with its Event',
       { heldJob: heldJob({ status: held }), now: AFTER_MS },
       [
         'setFinalizers:waitgate.dev/cleanup',
         'acquireScope:acquired',
+        'writeStatus:Running',
         'create:created',
         'leaveMarker',
         'writeStatus:Running',
@@ -82,7 +94,7 @@ describe('the executor carries out the decisions, in order', () => {
     [
       'a Job already there (a crash after the create): recorded as launched, no second Job',
       { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, create: { kind: 'existed' } },
-      ['acquireScope:acquired', 'create:existed', 'leaveMarker', 'writeStatus:Running', 'event:Launched'],
+      ['acquireScope:acquired', 'writeStatus:Running', 'create:existed', 'leaveMarker', 'writeStatus:Running', 'event:Launched'],
       Phase.Running,
     ],
     [
@@ -104,8 +116,47 @@ describe('the executor carries out the decisions, in order', () => {
         now: AFTER_MS,
         create: { kind: 'createFailed', code: 503, message: 'unavailable' },
       },
-      ['acquireScope:acquired', 'create:createFailed', 'releaseScope', 'wake'],
+      [
+        'acquireScope:acquired',
+        'writeStatus:Running',
+        'create:createFailed',
+        'releaseScope',
+        'writeStatus:Held',
+        'event:LaunchRetrying',
+        'wake',
+      ],
       Phase.Held,
+    ],
+    [
+      'the apiserver refuses the Job (403, a quota): Failed JobRejected, the scope slot back, the finalizer off',
+      {
+        heldJob: heldJob({ status: held, finalizer: true }),
+        now: AFTER_MS,
+        create: { kind: 'createFailed', code: 403, message: 'exceeded quota: count/jobs.batch' },
+      },
+      [
+        'acquireScope:acquired',
+        'writeStatus:Running',
+        'create:createFailed',
+        'releaseScope',
+        'writeStatus:Failed',
+        'event:JobRejected',
+        'cancelWake',
+        'setFinalizers:',
+      ],
+      Phase.Failed,
+    ],
+    [
+      'a Running hold whose Job the informer lacks and the apiserver has not: Failed JobMissing, the scope slot back',
+      { heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: false }), now: AFTER_MS, read: { kind: 'gone' } },
+      ['readJob:gone', 'releaseScope', 'writeStatus:Failed', 'event:JobMissing', 'cancelWake'],
+      Phase.Failed,
+    ],
+    [
+      'a Running hold whose Job the informer lacks but the apiserver has: looked at again, nothing written',
+      { heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: false }), now: AFTER_MS, read: { kind: 'present' } },
+      ['readJob:present', 'wake'],
+      Phase.Running,
     ],
     [
       'a profile due: the finalizer, then the check, then its answer written',
@@ -158,8 +209,17 @@ describe('the executor carries out the decisions, in order', () => {
         now: AFTER_MS,
         create: { kind: 'nameTaken' },
       },
-      ['acquireScope:acquired', 'create:nameTaken', 'releaseScope', 'wake'],
-      Phase.Held,
+      [
+        'acquireScope:acquired',
+        'writeStatus:Running',
+        'create:nameTaken',
+        'releaseScope',
+        'writeStatus:Failed',
+        'event:JobRejected',
+        'cancelWake',
+        'setFinalizers:',
+      ],
+      Phase.Failed,
     ],
     [
       'a HeldJob gone: its wake and check are cancelled, nothing else',
@@ -175,7 +235,7 @@ describe('the executor carries out the decisions, in order', () => {
 
   test('a status write that meets a newer object stops the pass: nothing after it runs', async () => {
     const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob(), now: T0, failStatusWith: 409 }));
-    expect(w.journal).toEqual(['writeStatus:failed 409']);
+    expect(w.journal).toEqual(['dryRun:valid', 'writeStatus:failed 409']);
   });
 
   test('any other failed status write is an error for the work queue to retry', async () => {

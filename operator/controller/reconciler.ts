@@ -5,11 +5,11 @@ import type { Logger } from 'pino';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { assertNever, isTerminal } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
-import type { Action, CheckRun, EventSpec, LaunchOutcome } from '../decide/actions.js';
+import type { Action, CheckRun, CreateOutcome, EventSpec } from '../decide/actions.js';
 import { decide } from '../decide/decide.js';
 import { decideGone } from '../decide/finished.js';
 import { observeJob } from '../decide/job.js';
-import { afterLaunch } from '../decide/launch.js';
+import { afterCreate, afterDryRun, afterJobRead, afterScope } from '../decide/launch.js';
 import type { DecideConfig, Observed } from '../decide/observed.js';
 import { afterCheck } from '../decide/record-check.js';
 import { viewOf } from '../decide/view.js';
@@ -75,6 +75,7 @@ export class Reconciler {
       heldJob,
       view,
       job: observeJob(jobs.get(view.jobName, namespace), heldJob.metadata.uid),
+      lastJob: observeJob(jobs.lastSeen(view.jobName, namespace), heldJob.metadata.uid),
       config,
       profiles: views.profiles(),
       triggers: views.triggers(),
@@ -132,11 +133,32 @@ export class Reconciler {
           if (isConflict(err)) return STOP;
           throw err;
         }
-      case 'launch': {
+      case 'acquireScope': {
         if (!observed.view.ok) return STOP;
-        const outcome = await this.launch(action.job, action.scopeKey, uid);
-        this.logLaunch(outcome, action.job.metadata?.name, log);
-        return { kind: 'then', actions: afterLaunch(observed.view, action.ready, outcome, deps.clock.now()) };
+        const outcome = await deps.scope.acquire(action.scopeKey, uid);
+        if (outcome !== 'acquired') deps.metrics.scopeDeferred();
+        if (outcome === 'unavailable') log.warn('Deferred launch: Valkey is unavailable for the scope slots');
+        return { kind: 'then', actions: afterScope(observed.view, action.ready, action.job, outcome, deps.clock.now()) };
+      }
+      case 'createJob': {
+        if (!observed.view.ok) return STOP;
+        const outcome = await deps.launcher.create(action.job, uid);
+        this.logCreate(outcome, action.job.metadata?.name, log);
+        const ready = { view: observed.view, heldJob: current };
+        return { kind: 'then', actions: afterCreate(ready, current.status ?? {}, action.ready, outcome, deps.clock.now()) };
+      }
+      case 'dryRunJob': {
+        if (!observed.view.ok) return STOP;
+        const outcome = await deps.launcher.dryRun(action.job);
+        if (outcome.kind === 'invalid') log.warn({ code: outcome.code ?? null, message: outcome.message }, 'Found the job invalid');
+        return { kind: 'then', actions: afterDryRun({ view: observed.view, heldJob: current }, action.then, outcome, deps.clock.now()) };
+      }
+      case 'readJob': {
+        if (!observed.view.ok) return STOP;
+        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
+        if (read.kind === 'gone') log.warn({ job: action.jobName }, 'Found the Job gone');
+        const view = observed.view;
+        return { kind: 'then', actions: afterJobRead({ ...observed, view, heldJob: current }, read, deps.clock.now()) };
       }
       case 'releaseScope':
         await deps.scope.release(action.scopeKey, uid).catch((err: unknown) => {
@@ -180,15 +202,7 @@ export class Reconciler {
     }
   }
 
-  /** Scope slots first, then the create; the outcome as data. */
-  private async launch(job: Parameters<JobLauncher['create']>[0], scopeKey: string, uid: string): Promise<LaunchOutcome> {
-    const slot = await this.deps.scope.acquire(scopeKey, uid);
-    if (slot === 'full') return { kind: 'scopeFull' };
-    if (slot === 'unavailable') return { kind: 'scopeUnavailable' };
-    return this.deps.launcher.create(job, uid);
-  }
-
-  private logLaunch(outcome: LaunchOutcome, job: string | undefined, log: Logger): void {
+  private logCreate(outcome: CreateOutcome, job: string | undefined, log: Logger): void {
     switch (outcome.kind) {
       case 'created':
         log.info({ job }, 'Created Job');
@@ -196,15 +210,8 @@ export class Reconciler {
       case 'existed':
         log.info({ job }, 'Found Job already created');
         return;
-      case 'scopeFull':
-        this.deps.metrics.scopeDeferred();
-        return;
-      case 'scopeUnavailable':
-        this.deps.metrics.scopeDeferred();
-        log.warn('Deferred launch: Valkey is unavailable for the scope slots');
-        return;
       case 'nameTaken':
-        log.warn({ job }, 'Deferred launch: a Job of that name belongs to another owner');
+        log.warn({ job }, 'Found the Job name taken by another owner');
         return;
       case 'createFailed':
         log.warn({ job, code: outcome.code ?? null, message: outcome.message }, 'Failed to create Job');

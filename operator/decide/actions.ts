@@ -20,10 +20,25 @@ export type Action =
   /** Replace metadata.finalizers with this list. */
   | { readonly type: 'setFinalizers'; readonly finalizers: readonly string[] }
   /**
-   * Take the scope slots (overall and per scope key), then create this Job. Its outcome goes
-   * back to afterLaunch() with `ready`, the status every condition cleared into.
+   * Take the scope slots (overall and per scope key). The outcome goes back to afterScope()
+   * with `ready`, the status every condition cleared into.
    */
-  | { readonly type: 'launch'; readonly job: k8s.V1Job; readonly scopeKey: string; readonly ready: HeldJobStatus }
+  | { readonly type: 'acquireScope'; readonly job: k8s.V1Job; readonly scopeKey: string; readonly ready: HeldJobStatus }
+  /**
+   * Create this Job (the launch is already recorded in status). The outcome goes back to
+   * afterCreate() with `ready`, the status to return to if the create is to be tried again.
+   */
+  | { readonly type: 'createJob'; readonly job: k8s.V1Job; readonly scopeKey: string; readonly ready: HeldJobStatus }
+  /**
+   * Ask the apiserver whether this Job could be created at all (a server-side dry run). If it
+   * could, or if no answer came, carry on with `then`; the outcome goes back to afterDryRun().
+   */
+  | { readonly type: 'dryRunJob'; readonly job: k8s.V1Job; readonly then: readonly Action[] }
+  /**
+   * The Job is not in the informer: read it from the apiserver itself before calling it gone.
+   * The outcome goes back to afterJobRead().
+   */
+  | { readonly type: 'readJob'; readonly jobName: string }
   /** Give back the scope slots (idempotent). */
   | { readonly type: 'releaseScope'; readonly scopeKey: string }
   /** Delete the running Job (a cancel). */
@@ -37,19 +52,32 @@ export type Action =
   /** Look at this HeldJob again at this instant (epoch ms). */
   | { readonly type: 'wakeAt'; readonly at: number };
 
-/** How a launch went: the scope slots, then the create. */
-export type LaunchOutcome =
+/** How taking the scope slots went. */
+export type ScopeOutcome = 'acquired' | 'full' | 'unavailable';
+
+/** How a Job create ended, as the apiserver said it. */
+export type CreateOutcome =
   | { readonly kind: 'created' }
   /** A Job of this name owned by this HeldJob already exists: launched before. */
   | { readonly kind: 'existed' }
-  /** Every scope slot (overall or for this repository) is taken. */
-  | { readonly kind: 'scopeFull' }
-  /** Valkey cannot be reached for the scope slots. */
-  | { readonly kind: 'scopeUnavailable' }
   /** A Job of this name exists and belongs to something else. */
   | { readonly kind: 'nameTaken' }
   /** The apiserver answered the create with an error (code undefined: no answer at all). */
   | { readonly kind: 'createFailed'; readonly code: number | undefined; readonly message: string };
+
+/** What a server-side dry-run create said. */
+export type DryRunOutcome =
+  | { readonly kind: 'valid' }
+  | { readonly kind: 'invalid'; readonly code: number | undefined; readonly message: string }
+  /** No answer, or one that may change (429, 5xx, 403 from a quota that may free up). */
+  | { readonly kind: 'unknown' };
+
+/** What a direct read of the Job found. */
+export type JobRead =
+  | { readonly kind: 'present' }
+  | { readonly kind: 'gone' }
+  /** The read itself failed: nothing can be said yet. */
+  | { readonly kind: 'unknown'; readonly message: string };
 
 /** How a profile check went. */
 export type CheckRun =

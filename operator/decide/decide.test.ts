@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { decide } from './decide.js';
 import type { Action } from './actions.js';
-import { afterLaunch } from './launch.js';
+import { withLaunch } from '../../test/support/launch-plan.js';
 import { JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './observed.js';
 import { viewOf } from './view.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
@@ -68,10 +68,7 @@ function observed(hj: Observed['heldJob'], job?: ObservedJob, over: Partial<Obse
 
 /** decide(), and when it launches, what follows a launch whose Job was created. */
 function plan(o: Observed, now: number): readonly Action[] {
-  const actions = decide(o, now);
-  const last = actions[actions.length - 1];
-  if (last?.type !== 'launch' || !o.view.ok) return actions;
-  return [...actions, ...afterLaunch(o.view, last.ready, { kind: 'created' }, now)];
+  return withLaunch(o, decide(o, now), now);
 }
 
 const JOB = jobNameFor({ name: 'web-7-deploy', uid: 'uid-1' });
@@ -81,6 +78,12 @@ const statusOf = (as: readonly Action[]) => {
   return u && u.type === 'updateStatus' ? u.status : undefined;
 };
 const held: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), nextCheckAt: iso(AFTER_MS), jobName: JOB };
+/** Running, its Job's create confirmed. */
+const running: HeldJobStatus = {
+  ...held,
+  phase: Phase.Running,
+  conditions: [{ type: 'Launched', status: 'True', reason: 'JobCreated', message: `created Job ${JOB}`, lastTransitionTime: iso(T0) }],
+};
 const profileHeld = (over: HeldJobStatus = {}): HeldJobStatus => ({
   phase: Phase.Held,
   heldSince: iso(T0),
@@ -118,28 +121,28 @@ describe('decide: after', () => {
       'held, instant reached: take the scope, create the Job, leave the marker, record Running',
       observed(heldJob({ status: held })),
       AFTER_MS,
-      ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'],
+      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
       { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
     ],
     [
       'held, instant long past (restart after the instant): launch now',
       observed(heldJob({ status: held })),
       AFTER_MS + DAY,
-      ['observeAfterLateness', 'launch', 'leaveMarker', 'updateStatus'],
+      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
       { phase: Phase.Running },
     ],
     [
       'new, no conditions, its trigger does not wait: launch at once',
       observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })),
       T0,
-      ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'],
+      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
       { phase: Phase.Running, waitLabel: '-' },
     ],
     [
       'held, Job exists (crash after create): no second create',
       observed(heldJob({ status: held }), { name: JOB, outcome: JobOutcome.Active }),
       AFTER_MS,
-      ['updateStatus'],
+      ['leaveMarker', 'updateStatus'],
       { phase: Phase.Running },
     ],
     [
@@ -151,29 +154,42 @@ describe('decide: after', () => {
     ],
     [
       'running, Job active: the finalizer comes off (a delete needs no operator now)',
-      observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }),
+      observed(heldJob({ status: running }), { name: JOB, outcome: JobOutcome.Active }),
       AFTER_MS,
       ['setFinalizers'],
       undefined,
     ],
     [
       'running, Job active, no finalizer: nothing',
-      observed(heldJob({ status: { ...held, phase: Phase.Running }, finalizer: false }), { name: JOB, outcome: JobOutcome.Active }),
+      observed(heldJob({ status: running, finalizer: false }), { name: JOB, outcome: JobOutcome.Active }),
       AFTER_MS,
       [],
       undefined,
     ],
-    ['running, Job not seen yet: nothing', observed(heldJob({ status: { ...held, phase: Phase.Running } })), AFTER_MS, [], undefined],
+    [
+      'running, Job not in the informer: read it from the apiserver',
+      observed(heldJob({ status: running })),
+      AFTER_MS,
+      ['readJob'],
+      undefined,
+    ],
+    [
+      'running, launch recorded, create not confirmed, Job there (crash after the create): recorded as created, no second Job',
+      observed(heldJob({ status: { ...held, phase: Phase.Running, conditions: [] } }), { name: JOB, outcome: JobOutcome.Active }),
+      AFTER_MS,
+      ['leaveMarker', 'updateStatus'],
+      { phase: Phase.Running },
+    ],
     [
       'running, Job succeeded: scope back, Succeeded, finalizer off',
-      observed(heldJob({ status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Succeeded }),
+      observed(heldJob({ status: running }), { name: JOB, outcome: JobOutcome.Succeeded }),
       AFTER_MS,
       ['releaseScope', 'updateStatus', 'setFinalizers'],
       { phase: Phase.Succeeded },
     ],
     [
       'running, Job failed: Failed',
-      observed(heldJob({ status: { ...held, phase: Phase.Running } }), {
+      observed(heldJob({ status: running }), {
         name: JOB,
         outcome: JobOutcome.Failed,
         failureReason: 'BackoffLimitExceeded',
@@ -334,7 +350,7 @@ describe('decide: profiles, cheapest first', () => {
         heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 2, clearedProfiles: ['jira', 'ci'] }) }),
       ),
       T0 + 1000,
-      ['launch', 'leaveMarker', 'updateStatus'],
+      ['acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
       { phase: Phase.Running },
     ],
     [
@@ -387,7 +403,7 @@ describe('decide: pause windows', () => {
       T0 + 60_000,
     );
     expect(types(actions)).not.toContain('runCheck');
-    expect(types(actions)).not.toContain('launch');
+    expect(types(actions)).not.toContain('acquireScope');
   });
 
   test('once the window ends the first hold starts then', () => {
@@ -414,7 +430,7 @@ describe('decide: the triggers file (wait-skew)', () => {
     [
       'the file does not wait either: launched',
       observed(noWait('plain')),
-      ['setFinalizers', 'launch', 'leaveMarker', 'updateStatus'],
+      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
       { phase: Phase.Running },
     ],
   ])('%s', (_n, o, expectedTypes, expectedStatus) => {
@@ -452,7 +468,7 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
     ],
     [
       'a running one: its Job deleted, recorded as operator-cancel',
-      observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }), { name: JOB, outcome: JobOutcome.Active }),
+      observed(heldJob({ deleted: true, status: running }), { name: JOB, outcome: JobOutcome.Active }),
       ['deleteJob', 'updateStatus', 'releaseScope', 'setFinalizers'],
     ],
     ['without our finalizer: nothing to do', observed(heldJob({ deleted: true, finalizer: false })), []],

@@ -5,6 +5,7 @@ import type { Action } from './actions.js';
 import { decideDeleting, decideRunning, decideTerminal } from './finished.js';
 import type { Observed } from './observed.js';
 import { refuse } from './status.js';
+import { buildJob } from './job.js';
 import { decideWaiting } from './waiting.js';
 
 export function decide(o: Observed, now: number): readonly Action[] {
@@ -14,7 +15,18 @@ export function decide(o: Observed, now: number): readonly Action[] {
   if (isTerminal(phase)) return decideTerminal(o);
   if (phase === Phase.Running) return decideRunning(o, now);
   if (heldJob.metadata.annotations?.[Annotations.refusal] !== undefined && o.job === undefined) return decideRefusalRecord(o, now);
-  return decideWaiting(o, now);
+  return dryRunFirst(o, decideWaiting(o, now));
+}
+
+/**
+ * The first hold asks the apiserver whether its Job could be created at all (a server-side
+ * dry run): a job that can never be valid ends the hold now, not at its launch a day later.
+ */
+function dryRunFirst(o: Observed, actions: readonly Action[]): readonly Action[] {
+  if (!o.view.ok || o.heldJob.status?.heldSince !== undefined) return actions;
+  const holds = actions.some((a) => a.type === 'acquireScope' || (a.type === 'updateStatus' && a.status.phase === Phase.Held));
+  if (!holds) return actions;
+  return [{ type: 'dryRunJob', job: buildJob(o.heldJob, o.view.spec, o.view.jobName), then: actions }];
 }
 
 /** A record of a delivery the receiver refused: it never holds and never runs. */

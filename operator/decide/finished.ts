@@ -5,6 +5,7 @@ import { iso } from '../../api/time.js';
 import { ConditionReason, ConditionType, EventReason, EventType, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
+import { adoptLaunched, isLaunchConfirmed } from './launch.js';
 import { hasFinalizer, removeFinalizer } from './status.js';
 
 /** The write that records how the Job ended. */
@@ -73,14 +74,15 @@ export function decideTerminal(o: Observed): Action[] {
  * the scope slots back (decideGone).
  */
 export function decideRunning(o: Observed, now: number): Action[] {
-  const { job } = o;
-  if (!job) return [];
+  const { job, view } = o;
+  if (!view.ok) return [];
+  const status = o.heldJob.status ?? {};
+  // Not in the informer: ask the apiserver before calling it gone (afterJobRead).
+  if (!job) return [{ type: 'readJob', jobName: status.jobName ?? view.jobName }];
+  // Created before a restart, or before the informer brought it: recorded now.
+  if (!isLaunchConfirmed(status)) return adoptLaunched(view, status, job, now);
   if (job.outcome === JobOutcome.Active) return removeFinalizer(o.heldJob);
-  return [
-    ...(o.view.ok ? [{ type: 'releaseScope', scopeKey: o.view.scopeKey } as const] : []),
-    finish(o.heldJob.status ?? {}, job, now),
-    ...removeFinalizer(o.heldJob),
-  ];
+  return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(status, job, now), ...removeFinalizer(o.heldJob)];
 }
 
 /**

@@ -2,6 +2,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobSpec } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { labelValue } from '../../api/label-value.js';
 import { JobOutcome, type ObservedJob } from './observed.js';
 
 /** The Job, owned by its HeldJob (so a cancel deletes it), under the name derived from the HeldJob. */
@@ -12,7 +13,7 @@ export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: str
     metadata: {
       name: jobName,
       namespace: heldJob.metadata.namespace,
-      labels: { [Labels.managedBy]: MANAGED_BY, [Labels.heldJob]: heldJob.metadata.name },
+      labels: { [Labels.managedBy]: MANAGED_BY, [Labels.heldJob]: labelValue(heldJob.metadata.name) },
       ownerReferences: [
         {
           apiVersion: `${API_GROUP}/${API_VERSION}`,
@@ -37,4 +38,10 @@ export function observeJob(job: k8s.V1Job | undefined, ownerUid: string): Observ
   if (failed) return { name, outcome: JobOutcome.Failed, ...(failed.reason ? { failureReason: failed.reason } : {}) };
   if (conds.some((c) => c.type === 'Complete' && c.status === 'True')) return { name, outcome: JobOutcome.Succeeded };
   return { name, outcome: JobOutcome.Active };
+}
+
+/** The name of the HeldJob that controls this Job, from its owner reference. */
+export function heldJobOwnerOf(job: k8s.V1Job): string | undefined {
+  return job.metadata?.ownerReferences?.find((o) => o.kind === HELDJOB_KIND && o.apiVersion.startsWith(`${API_GROUP}/`) && o.controller)
+    ?.name;
 }

@@ -1,19 +1,36 @@
 import { describe, expect, test } from '@jest/globals';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
-import { Phase } from '../../api/vocabulary.js';
-import type { LaunchOutcome } from './actions.js';
-import { afterLaunch, isTransient, LAUNCH_RETRY_MS } from './launch.js';
+import { FailureReason, FINALIZER, Phase } from '../../api/vocabulary.js';
+import type { Action, CreateOutcome, JobRead, ScopeOutcome } from './actions.js';
+import { decide } from './decide.js';
+import { buildJob } from './job.js';
+import {
+  afterCreate,
+  afterDryRun,
+  afterJobRead,
+  afterScope,
+  isNeverValid,
+  isTransient,
+  JOB_READ_AGAIN_MS,
+  launchedStatus,
+  launchingStatus,
+  LAUNCH_RETRY_MS,
+} from './launch.js';
+import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { viewOf } from './view.js';
 
 const T0 = Date.parse('2026-09-01T09:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
-const heldJob = {
-  metadata: { name: 'web-7-deploy', namespace: 'team-a', uid: 'uid-1' },
+const heldJob: Observed['heldJob'] = {
+  metadata: { name: 'web-7-deploy', namespace: 'team-a', uid: 'uid-1', finalizers: [FINALIZER] },
   spec: { target: 'acme/web#7', trigger: 'deploy', job: { template: {} } },
 };
 const view = viewOf(heldJob);
 if (!view.ok) throw new Error(view.problem);
+const job = buildJob(heldJob, view.spec, view.jobName);
 const ready: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0 - 60_000), waitingSince: iso(T0 - 60_000) };
+const launching = launchingStatus(ready, view.jobName, T0);
+const running = launchedStatus(launching, view.jobName, T0);
 const queued: HeldJobStatus = {
   ...ready,
   conditions: [
@@ -26,61 +43,196 @@ const queued: HeldJobStatus = {
     },
   ],
 };
+const types = (as: readonly Action[]) => as.map((a) => a.type);
+const written = (as: readonly Action[]) => {
+  const w = as.find((a) => a.type === 'updateStatus');
+  return w?.type === 'updateStatus' ? w : undefined;
+};
 
-describe('afterLaunch', () => {
-  test.each<[string, HeldJobStatus, LaunchOutcome, string[], Phase | undefined]>([
-    ['created: the marker, then Running', ready, { kind: 'created' }, ['leaveMarker', 'updateStatus'], Phase.Running],
-    [
-      'existed (launched before a crash): the same, no second Job',
-      ready,
-      { kind: 'existed' },
-      ['leaveMarker', 'updateStatus'],
-      Phase.Running,
-    ],
-    ['scope full, first time: queued in status, look again', ready, { kind: 'scopeFull' }, ['updateStatus', 'wakeAt'], Phase.Held],
-    ['scope full, already queued: no write, look again', queued, { kind: 'scopeFull' }, ['wakeAt'], undefined],
-    ['scope slots unavailable: as full', ready, { kind: 'scopeUnavailable' }, ['updateStatus', 'wakeAt'], Phase.Held],
-    [
-      'create failed: the slot back, tried again',
-      ready,
-      { kind: 'createFailed', code: 500, message: 'boom' },
-      ['releaseScope', 'wakeAt'],
-      undefined,
-    ],
-    ['the name taken by another: the slot back, tried again', ready, { kind: 'nameTaken' }, ['releaseScope', 'wakeAt'], undefined],
-  ])('%s', (_n, status, outcome, types, phase) => {
-    const actions = afterLaunch(view, status, outcome, T0);
-    expect(actions.map((a) => a.type)).toEqual(types);
-    const write = actions.find((a) => a.type === 'updateStatus');
-    expect(write?.type === 'updateStatus' ? write.status.phase : undefined).toBe(phase);
+describe('afterScope: the launch is recorded before the create', () => {
+  test.each<[string, HeldJobStatus, ScopeOutcome, string[], Phase | undefined]>([
+    ['acquired: Running (Launched Unknown) written, then the create', ready, 'acquired', ['updateStatus', 'createJob'], Phase.Running],
+    ['full, first time: queued in status, look again', ready, 'full', ['updateStatus', 'wakeAt'], Phase.Held],
+    ['full, already queued: no write, look again', queued, 'full', ['wakeAt'], undefined],
+    ['unavailable: as full', ready, 'unavailable', ['updateStatus', 'wakeAt'], Phase.Held],
+  ])('%s', (_n, status, outcome, want, phase) => {
+    const actions = afterScope(view, status, job, outcome, T0);
+    expect(types(actions)).toEqual(want);
+    expect(written(actions)?.status.phase).toBe(phase);
   });
 
-  test('Running stops WAITED: waitingSince goes, waitedSeconds is recorded', () => {
-    const write = afterLaunch(view, ready, { kind: 'created' }, T0).find((a) => a.type === 'updateStatus');
-    expect(write?.type === 'updateStatus' ? write.status : undefined).toMatchObject({ waitedSeconds: 60, launchedAt: iso(T0) });
-    expect(write?.type === 'updateStatus' ? write.status.waitingSince : 'x').toBeUndefined();
-  });
-
-  test('a failed create is tried again after LAUNCH_RETRY_MS', () => {
-    expect(afterLaunch(view, ready, { kind: 'createFailed', code: undefined, message: 'no answer' }, T0)).toContainEqual({
-      type: 'wakeAt',
-      at: T0 + LAUNCH_RETRY_MS,
-    });
+  test('the recorded launch says Creating and stops WAITED', () => {
+    const w = written(afterScope(view, ready, job, 'acquired', T0));
+    expect(w?.status).toMatchObject({ jobName: view.jobName, waitedSeconds: 60, launchedAt: iso(T0) });
+    expect(w?.status.waitingSince).toBeUndefined();
+    expect(w?.status.conditions?.find((c) => c.type === 'Launched')).toMatchObject({ status: 'Unknown', reason: 'Creating' });
   });
 });
 
-describe('isTransient', () => {
-  test.each<[number | undefined, boolean]>([
-    [undefined, true],
-    [408, true],
-    [429, true],
-    [500, true],
-    [503, true],
-    [400, false],
-    [403, false],
-    [409, false],
-    [422, false],
-  ])('%s: %s', (code, transient) => {
+describe('afterCreate', () => {
+  test.each<[string, CreateOutcome, string[], Phase | undefined, string | undefined]>([
+    ['created: the marker, then Launched True', { kind: 'created' }, ['leaveMarker', 'updateStatus'], Phase.Running, undefined],
+    [
+      'existed (a retried create that had landed): the same',
+      { kind: 'existed' },
+      ['leaveMarker', 'updateStatus'],
+      Phase.Running,
+      undefined,
+    ],
+    [
+      'the name taken by another: Failed JobRejected, slot back, finalizer off',
+      { kind: 'nameTaken' },
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      Phase.Failed,
+      FailureReason.JobRejected,
+    ],
+    [
+      'invalid (422): Failed JobRejected',
+      { kind: 'createFailed', code: 422, message: 'spec.template.spec.containers: Required value' },
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      Phase.Failed,
+      FailureReason.JobRejected,
+    ],
+    [
+      'forbidden by a quota (403): Failed JobRejected',
+      { kind: 'createFailed', code: 403, message: 'exceeded quota' },
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      Phase.Failed,
+      FailureReason.JobRejected,
+    ],
+    [
+      '503: slot back, back to Held, tried again',
+      { kind: 'createFailed', code: 503, message: 'unavailable' },
+      ['releaseScope', 'updateStatus', 'wakeAt'],
+      Phase.Held,
+      undefined,
+    ],
+    [
+      'no answer: slot back, back to Held, tried again',
+      { kind: 'createFailed', code: undefined, message: 'ETIMEDOUT' },
+      ['releaseScope', 'updateStatus', 'wakeAt'],
+      Phase.Held,
+      undefined,
+    ],
+  ])('%s', (_n, outcome, want, phase, reason) => {
+    const actions = afterCreate({ view, heldJob }, launching, ready, outcome, T0);
+    expect(types(actions)).toEqual(want);
+    expect(written(actions)?.status.phase).toBe(phase);
+    expect(written(actions)?.status.reason).toBe(reason);
+  });
+
+  test('a rejection is said in status and in a Warning Event, with the apiserver message', () => {
+    const w = written(
+      afterCreate({ view, heldJob }, launching, ready, { kind: 'createFailed', code: 422, message: 'containers: Required' }, T0),
+    );
+    expect(w?.status.message).toMatch(/422.*containers: Required/);
+    expect(w?.event).toMatchObject({ type: 'Warning', reason: 'JobRejected' });
+  });
+
+  test('a passing failure is tried again after LAUNCH_RETRY_MS, said once', () => {
+    const first = afterCreate({ view, heldJob }, launching, ready, { kind: 'createFailed', code: 503, message: 'x' }, T0);
+    expect(first).toContainEqual({ type: 'wakeAt', at: T0 + LAUNCH_RETRY_MS });
+    const again = afterCreate(
+      { view, heldJob },
+      launching,
+      written(first)!.status,
+      { kind: 'createFailed', code: 503, message: 'x' },
+      T0 + 1,
+    );
+    expect(types(again)).toEqual(['releaseScope', 'wakeAt']);
+  });
+});
+
+describe('afterDryRun: a job that can never be valid ends the hold at its first look', () => {
+  const then: Action[] = [{ type: 'wakeAt', at: T0 + 1 }];
+  test('valid or unknown: carry on', () => {
+    expect(afterDryRun({ view, heldJob }, then, { kind: 'valid' }, T0)).toEqual(then);
+    expect(afterDryRun({ view, heldJob }, then, { kind: 'unknown' }, T0)).toEqual(then);
+  });
+  test('invalid: Failed JobRejected', () => {
+    const actions = afterDryRun({ view, heldJob }, then, { kind: 'invalid', code: 422, message: 'bad' }, T0);
+    expect(written(actions)?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobRejected });
+  });
+  test('decide asks for the dry run at the first hold only', () => {
+    const waiting: Observed['heldJob'] = {
+      ...heldJob,
+      spec: { target: 'acme/web#7', trigger: 'deploy', job: { template: {} }, waitFor: [{ after: iso(T0 + 60_000) }] },
+    };
+    const o = (status?: HeldJobStatus): Observed => ({
+      heldJob: { ...waiting, ...(status ? { status } : {}) },
+      view: viewOf(waiting),
+      job: undefined,
+      config: { afterMaxMs: 86_400_000, intervalMs: 60_000, maxMs: 86_400_000, maxChecks: 96, maxFaults: 5, pauseWindows: [] },
+      profiles: { state: 'ok', profiles: new Map() },
+      triggers: { state: 'missing' },
+    });
+    expect(types(decide(o(), T0))).toEqual(['dryRunJob']);
+    expect(types(decide(o({ phase: Phase.Held, heldSince: iso(T0) }), T0))).not.toContain('dryRunJob');
+  });
+});
+
+describe('afterJobRead: a Running hold whose Job is not in the informer', () => {
+  const observed = (status: HeldJobStatus, lastJob?: ObservedJob): Observed & { view: typeof view } => ({
+    heldJob: { ...heldJob, status },
+    view,
+    job: undefined,
+    lastJob,
+    config: { afterMaxMs: 1, intervalMs: 1, maxMs: 1, maxChecks: 1, maxFaults: 1, pauseWindows: [] },
+    profiles: { state: 'ok', profiles: new Map() },
+    triggers: { state: 'missing' },
+  });
+  test.each<[string, HeldJobStatus, JobRead, ObservedJob | undefined, string[], Phase | undefined, RegExp | undefined]>([
+    ['the apiserver has it: look again soon', running, { kind: 'present' }, undefined, ['wakeAt'], undefined, undefined],
+    ['the read failed: look again later', running, { kind: 'unknown', message: 'x' }, undefined, ['wakeAt'], undefined, undefined],
+    [
+      'gone, created: Failed JobMissing, slot back',
+      running,
+      { kind: 'gone' },
+      undefined,
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      Phase.Failed,
+      /gone before it finished/,
+    ],
+    [
+      'gone, the create never confirmed: Failed JobMissing, never created again',
+      launching,
+      { kind: 'gone' },
+      undefined,
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      Phase.Failed,
+      /never runs twice/,
+    ],
+    [
+      'gone after it succeeded (its TTL): Succeeded, as its last state said',
+      running,
+      { kind: 'gone' },
+      { name: view.jobName, outcome: JobOutcome.Succeeded },
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      Phase.Succeeded,
+      undefined,
+    ],
+  ])('%s', (_n, status, read, last, want, phase, message) => {
+    const actions = afterJobRead(observed(status, last), read, T0);
+    expect(types(actions)).toEqual(want);
+    expect(written(actions)?.status.phase).toBe(phase);
+    if (message) expect(written(actions)?.status.message).toMatch(message);
+    if (read.kind === 'present') expect(actions).toContainEqual({ type: 'wakeAt', at: T0 + JOB_READ_AGAIN_MS });
+  });
+});
+
+describe('isTransient and isNeverValid', () => {
+  test.each<[number | undefined, boolean, boolean]>([
+    [undefined, true, false],
+    [400, false, true],
+    [403, false, false],
+    [408, true, false],
+    [409, false, false],
+    [422, false, true],
+    [429, true, false],
+    [500, true, false],
+    [503, true, false],
+  ])('%s: transient %s, never valid %s', (code, transient, never) => {
     expect(isTransient(code)).toBe(transient);
+    expect(isNeverValid(code)).toBe(never);
   });
 });

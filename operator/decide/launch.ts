@@ -1,22 +1,31 @@
-// The launch: what follows from its outcome. Pure, like decide().
+// The launch, in two recorded steps, and what follows from each outcome. Pure, like decide().
+//
+// 1. The scope slots are taken (acquireScope → afterScope).
+// 2. The launch is written to status (Running, Launched Unknown "Creating", the Job's name)
+//    and only then is the Job created (createJob → afterCreate). A hold whose launch is
+//    recorded never creates a Job again after a restart: a Job that is not there then was
+//    deleted (or never sent), and the hold ends JobMissing rather than run twice.
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
 import { iso } from '../../api/time.js';
-import { assertNever, ConditionReason, ConditionType, EventReason, EventType, Phase } from '../../api/vocabulary.js';
-import type { Action, LaunchOutcome } from './actions.js';
+import { assertNever, ConditionReason, ConditionType, EventReason, EventType, FailureReason, Phase } from '../../api/vocabulary.js';
+import type { Action, CreateOutcome, DryRunOutcome, JobRead, ScopeOutcome } from './actions.js';
 import { finish } from './finished.js';
-import { JobOutcome, type ObservedJob } from './observed.js';
-import { stopWaiting, writeIfChanged } from './status.js';
+import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
+import { removeFinalizer, stopWaiting, writeIfChanged } from './status.js';
 import type { HeldJobView } from './view.js';
+import type * as k8s from '@kubernetes/client-node';
 
 /** A create that got no answer, or one that asks to be tried again, is tried again after this. */
 export const LAUNCH_RETRY_MS = 10_000;
+/** A Job the informer lacks but the apiserver has: look again after this (the informer catches up). */
+export const JOB_READ_AGAIN_MS = 2_000;
 
 type ReadyView = Extract<HeldJobView, { ok: true }>;
 
-/** The status that says the Job was created: Running, WAITED stopped. */
-export function runningStatus(ready: HeldJobStatus, jobName: string, now: number): HeldJobStatus {
+/** The status that records the launch before the create: Running, the create under way. */
+export function launchingStatus(ready: HeldJobStatus, jobName: string, now: number): HeldJobStatus {
   const released = stopWaiting(ready, now, ConditionReason.Cleared);
   return {
     ...released,
@@ -25,23 +34,76 @@ export function runningStatus(ready: HeldJobStatus, jobName: string, now: number
     launchedAt: ready.launchedAt ?? iso(now),
     conditions: setCondition(
       released.conditions,
+      { type: ConditionType.Launched, status: 'Unknown', reason: ConditionReason.Creating, message: `creating Job ${jobName}` },
+      now,
+    ),
+  };
+}
+
+/** The status that says the Job was created. */
+export function launchedStatus(status: HeldJobStatus, jobName: string, now: number): HeldJobStatus {
+  return {
+    ...status,
+    conditions: setCondition(
+      status.conditions,
       { type: ConditionType.Launched, status: 'True', reason: ConditionReason.JobCreated, message: `created Job ${jobName}` },
       now,
     ),
   };
 }
 
-/** Launched before a restart but not recorded: the Job's existence tells. */
-export function adoptLaunched(view: ReadyView, ready: HeldJobStatus, job: ObservedJob, now: number): Action[] {
-  const running = runningStatus(ready, view.jobName, now);
-  // Already over: record both in one write.
-  if (job.outcome !== JobOutcome.Active) return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(running, job, now)];
+/** Whether the launch is recorded and its Job confirmed created. */
+export function isLaunchConfirmed(status: HeldJobStatus): boolean {
+  return findCondition(status.conditions, ConditionType.Launched)?.status === 'True';
+}
+
+/** The Job was created (now, or before a restart): the marker, and the record, with its Event. */
+function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number): Action[] {
   return [
+    { type: 'leaveMarker', trigger: view.spec.trigger, target: view.spec.target },
     {
       type: 'updateStatus',
-      status: running,
+      status: launchedStatus(status, view.jobName, now),
       event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
     },
+  ];
+}
+
+/** Launched before a restart and found: the Job's existence tells. */
+export function adoptLaunched(view: ReadyView, status: HeldJobStatus, job: ObservedJob, now: number): Action[] {
+  const recorded = status.phase === Phase.Running ? status : launchingStatus(status, view.jobName, now);
+  // Already over: record both in one write.
+  if (job.outcome !== JobOutcome.Active) {
+    return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(launchedStatus(recorded, view.jobName, now), job, now)];
+  }
+  return confirmLaunch(view, recorded, now);
+}
+
+/** Ends the hold Failed, for a reason of waitgate's own: the record, the Event, the scope slots back. */
+export function failHold(
+  o: { view: ReadyView; heldJob: Observed['heldJob'] },
+  status: HeldJobStatus,
+  reason: FailureReason,
+  message: string,
+  now: number,
+): Action[] {
+  const base = status.waitingSince ? stopWaiting(status, now, ConditionReason.Cleared) : status;
+  const { nextCheckAt: _n, ...rest } = base;
+  return [
+    { type: 'releaseScope', scopeKey: o.view.scopeKey },
+    {
+      type: 'updateStatus',
+      status: {
+        ...rest,
+        phase: Phase.Failed,
+        reason,
+        message,
+        finishedAt: iso(now),
+        conditions: setCondition(rest.conditions, { type: ConditionType.Finished, status: 'True', reason, message }, now),
+      },
+      event: { type: EventType.Warning, reason, message },
+    },
+    ...removeFinalizer(o.heldJob),
   ];
 }
 
@@ -50,46 +112,135 @@ export function isTransient(code: number | undefined): boolean {
   return code === undefined || code === 408 || code === 429 || code >= 500;
 }
 
-/** What follows a launch: Running, queued for a scope slot, tried again, or the hold's end. */
-export function afterLaunch(view: ReadyView, ready: HeldJobStatus, outcome: LaunchOutcome, now: number): Action[] {
+/** Whether a dry run's refusal means the Job can never be created (invalid or malformed). */
+export function isNeverValid(code: number | undefined): boolean {
+  return code === 400 || code === 422;
+}
+
+/** What follows the scope slots: the launch recorded, then the create; or queued. */
+export function afterScope(view: ReadyView, ready: HeldJobStatus, job: k8s.V1Job, outcome: ScopeOutcome, now: number): Action[] {
+  switch (outcome) {
+    case 'acquired':
+      return [
+        { type: 'updateStatus', status: launchingStatus(ready, view.jobName, now) },
+        { type: 'createJob', job, scopeKey: view.scopeKey, ready },
+      ];
+    case 'full':
+    case 'unavailable':
+      return waitFor(ready, ConditionReason.ScopeQueued, 'every condition cleared; waiting for a scope slot', now, SCOPE_RETRY_MS);
+    default:
+      return assertNever(outcome);
+  }
+}
+
+/** Held, with the Waiting condition saying why, looked at again later; written once, not on every look. */
+function waitFor(ready: HeldJobStatus, reason: ConditionReason, message: string, now: number, againMs: number, warn?: boolean): Action[] {
+  const same = findCondition(ready.conditions, ConditionType.Waiting);
+  const next: HeldJobStatus = {
+    ...ready,
+    conditions: setCondition(ready.conditions, { type: ConditionType.Waiting, status: 'True', reason, message }, now),
+  };
+  const unchanged = same?.reason === reason && same.message === message;
+  const event = warn ? { type: EventType.Warning, reason: EventReason.LaunchRetrying, message } : undefined;
+  return [...(unchanged ? [] : writeIfChanged(ready, next, event)), { type: 'wakeAt', at: now + againMs }];
+}
+
+/**
+ * What follows a create. `current` is the recorded launch; `ready` the status before it, to go
+ * back to when the apiserver said nothing was created and it is worth trying again.
+ */
+export function afterCreate(
+  o: { view: ReadyView; heldJob: Observed['heldJob'] },
+  current: HeldJobStatus,
+  ready: HeldJobStatus,
+  outcome: CreateOutcome,
+  now: number,
+): Action[] {
+  const { view } = o;
   switch (outcome.kind) {
     case 'created':
     case 'existed':
-      return [
-        { type: 'leaveMarker', trigger: view.spec.trigger, target: view.spec.target },
-        {
-          type: 'updateStatus',
-          status: runningStatus(ready, view.jobName, now),
-          event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
-        },
-      ];
-    case 'scopeFull':
-    case 'scopeUnavailable': {
-      // Said once: a queued hold is not rewritten on every look.
-      const queued = findCondition(ready.conditions, ConditionType.Waiting)?.reason === ConditionReason.ScopeQueued;
-      const next: HeldJobStatus = {
-        ...ready,
-        conditions: setCondition(
-          ready.conditions,
-          {
-            type: ConditionType.Waiting,
-            status: 'True',
-            reason: ConditionReason.ScopeQueued,
-            message: 'every condition cleared; waiting for a scope slot',
-          },
-          now,
-        ),
-      };
-      return [...(queued ? [] : writeIfChanged(ready, next)), { type: 'wakeAt', at: now + SCOPE_RETRY_MS }];
-    }
-    case 'createFailed':
+      return confirmLaunch(view, current, now);
     case 'nameTaken':
-      // Nothing stays taken while the create waits to be tried again.
+      return failHold(
+        o,
+        current,
+        FailureReason.JobRejected,
+        `a Job named ${view.jobName} already exists and belongs to something else`,
+        now,
+      );
+    case 'createFailed': {
+      if (!isTransient(outcome.code)) {
+        return failHold(o, current, FailureReason.JobRejected, `the apiserver refused the Job (${outcome.code}): ${outcome.message}`, now);
+      }
+      // Nothing stays taken while the create waits to be tried again; the next try meets
+      // AlreadyExists if this one did land after all.
+      const what = outcome.code === undefined ? `no answer (${outcome.message})` : `${outcome.code}: ${outcome.message}`;
       return [
         { type: 'releaseScope', scopeKey: view.scopeKey },
-        { type: 'wakeAt', at: now + LAUNCH_RETRY_MS },
+        ...waitFor(
+          ready,
+          ConditionReason.LaunchRetrying,
+          `every condition cleared; the Job create failed, ${what}; trying again`,
+          now,
+          LAUNCH_RETRY_MS,
+          true,
+        ),
       ];
+    }
     default:
       return assertNever(outcome);
+  }
+}
+
+/** What follows the dry run at the first hold: a Job that can never be valid ends the hold now. */
+export function afterDryRun(
+  o: { view: ReadyView; heldJob: Observed['heldJob'] },
+  then: readonly Action[],
+  outcome: DryRunOutcome,
+  now: number,
+): readonly Action[] {
+  switch (outcome.kind) {
+    case 'valid':
+    case 'unknown':
+      return then;
+    case 'invalid':
+      return failHold(
+        o,
+        o.heldJob.status ?? {},
+        FailureReason.JobRejected,
+        `the job can never be created (${outcome.code}): ${outcome.message}`,
+        now,
+      );
+    default:
+      return assertNever(outcome);
+  }
+}
+
+/**
+ * What follows a direct read of a Running hold's Job the informer did not have: the hold ends
+ * JobMissing when it is gone (how it ended, if the informer saw it end before it went).
+ */
+export function afterJobRead(o: Observed & { view: ReadyView }, read: JobRead, now: number): Action[] {
+  const status = o.heldJob.status ?? {};
+  switch (read.kind) {
+    case 'present':
+      // The informer is behind: its event brings another pass; look again anyway.
+      return [{ type: 'wakeAt', at: now + JOB_READ_AGAIN_MS }];
+    case 'unknown':
+      return [{ type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
+    case 'gone': {
+      const last = o.lastJob;
+      if (last && last.outcome !== JobOutcome.Active) {
+        return [{ type: 'releaseScope', scopeKey: o.view.scopeKey }, finish(status, last, now), ...removeFinalizer(o.heldJob)];
+      }
+      const jobName = status.jobName ?? o.view.jobName;
+      const message = isLaunchConfirmed(status)
+        ? `Job ${jobName} is gone before it finished (deleted, or removed while no operator watched); it is not launched again`
+        : `the launch of Job ${jobName} was recorded but the Job is not there (deleted, or the operator stopped before creating it); it is not launched again, so it never runs twice`;
+      return failHold(o, status, FailureReason.JobMissing, message, now);
+    }
+    default:
+      return assertNever(read);
   }
 }

@@ -43,6 +43,8 @@ export interface Observed {
   readonly view: HeldJobView;
   /** The HeldJob's own Job, if the Job informer has one (a Job of that name owned by another is not it). */
   readonly job: ObservedJob | undefined;
+  /** The Job's last state when the informer saw it deleted (kept a while), if it was. */
+  readonly lastJob?: ObservedJob | undefined;
   readonly config: DecideConfig;
   readonly profiles: ProfilesView;
   readonly triggers: TriggersView;

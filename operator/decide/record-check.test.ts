@@ -3,7 +3,7 @@ import { CheckVerdict } from '../../api/check-verdict.js';
 import { decide } from './decide.js';
 import type { Observed } from './observed.js';
 import { afterCheck, recordCheck, type CheckResult } from './record-check.js';
-import { afterLaunch } from './launch.js';
+import { withLaunch } from '../../test/support/launch-plan.js';
 import { viewOf } from './view.js';
 import type { Action } from './actions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
@@ -189,9 +189,7 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
       profiles: { state: 'ok', profiles: new Map(names.map((name) => [name, { ...jira, name }])) },
       triggers: { state: 'missing' },
     };
-    let actions = decide(o, now);
-    const launch = actions.find((a) => a.type === 'launch');
-    if (launch && view.ok) actions = afterLaunch(view, launch.ready, { kind: 'created' }, now);
+    let actions = withLaunch(o, decide(o, now), now);
     const run = actions.find((a) => a.type === 'runCheck');
     if (run) {
       if (run.type !== 'runCheck') throw new Error('unreachable');

@@ -122,7 +122,11 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   // Every condition has cleared: take the scope slots, launch exactly once. Scope slots
   // taken at launch must be given back if the HeldJob goes: the finalizer first.
   const ready: HeldJobStatus = { ...held, waits: waitStates(conditions, held, afterMs, now) };
-  return [...actions, ...addFinalizer(heldJob), { type: 'launch', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready }];
+  return [
+    ...actions,
+    ...addFinalizer(heldJob),
+    { type: 'acquireScope', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready },
+  ];
 }
 
 type ChecksDecision =

@@ -6,9 +6,9 @@ import { pino } from 'pino';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
 import type { RefusalToken } from '../../api/vocabulary.js';
-import type { CheckRun, EventSpec } from '../../operator/decide/actions.js';
+import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from '../../operator/decide/actions.js';
 import type { DecideConfig, ProfilesView, TriggersView } from '../../operator/decide/observed.js';
-import type { CreateResult, HeldJob } from '../../operator/controller/ports.js';
+import type { HeldJob } from '../../operator/controller/ports.js';
 import type { ReconcilerDeps } from '../../operator/controller/reconciler.js';
 
 export class ApiError extends Error {
@@ -23,7 +23,12 @@ export interface FakeWorld {
   job: k8s.V1Job | undefined;
   now: number;
   scope: 'acquired' | 'full' | 'unavailable';
-  create: CreateResult;
+  create: CreateOutcome;
+  dryRun: DryRunOutcome;
+  /** What a direct read of the Job finds. */
+  read: JobRead;
+  /** The Job's last state before the informer saw it deleted. */
+  lastJob: k8s.V1Job | undefined;
   check: CheckRun;
   /** The next status write fails with this HTTP code (409: someone wrote first). */
   failStatusWith: number | undefined;
@@ -44,6 +49,9 @@ export function fakeWorld(over: Partial<FakeWorld> = {}): FakeWorld {
     now: 0,
     scope: 'acquired',
     create: { kind: 'created' },
+    dryRun: { kind: 'valid' },
+    read: { kind: 'gone' },
+    lastJob: undefined,
     check: { kind: 'cancelled' },
     failStatusWith: undefined,
     profiles: { state: 'ok', profiles: new Map() },
@@ -69,7 +77,7 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
   const log = (entry: string) => w.journal.push(entry);
   return {
     heldJobs: { get: () => w.heldJob },
-    jobs: { get: () => w.job },
+    jobs: { get: () => w.job, lastSeen: () => w.lastJob },
     writer: {
       writeStatus: async (hj: HeldJobObject, status: HeldJobStatus) => {
         if (w.failStatusWith !== undefined) {
@@ -98,6 +106,14 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
         log(`create:${w.create.kind}`);
         if (w.create.kind === 'created') w.created.push(job);
         return w.create;
+      },
+      dryRun: async () => {
+        log(`dryRun:${w.dryRun.kind}`);
+        return w.dryRun;
+      },
+      read: async () => {
+        log(`readJob:${w.read.kind}`);
+        return w.read;
       },
       delete: async (name: string) => {
         log(`deleteJob:${name}`);
