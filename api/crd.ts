@@ -14,14 +14,22 @@ function isObjectSchema(s: Schema): boolean {
  * - a union of objects becomes one object holding every branch's properties, exactly one
  *   of which may be set (min/maxProperties 1);
  * - a union of string enums or constants becomes one enum;
- * - `additionalProperties` is dropped: where unknown fields must survive (so that a stale
+ * - a record keeps its value schema as `additionalProperties` (its key schema goes);
+ * - otherwise `additionalProperties` is dropped: where unknown fields must survive (so that a stale
  *   schema can never silently prune a term of a wait) the schema says
  *   x-kubernetes-preserve-unknown-fields and the operator's strict re-check refuses them.
  */
 export function toStructural(input: Schema): Schema {
   const s: Schema = { ...input };
   delete s['$schema'];
+  delete s['propertyNames'];
+  const additional = s['additionalProperties'];
   delete s['additionalProperties'];
+  // A record (a map of names to values) keeps its value schema: that is how a structural
+  // schema says "any key, values of this type".
+  if (s['properties'] === undefined && typeof additional === 'object' && additional !== null) {
+    s['additionalProperties'] = toStructural(additional as Schema);
+  }
   const anyOf = s['anyOf'] as Schema[] | undefined;
   if (anyOf) {
     delete s['anyOf'];

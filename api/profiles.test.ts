@@ -10,7 +10,6 @@ function cm(profiles: unknown, scripts: Record<string, string> = { 'wait-jira.sh
 describe('parseProfiles: accepted', () => {
   test.each<[string, Record<string, string> | undefined, Profile[]]>([
     ['no ConfigMap data', undefined, []],
-    ['no profiles.json key', { 'wait-jira.sh': SH }, []],
     ['an empty object', cm({}), []],
     [
       'an exec profile',
@@ -56,6 +55,8 @@ describe('parseProfiles: accepted', () => {
 
 describe('parseProfiles: refused, naming the profile and the field', () => {
   test.each<[string, Record<string, string>, RegExp[]]>([
+    // A ConfigMap without the key is a slip (a misnamed key), not a ConfigMap declaring nothing.
+    ['a ConfigMap with no profiles.json key', { 'wait-jira.sh': SH }, [/has no "profiles\.json" key/]],
     ['profiles.json that is not JSON', cm('{"jira": '), [/^profiles\.json is not valid JSON/]],
     ['an empty profiles.json', cm(''), [/^profiles\.json is not valid JSON/]],
     ['profiles.json that is an array', cm([{ mode: 'exec' }]), [/^profiles\.json must be a JSON object.*an array$/]],

@@ -120,7 +120,10 @@ const profileEntrySchema = z
  */
 export function parseProfiles(data: Record<string, string> | undefined): ProfilesCheck {
   const raw = data?.[PROFILES_KEY];
-  if (raw === undefined) return { ok: true, profiles: new Map() };
+  // No ConfigMap at all declares nothing; a ConfigMap without the key is a slip, not "no profiles".
+  if (raw === undefined) {
+    return data === undefined ? { ok: true, profiles: new Map() } : { ok: false, problems: [`the ConfigMap has no "${PROFILES_KEY}" key`] };
+  }
 
   let doc: unknown;
   try {

@@ -124,6 +124,7 @@ async function main(): Promise<void> {
     onChange: (data, profiles) => {
       if (scripts && data) scripts.sync(data, profiles);
       metrics.triggersReadable.set(views.triggers().state === 'ok' ? 1 : 0);
+      metrics.profilesReadable.set(views.profiles().state === 'ok' ? 1 : 0);
       if (heldJobInformer.hasSynced) enqueueAll();
     },
   });

@@ -68,6 +68,12 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly profilesReadable = new Gauge({
+    name: 'waitgate_profiles_readable',
+    help: '1 when the profiles ConfigMap could be read and loaded, else 0 (profile holds pause until it can).',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'waitgate_operator_' });
   }

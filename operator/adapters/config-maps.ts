@@ -72,7 +72,12 @@ export class ConfigMapViews {
   }
 
   private setProfiles(data: Record<string, string> | undefined): void {
-    const r = parseProfiles(data);
+    // No ConfigMap is not "no profiles": a missing, deleted or not yet recreated ConfigMap, or an
+    // operator pointed at the wrong namespace, pauses the profile holds; it refuses none.
+    const r =
+      data === undefined
+        ? { ok: false as const, problems: [`ConfigMap ${PROFILES_CONFIGMAP} is not in namespace ${this.opts.namespace}`] }
+        : parseProfiles(data);
     if (r.ok) {
       this.profilesView = { state: 'ok', profiles: r.profiles };
       this.opts.log.info({ profiles: [...r.profiles.keys()] }, 'Loaded profiles');

@@ -1,0 +1,228 @@
+// Faults and slips that used to lose work or wedge a repository for good (issue 9): a Job the
+// apiserver rejects, a Job that disappears under a Running hold, a profiles ConfigMap that
+// goes, a broken check beside a healthy one. Each against the real apiserver and real scripts.
+import { describe, expect, test } from '@jest/globals';
+import type * as k8s from '@kubernetes/client-node';
+import { FailureReason, Phase, RefusalToken } from '../../api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { jobNameFor } from '../../api/job-name.js';
+import { afterIn, heldJob } from '../support/builders.js';
+import { fixtureScript, profilesConfigMap } from '../support/profiles.js';
+import { withScenario, type Scenario } from '../support/scenario.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually, staysTrue } from '../support/wait.js';
+
+function reaches(s: Scenario, name: string, phase: Phase, timeoutMs: number = Timeouts.jobMs): Promise<HeldJobObject> {
+  return eventually(
+    `${s.namespace}/${name} to reach ${phase}`,
+    async () => {
+      const hj = await s.kube.getHeldJob(s.namespace, name);
+      return hj?.status?.phase === phase ? hj : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** A HeldJob whose job template the apiserver can never accept: a Pod without containers. */
+function invalidJob(name: string, waitFor: object[]): Record<string, unknown> {
+  const hj = heldJob({ name, waitFor }) as { spec: { job: { template: { spec: Record<string, unknown> } } } };
+  hj.spec.job.template.spec = { restartPolicy: 'Never', containers: [] };
+  return hj;
+}
+
+const reasonsOf = async (s: Scenario, name: string) => (await s.kube.eventsFor(s.namespace, name)).map((e) => e.reason);
+
+describe('a Job the apiserver rejects ends its hold and frees the repository', () => {
+  test.concurrent(
+    'an invalid job is found at the first hold (a server-side dry run), not at its launch',
+    () =>
+      withScenario('fault-invalid', async (s) => {
+        // The instant is an hour away: before, the rejection came only then.
+        await s.kube.createHeldJob(s.namespace, invalidJob('bad', [{ after: afterIn(3_600_000).after }]));
+        const hj = await reaches(s, 'bad', Phase.Failed, Timeouts.shortMs);
+        expect(hj.status?.reason).toBe(FailureReason.JobRejected);
+        expect(hj.status?.message).toMatch(/containers/);
+        expect(await reasonsOf(s, 'bad')).toContain('JobRejected');
+        expect(await s.kube.listJobs(s.namespace)).toHaveLength(0);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a Job name owned by something else: Failed JobRejected, and the next hold for that repository launches',
+    () =>
+      withScenario('fault-nametaken', async (s) => {
+        const created = await s.kube.createHeldJob(s.namespace, heldJob({ name: 'first', waitFor: [{ after: afterIn(4000).after }] }));
+        // A Job of the HeldJob's deterministic name, owned by nobody.
+        const squatter: k8s.V1Job = {
+          metadata: { name: jobNameFor({ name: 'first', uid: created.metadata.uid }), namespace: s.namespace },
+          spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+        };
+        await s.kube.batch.createNamespacedJob({ namespace: s.namespace, body: squatter });
+        const failed = await reaches(s, 'first', Phase.Failed);
+        expect(failed.status).toMatchObject({ reason: FailureReason.JobRejected });
+        expect(failed.status?.message).toMatch(/belongs to something else/);
+        // The default scope limit is one per repository: the slot came back.
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#8' }));
+        await reaches(s, 'second', Phase.Succeeded);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a quota that forbids the Job (403): Failed JobRejected with the apiserver message; the slot is free',
+    () =>
+      withScenario('fault-quota', async (s) => {
+        await s.kube.core.createNamespacedResourceQuota({
+          namespace: s.namespace,
+          body: { metadata: { name: 'no-jobs' }, spec: { hard: { 'count/jobs.batch': '0' } } },
+        });
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'quota', waitFor: [{ after: afterIn(3000).after }] }));
+        const hj = await reaches(s, 'quota', Phase.Failed);
+        expect(hj.status?.reason).toBe(FailureReason.JobRejected);
+        expect(hj.status?.message).toMatch(/403.*quota/i);
+        await s.kube.core.deleteNamespacedResourceQuota({ namespace: s.namespace, name: 'no-jobs' });
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'after-quota', target: 'acme/web#8' }));
+        await reaches(s, 'after-quota', Phase.Succeeded);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a HeldJob name longer than a label value may be still launches (the label is hashed to fit)',
+    () =>
+      withScenario('fault-longname', async (s) => {
+        const name = `deploy-${'x'.repeat(80)}-7`;
+        await s.kube.createHeldJob(s.namespace, heldJob({ name }));
+        await reaches(s, name, Phase.Succeeded);
+        const [job] = await s.kube.listJobs(s.namespace);
+        expect(job?.metadata?.labels?.['waitgate.dev/heldjob']?.length).toBeLessThanOrEqual(63);
+      }),
+    Timeouts.testMs,
+  );
+});
+
+describe('a Job that disappears under a Running hold ends it', () => {
+  async function runningJob(s: Scenario, name: string, target = 'acme/web#7'): Promise<string> {
+    await s.kube.createHeldJob(s.namespace, heldJob({ name, target, exitCode: 'never' }));
+    const hj = await reaches(s, name, Phase.Running);
+    return hj.status?.jobName as string;
+  }
+
+  test.concurrent(
+    'kubectl delete job: Failed JobMissing, and the scope slot goes back',
+    () =>
+      withScenario('fault-jobgone', async (s) => {
+        const jobName = await runningJob(s, 'first');
+        await s.kube.batch.deleteNamespacedJob({ name: jobName, namespace: s.namespace, propagationPolicy: 'Background' });
+        const hj = await reaches(s, 'first', Phase.Failed);
+        expect(hj.status?.reason).toBe(FailureReason.JobMissing);
+        expect(await reasonsOf(s, 'first')).toContain('JobMissing');
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#8' }));
+        await reaches(s, 'second', Phase.Succeeded);
+        // Never launched twice.
+        expect((await s.kube.listJobs(s.namespace)).filter((j) => j.metadata?.name === jobName)).toHaveLength(0);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'the Job deleted while the operator is down: the operator back ends the hold JobMissing and launches nothing again',
+    () =>
+      withScenario('fault-jobgone-down', async (s) => {
+        const jobName = await runningJob(s, 'first');
+        await s.operator.stop();
+        await s.kube.batch.deleteNamespacedJob({ name: jobName, namespace: s.namespace, propagationPolicy: 'Background' });
+        await eventually(
+          'the Job to be gone',
+          async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
+          Timeouts.gcMs,
+        );
+        const second = await s.restartOperator();
+        const hj = await reaches(s, 'first', Phase.Failed);
+        expect(hj.status?.reason).toBe(FailureReason.JobMissing);
+        await staysTrue('no second Job', async () => !(await s.kube.jobExists(s.namespace, jobName)), Date.now() + 2000);
+        expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
+      }),
+    Timeouts.testMs,
+  );
+});
+
+describe('a profiles ConfigMap that cannot be read pauses profile holds; it refuses none', () => {
+  test.concurrent(
+    'deleted, then recreated: the hold waits, saying why, and then launches',
+    () =>
+      withScenario(
+        'fault-profiles-gone',
+        async (s) => {
+          await s.kube.core.deleteNamespacedConfigMap({ name: 'waitgate-profiles', namespace: s.namespace });
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: 'p', waitFor: [{ profile: 'go' }] }));
+          await eventually(
+            'the hold to say the profiles cannot be read',
+            async () => {
+              const hj = await s.kube.getHeldJob(s.namespace, 'p');
+              const waiting = hj?.status?.conditions?.find((c) => c.type === 'Waiting');
+              return hj?.status?.phase === Phase.Held && waiting?.reason === 'ProfilesUnreadable' ? hj : undefined;
+            },
+            Timeouts.shortMs,
+          );
+          expect(await reasonsOf(s, 'p')).toContain('ProfilesUnreadable');
+          const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
+          expect(await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text()).toContain('waitgate_profiles_readable 0');
+          await staysTrue(
+            'no refusal, no check',
+            async () => {
+              const hj = await s.kube.getHeldJob(s.namespace, 'p');
+              return hj?.status?.phase === Phase.Held && (hj.status.checks ?? 0) === 0;
+            },
+            Date.now() + 3000,
+          );
+          await s.kube.core.createNamespacedConfigMap({
+            namespace: s.namespace,
+            body: { metadata: { name: 'waitgate-profiles' }, data: profilesConfigMap({ go: fixtureScript('exit-0.sh') }) },
+          });
+          await reaches(s, 'p', Phase.Succeeded);
+        },
+        { configMaps: { 'waitgate-profiles': profilesConfigMap({ go: fixtureScript('exit-0.sh') }) } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'an operator pointed at a namespace with no profiles ConfigMap refuses nothing',
+    () =>
+      withScenario('fault-profiles-wrongns', async (s) => {
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'p', waitFor: [{ profile: 'go' }] }));
+        await staysTrue(
+          'held, not refused',
+          async () => (await s.kube.getHeldJob(s.namespace, 'p'))?.status?.phase !== Phase.Refused,
+          Date.now() + 4000,
+        );
+        const hj = await s.kube.getHeldJob(s.namespace, 'p');
+        expect(hj?.status?.conditions?.find((c) => c.type === 'Waiting')?.message).toMatch(/not in namespace/);
+      }),
+    Timeouts.testMs,
+  );
+});
+
+test.concurrent(
+  'a broken check beside a healthy one: wait-unanswerable within a minute, its faults counted on their own',
+  () =>
+    withScenario(
+      'fault-two-profiles',
+      async (s) => {
+        await s.kube.createHeldJob(s.namespace, heldJob({ name: 'two', waitFor: [{ profile: 'healthy' }, { profile: 'broken' }] }));
+        // Two rounds at the 30 s floor of the cadence: before, the healthy go reset the count
+        // and the hold waited for its maximum (a day) instead.
+        const hj = await reaches(s, 'two', Phase.Refused, 90_000);
+        expect(hj.status?.reason).toBe(RefusalToken.Unanswerable);
+        expect(hj.status?.profileFaults).toEqual({ healthy: 0, broken: 2 });
+        expect(hj.status?.message).toContain('"broken"');
+      },
+      {
+        env: { WAITGATE_WAIT_MAX_FAULTS: '2' },
+        configMaps: { 'waitgate-profiles': profilesConfigMap({ healthy: fixtureScript('exit-0.sh'), broken: fixtureScript('exit-1.sh') }) },
+      },
+    ),
+  Timeouts.testMs,
+);
