@@ -186,8 +186,13 @@ describe('waitgate cancel', () => {
         await s.kube.createHeldJob(s.namespace, heldJob({ name: 'busy', target: 'acme/web#8', exitCode: 'never' }));
         await s.kube.createHeldJob(s.namespace, heldJob({ name: 'done', target: 'acme/api#9', exitCode: 0 }));
         await Promise.all([reaches(s, 'waiting', Phase.Held), reaches(s, 'busy', Phase.Running), reaches(s, 'done', Phase.Succeeded)]);
-        // A hold that only sleeps carries no finalizer (nothing to clean up); a running one does.
-        expect((await s.kube.getHeldJob(s.namespace, 'busy'))?.metadata).toMatchObject({ finalizers: [FINALIZER] });
+        // A hold that only sleeps carries no finalizer (nothing to clean up); nor does a running
+        // one once its Job is seen: the garbage collector takes the Job with it, operator or not.
+        await eventually('the running one to carry no finalizer', async () =>
+          ((await s.kube.getHeldJob(s.namespace, 'busy'))?.metadata as { finalizers?: string[] }).finalizers?.includes(FINALIZER)
+            ? undefined
+            : true,
+        );
 
         const held = await waitgate(['cancel', 'waiting', '-n', s.namespace]);
         expect(held).toMatchObject({ code: 0, stderr: '' });
@@ -210,8 +215,10 @@ describe('waitgate cancel', () => {
           gone: true,
         });
         await eventually('the Job to go', async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true), Timeouts.gcMs);
-        const events = await s.kube.eventsFor(s.namespace, 'busy');
-        expect(events.find((e) => e.reason === 'OperatorCancel')?.message).toMatch(/^operator-cancel/);
+        const cancel = await eventually('the OperatorCancel Event', async () =>
+          (await s.kube.eventsFor(s.namespace, 'busy')).find((e) => e.reason === 'OperatorCancel'),
+        );
+        expect(cancel.message).toMatch(/^operator-cancel/);
 
         const finished = await waitgate(['cancel', 'done', '-n', s.namespace]);
         expect(finished.code).toBe(0);

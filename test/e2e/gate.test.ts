@@ -289,7 +289,7 @@ describe('refusals, skew and cancel', () => {
   );
 
   test.concurrent(
-    'kubectl delete heldjob while its Job runs: the Job is deleted and the record says operator-cancel',
+    'kubectl delete heldjob while its Job runs: the garbage collector deletes the Job and an Event says operator-cancel',
     () =>
       withScenario('gate-cancel', async (s) => {
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, exitCode: 'never' }));
@@ -298,8 +298,10 @@ describe('refusals, skew and cancel', () => {
         await eventually('the Job to go', async () =>
           (await s.kube.jobExists(s.namespace, hj.status?.jobName as string)) ? undefined : true,
         );
-        const events = await s.kube.eventsFor(s.namespace, NAME);
-        expect(events.find((e) => e.reason === 'OperatorCancel')?.message).toMatch(/^operator-cancel/);
+        const cancel = await eventually('the OperatorCancel Event', async () =>
+          (await s.kube.eventsFor(s.namespace, NAME)).find((e) => e.reason === 'OperatorCancel'),
+        );
+        expect(cancel.message).toMatch(/^operator-cancel/);
       }),
     Timeouts.testMs,
   );
