@@ -4,24 +4,14 @@
 import { describe, expect, test } from '@jest/globals';
 import type * as k8s from '@kubernetes/client-node';
 import { FailureReason, Phase, RefusalToken } from '../../api/vocabulary.js';
-import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { fixtureScript, profilesConfigMap } from '../support/profiles.js';
-import { withScenario, type Scenario } from '../support/scenario.js';
+import { phaseReached, withScenario, type Scenario } from '../support/scenario.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
 
-function reaches(s: Scenario, name: string, phase: Phase, timeoutMs: number = Timeouts.jobMs): Promise<HeldJobObject> {
-  return eventually(
-    `${s.namespace}/${name} to reach ${phase}`,
-    async () => {
-      const hj = await s.kube.getHeldJob(s.namespace, name);
-      return hj?.status?.phase === phase ? hj : undefined;
-    },
-    timeoutMs,
-  );
-}
+const reaches = phaseReached;
 
 /** A HeldJob whose job template the apiserver can never accept: a Pod without containers. */
 function invalidJob(name: string, waitFor: object[]): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
 import { kubeconfigPath } from '../support/env.js';
 import { fixtureScript, HANGS_WITH_PID, LOGS_ITS_RUN, NOT_YET_THEN_GO, profilesConfigMap } from '../support/profiles.js';
-import { withScenario, type Scenario } from '../support/scenario.js';
+import { phaseReached, withScenario } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
 import { TestKube } from '../support/kube.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -19,16 +19,7 @@ import { eventually, staysTrue } from '../support/wait.js';
 const run = promisify(execFile);
 const NAME = 'web-7-deploy';
 
-function ends(s: Scenario, name: string, phase: string, timeoutMs: number = Timeouts.jobMs) {
-  return eventually(
-    `${s.namespace}/${name} to reach ${phase}`,
-    async () => {
-      const hj = await s.kube.getHeldJob(s.namespace, name);
-      return hj?.status?.phase === phase ? hj : undefined;
-    },
-    timeoutMs,
-  );
-}
+const ends = phaseReached;
 
 const stateDir = () => mkdtempSync(join(tmpdir(), 'waitgate-check-state-'));
 

@@ -2,6 +2,9 @@
 // namespace, so scenarios run side by side without seeing each other.
 import { operatorProcess, type ServiceProcess } from './service-process.js';
 import { TestKube } from './kube.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { Timeouts } from './timeouts.js';
+import { eventually } from './wait.js';
 
 export interface Scenario {
   readonly kube: TestKube;
@@ -59,4 +62,16 @@ export async function withScenario(
     await Promise.all(operators.map((o) => o.stop()));
     await kube.deleteNamespace(namespace);
   }
+}
+
+/** Polls until the scenario's HeldJob `name` is in `phase`; the HeldJob as then read. */
+export function phaseReached(s: Scenario, name: string, phase: string, timeoutMs: number = Timeouts.jobMs): Promise<HeldJobObject> {
+  return eventually(
+    `${s.namespace}/${name} to reach ${phase}`,
+    async () => {
+      const hj = await s.kube.getHeldJob(s.namespace, name);
+      return hj?.status?.phase === phase ? hj : undefined;
+    },
+    timeoutMs,
+  );
 }
