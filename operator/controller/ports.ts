@@ -29,7 +29,7 @@ export interface JobLauncher {
   /** A server-side dry-run create. */
   dryRun(job: k8s.V1Job): Promise<DryRunOutcome>;
   /** A read from the apiserver itself, past any cache. */
-  read(name: string, namespace: string, ownerUid: string): Promise<JobRead>;
+  read(name: string, namespace: string, ownerUid: string, sinceVersion?: string): Promise<JobRead>;
   delete(name: string, namespace: string): Promise<void>;
 }
 export interface ScopeSlots {

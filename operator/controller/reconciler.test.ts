@@ -153,6 +153,24 @@ describe('the executor carries out the decisions, in order', () => {
       Phase.Failed,
     ],
     [
+      'a recorded launch whose create never landed (history says so): the scope, the record again, the create, confirmed',
+      {
+        heldJob: heldJob({ status: { ...held, phase: Phase.Running, conditions: [] }, finalizer: true }),
+        now: AFTER_MS,
+        read: { kind: 'neverCreated' },
+      },
+      [
+        'readJob:neverCreated',
+        'acquireScope:acquired',
+        'writeStatus:Running',
+        'create:created',
+        'leaveMarker',
+        'writeStatus:Running',
+        'event:Launched',
+      ],
+      Phase.Running,
+    ],
+    [
       'a Running hold whose Job the informer lacks but the apiserver has: looked at again, nothing written',
       { heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: false }), now: AFTER_MS, read: { kind: 'present' } },
       ['readJob:present', 'wake'],

@@ -155,8 +155,9 @@ export class Reconciler {
       }
       case 'readJob': {
         if (!observed.view.ok) return STOP;
-        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
+        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid, action.sinceVersion);
         if (read.kind === 'gone') log.warn({ job: action.jobName }, 'Found the Job gone');
+        if (read.kind === 'neverCreated') log.warn({ job: action.jobName }, 'Found the launch recorded and its Job never created');
         const view = observed.view;
         return { kind: 'then', actions: afterJobRead({ ...observed, view, heldJob: current }, read, deps.clock.now()) };
       }

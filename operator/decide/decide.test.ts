@@ -174,6 +174,13 @@ describe('decide: after', () => {
       undefined,
     ],
     [
+      'running, launch recorded, create not confirmed, Job not in the informer: read it, and its history since the record',
+      observed(heldJob({ status: { ...held, phase: Phase.Running, conditions: [] } })),
+      AFTER_MS,
+      ['readJob'],
+      undefined,
+    ],
+    [
       'running, launch recorded, create not confirmed, Job there (crash after the create): recorded as created, no second Job',
       observed(heldJob({ status: { ...held, phase: Phase.Running, conditions: [] } }), { name: JOB, outcome: JobOutcome.Active }),
       AFTER_MS,
@@ -267,6 +274,20 @@ describe('decide: after', () => {
     const actions = plan(o, now);
     expect(types(actions)).toEqual(expectedTypes);
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
+  });
+
+  test.each<[string, HeldJobStatus, string | undefined]>([
+    ['a confirmed launch asks for the Job only', running, undefined],
+    [
+      'a launch recorded and not confirmed asks for its history since the record too',
+      { ...held, phase: Phase.Running, conditions: [] },
+      '4711',
+    ],
+  ])('readJob: %s', (_name, status, sinceVersion) => {
+    const hj = heldJob({ status });
+    hj.metadata.resourceVersion = '4711';
+    const read = plan(observed(hj), AFTER_MS).find((a) => a.type === 'readJob');
+    expect(read).toEqual({ type: 'readJob', jobName: JOB, ...(sinceVersion ? { sinceVersion } : {}) });
   });
 
   test('the wake is at the exact instant, with no jitter', () => {

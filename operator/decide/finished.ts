@@ -77,8 +77,12 @@ export function decideRunning(o: Observed, now: number): Action[] {
   const { job, view } = o;
   if (!view.ok) return [];
   const status = o.heldJob.status ?? {};
-  // Not in the informer: ask the apiserver before calling it gone (afterJobRead).
-  if (!job) return [{ type: 'readJob', jobName: status.jobName ?? view.jobName }];
+  // Not in the informer: ask the apiserver before calling it gone (afterJobRead); a launch not
+  // yet confirmed asks its history too, to create a Job whose create never landed.
+  if (!job) {
+    const sinceVersion = isLaunchConfirmed(status) ? undefined : o.heldJob.metadata.resourceVersion;
+    return [{ type: 'readJob', jobName: status.jobName ?? view.jobName, ...(sinceVersion ? { sinceVersion } : {}) }];
+  }
   // Created before a restart, or before the informer brought it: recorded now.
   if (!isLaunchConfirmed(status)) return adoptLaunched(view, status, job, now);
   if (job.outcome === JobOutcome.Active) return removeFinalizer(o.heldJob);

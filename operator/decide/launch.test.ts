@@ -203,6 +203,15 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
       /never runs twice/,
     ],
     [
+      'recorded, and its history shows the create never landed: the launch goes on (scope, record, create)',
+      launching,
+      { kind: 'neverCreated' },
+      undefined,
+      ['acquireScope'],
+      undefined,
+      undefined,
+    ],
+    [
       'gone after it succeeded (its TTL): Succeeded, as its last state said',
       running,
       { kind: 'gone' },
@@ -217,6 +226,13 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
     expect(written(actions)?.status.phase).toBe(phase);
     if (message) expect(written(actions)?.status.message).toMatch(message);
     if (read.kind === 'present') expect(actions).toContainEqual({ type: 'wakeAt', at: T0 + JOB_READ_AGAIN_MS });
+    if (read.kind === 'neverCreated') {
+      const [acquire] = actions as [Extract<(typeof actions)[number], { type: 'acquireScope' }>];
+      // The same Job, under its one name; the record is written again from a cleared hold.
+      expect(acquire.job.metadata?.name).toBe(view.jobName);
+      expect(acquire.ready.phase).toBe(Phase.Held);
+      expect(acquire.ready.conditions?.some((c) => c.type === 'Launched')).toBe(false);
+    }
   });
 });
 

@@ -4,7 +4,8 @@
 // 2. The launch is written to status (Running, Launched Unknown "Creating", the Job's name)
 //    and only then is the Job created (createJob → afterCreate). A hold whose launch is
 //    recorded never creates a Job again after a restart: a Job that is not there then was
-//    deleted (or never sent), and the hold ends JobMissing rather than run twice.
+//    deleted, and the hold ends JobMissing rather than run twice. Only when the apiserver's
+//    own history since the record shows that the create never landed is the Job created then.
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
@@ -12,6 +13,7 @@ import { iso } from '../../api/time.js';
 import { assertNever, ConditionReason, ConditionType, EventReason, EventType, FailureReason, Phase } from '../../api/vocabulary.js';
 import type { Action, CreateOutcome, DryRunOutcome, JobRead, ScopeOutcome } from './actions.js';
 import { finish } from './finished.js';
+import { buildJob } from './job.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { removeFinalizer, stopWaiting, writeIfChanged } from './status.js';
 import type { HeldJobView } from './view.js';
@@ -38,6 +40,11 @@ export function launchingStatus(ready: HeldJobStatus, jobName: string, now: numb
       now,
     ),
   };
+}
+
+/** A recorded launch taken back to the cleared hold it came from (to record it again). */
+export function unrecorded(status: HeldJobStatus): HeldJobStatus {
+  return { ...status, phase: Phase.Held, conditions: status.conditions?.filter((c) => c.type !== ConditionType.Launched) };
 }
 
 /** The status that says the Job was created. */
@@ -229,6 +236,17 @@ export function afterJobRead(o: Observed & { view: ReadyView }, read: JobRead, n
       return [{ type: 'wakeAt', at: now + JOB_READ_AGAIN_MS }];
     case 'unknown':
       return [{ type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
+    case 'neverCreated':
+      // Recorded, never created: the launch goes on from its scope slots (taken again, or
+      // renewed), and the create meets AlreadyExists should it have landed after all.
+      return [
+        {
+          type: 'acquireScope',
+          job: buildJob(o.heldJob, o.view.spec, o.view.jobName),
+          scopeKey: o.view.scopeKey,
+          ready: unrecorded(status),
+        },
+      ];
     case 'gone': {
       const last = o.lastJob;
       if (last && last.outcome !== JobOutcome.Active) {

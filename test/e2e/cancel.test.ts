@@ -98,6 +98,12 @@ describe('cancel with the operator down', () => {
     () =>
       withScenario('cancel-down-bg', async (s) => {
         const jobName = await runningJob(s);
+        // The operator takes the finalizer off once it has seen the Job; a stop before that
+        // leaves the HeldJob waiting for the next operator (the test above).
+        await eventually('the finalizer to come off', async () => {
+          const hj = await s.kube.getHeldJob(s.namespace, NAME);
+          return hj && finalizersOf(hj).length === 0 ? true : undefined;
+        });
         await s.operator.stop();
         try {
           await kubectlDelete(s);

@@ -2,8 +2,8 @@
 // apiserver rejects, a Job that disappears under a Running hold, a profiles ConfigMap that
 // goes, a broken check beside a healthy one. Each against the real apiserver and real scripts.
 import { describe, expect, test } from '@jest/globals';
-import type * as k8s from '@kubernetes/client-node';
-import { FailureReason, Phase, RefusalToken } from '../../api/vocabulary.js';
+import * as k8s from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, FailureReason, HELDJOB_PLURAL, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { fixtureScript, profilesConfigMap } from '../support/profiles.js';
@@ -122,6 +122,82 @@ describe('a Job that disappears under a Running hold ends it', () => {
       withScenario('fault-jobgone-down', async (s) => {
         const jobName = await runningJob(s, 'first');
         await s.operator.stop();
+        await s.kube.batch.deleteNamespacedJob({ name: jobName, namespace: s.namespace, propagationPolicy: 'Background' });
+        await eventually(
+          'the Job to be gone',
+          async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
+          Timeouts.gcMs,
+        );
+        const second = await s.restartOperator();
+        const hj = await reaches(s, 'first', Phase.Failed);
+        expect(hj.status?.reason).toBe(FailureReason.JobMissing);
+        await staysTrue('no second Job', async () => !(await s.kube.jobExists(s.namespace, jobName)), Date.now() + 2000);
+        expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
+      }),
+    Timeouts.testMs,
+  );
+});
+
+describe('an operator stopped between recording a launch and creating its Job', () => {
+  /** What the stopped operator left: a HeldJob whose status records the launch, its create unconfirmed. */
+  async function recordedLaunch(s: Scenario, name: string): Promise<{ uid: string; jobName: string }> {
+    await s.operator.stop();
+    const hj = await s.kube.createHeldJob(s.namespace, heldJob({ name, waitFor: [{ after: afterIn(-60_000).after }] }));
+    const jobName = jobNameFor({ name, uid: hj.metadata.uid });
+    const now = new Date().toISOString();
+    await s.kube.custom.patchNamespacedCustomObjectStatus(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: HELDJOB_PLURAL,
+        namespace: s.namespace,
+        name,
+        body: {
+          status: {
+            phase: Phase.Running,
+            jobName,
+            launchedAt: now,
+            conditions: [
+              { type: 'Launched', status: 'Unknown', reason: 'Creating', message: `creating Job ${jobName}`, lastTransitionTime: now },
+            ],
+          },
+        },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    return { uid: hj.metadata.uid, jobName };
+  }
+
+  test.concurrent(
+    'the create never landed: the next operator finds no trace of the Job since the record and creates it, once',
+    () =>
+      withScenario('fault-record-nocreate', async (s) => {
+        const { jobName } = await recordedLaunch(s, 'first');
+        const second = await s.restartOperator();
+        const hj = await reaches(s, 'first', Phase.Succeeded);
+        expect(hj.status?.jobName).toBe(jobName);
+        expect(second.logLines().filter((l) => l['msg'] === 'Found the launch recorded and its Job never created')).toHaveLength(1);
+        expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+      }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'the create landed and the Job went before the status said so: JobMissing, never created again',
+    () =>
+      withScenario('fault-record-came-went', async (s) => {
+        const { uid, jobName } = await recordedLaunch(s, 'first');
+        // The Job the stopped operator did create, deleted (say, by a TTL of 0) before anyone saw it.
+        await s.kube.batch.createNamespacedJob({
+          namespace: s.namespace,
+          body: {
+            metadata: {
+              name: jobName,
+              ownerReferences: [{ apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'HeldJob', name: 'first', uid, controller: true }],
+            },
+            spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+          },
+        });
         await s.kube.batch.deleteNamespacedJob({ name: jobName, namespace: s.namespace, propagationPolicy: 'Background' });
         await eventually(
           'the Job to be gone',

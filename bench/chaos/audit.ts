@@ -1,0 +1,224 @@
+// The verdict of a chaos run, by counting: what the apiserver holds at the end, what was
+// seen on the way (every Job, every phase, every check the scripts ran), and the most
+// places the slot leases ever held. Pure: the run gathers, this judges.
+import { clearedAt, type PlannedHold } from './population.js';
+
+export interface SeenHeldJob {
+  readonly name: string;
+  readonly target: string;
+  readonly phase: string | undefined;
+  readonly reason: string | undefined;
+  /** status.checks at the end: the checks whose answers were recorded. */
+  readonly checks: number;
+}
+
+export interface SeenJob {
+  readonly name: string;
+  /** The HeldJob that owns it. */
+  readonly owner: string;
+  /** creationTimestamp, epoch ms (whole seconds, as the apiserver keeps it). */
+  readonly createdAt: number;
+  /** When it stopped running (completion, failure or our deletion, floored to the second); undefined while it runs. */
+  readonly endedAt: number | undefined;
+}
+
+export interface Limits {
+  readonly checkSlots: number;
+  readonly concurrency: number;
+  readonly scope: number;
+}
+
+export interface SlotHighs {
+  readonly checkSlots: number;
+  readonly all: number;
+  readonly scope: number;
+  readonly samples: number;
+}
+
+export interface Observations {
+  readonly plan: readonly PlannedHold[];
+  readonly heldJobs: readonly SeenHeldJob[];
+  /** Every terminal phase each HeldJob was ever seen in, by name. */
+  readonly terminalPhasesSeen: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Every Job ever seen. */
+  readonly jobs: readonly SeenJob[];
+  /** Checks each target's script ran (exec) or check Pods made for it (pod), by target. */
+  readonly checksRun: ReadonlyMap<string, number>;
+  /** HeldJobs whose running Job the run deleted. */
+  readonly jobsDeleted: ReadonlySet<string>;
+  readonly slotHighs: SlotHighs;
+  readonly limits: Limits;
+  /** Redeliveries answered by the receiver, and those that made a second hold. */
+  readonly redeliveries: { readonly sent: number; readonly answered2xx: number };
+}
+
+export interface Figures {
+  holds: number;
+  planned: number;
+  ended: Record<string, number>;
+  wedged: number;
+  lost: number;
+  duplicates: number;
+  earlyLaunches: number;
+  limitBreaches: number;
+  checksRun: number;
+  checksRecorded: number;
+  checksLostMax: number;
+  checksLostTotal: number;
+  highs: SlotHighs & { jobsAtOnce: number; jobsPerScopeAtOnce: number };
+}
+
+export interface Verdict {
+  readonly figures: Figures;
+  readonly violations: string[];
+}
+
+const TERMINAL = new Set(['Succeeded', 'Failed', 'Refused']);
+
+/** The most intervals open at once; one that ends when another starts does not overlap it. */
+export function mostAtOnce(intervals: readonly { start: number; end: number | undefined }[]): number {
+  const edges: [number, number][] = [];
+  for (const { start, end } of intervals) {
+    edges.push([start, 1]);
+    if (end !== undefined) edges.push([end, -1]);
+  }
+  // At equal times ends go first: second precision cannot order them, so no overlap is claimed.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of edges) {
+    open += d;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
+export function audit(o: Observations): Verdict {
+  const violations: string[] = [];
+  const byTarget = new Map(o.plan.map((h) => [h.target, h]));
+  const heldByName = new Map(o.heldJobs.map((h) => [h.name, h]));
+
+  // Every delivery and every create ended as exactly one HeldJob, and no redelivery made another.
+  const targetsSeen = new Map<string, number>();
+  for (const h of o.heldJobs) targetsSeen.set(h.target, (targetsSeen.get(h.target) ?? 0) + 1);
+  let lost = 0;
+  let duplicates = 0;
+  for (const h of o.plan) {
+    const n = targetsSeen.get(h.target) ?? 0;
+    if (n === 0) {
+      lost++;
+      violations.push(`${h.target}: no HeldJob (lost)`);
+    } else if (n > 1) {
+      duplicates += n - 1;
+      violations.push(`${h.target}: ${n} HeldJobs`);
+    }
+  }
+  for (const h of o.heldJobs)
+    if (!byTarget.has(h.target)) violations.push(`${h.name}: a HeldJob for ${h.target}, which the run never asked for`);
+
+  // Exactly one terminal state, by the deadline, and the one expected.
+  const ended: Record<string, number> = {};
+  let wedged = 0;
+  for (const h of o.heldJobs) {
+    const key = h.reason ? `${h.phase ?? '-'} ${h.reason}` : (h.phase ?? 'no phase');
+    ended[key] = (ended[key] ?? 0) + 1;
+    if (!TERMINAL.has(h.phase ?? '')) {
+      wedged++;
+      violations.push(`${h.name} (${h.target}): still ${h.phase ?? 'without a phase'} at the deadline`);
+      continue;
+    }
+    const seen = o.terminalPhasesSeen.get(h.name);
+    if (seen && seen.size > 1) violations.push(`${h.name}: ended more than once (${[...seen].join(', ')})`);
+    const expected = o.jobsDeleted.has(h.name)
+      ? h.phase === 'Succeeded' || (h.phase === 'Failed' && h.reason === 'JobMissing')
+      : h.phase === 'Succeeded';
+    if (!expected) {
+      lost++;
+      violations.push(`${h.name} (${h.target}): ended ${h.phase}${h.reason ? ` ${h.reason}` : ''}`);
+    }
+  }
+
+  // At most one Job per hold, none before its conditions cleared.
+  const jobsByOwner = new Map<string, SeenJob[]>();
+  for (const j of o.jobs) jobsByOwner.set(j.owner, [...(jobsByOwner.get(j.owner) ?? []), j]);
+  let earlyLaunches = 0;
+  for (const [owner, jobs] of jobsByOwner) {
+    if (jobs.length > 1) {
+      duplicates += jobs.length - 1;
+      violations.push(`${owner}: ${jobs.length} Jobs (${jobs.map((j) => j.name).join(', ')})`);
+    }
+    const held = heldByName.get(owner);
+    const plan = held ? byTarget.get(held.target) : undefined;
+    if (!plan) continue;
+    for (const j of jobs) {
+      if (j.createdAt < clearedAt(plan)) {
+        earlyLaunches++;
+        violations.push(
+          `${owner}: Job ${j.name} created at ${new Date(j.createdAt).toISOString()}, before its conditions cleared at ${new Date(clearedAt(plan)).toISOString()}`,
+        );
+      }
+    }
+  }
+  for (const h of o.heldJobs)
+    if (h.phase === 'Succeeded' && !jobsByOwner.has(h.name)) violations.push(`${h.name}: Succeeded, but no Job of it was ever seen`);
+
+  // The limits, from both sides: the leases' own high-water marks, and Jobs running at once.
+  const repoOf = (owner: string) => {
+    const t = heldByName.get(owner)?.target;
+    return t ? byTarget.get(t)?.repo : undefined;
+  };
+  const intervals = o.jobs.map((j) => ({ start: j.createdAt, end: j.endedAt, repo: repoOf(j.owner) }));
+  const jobsAtOnce = mostAtOnce(intervals);
+  let jobsPerScopeAtOnce = 0;
+  const repos = new Set(intervals.map((i) => i.repo));
+  for (const repo of repos) jobsPerScopeAtOnce = Math.max(jobsPerScopeAtOnce, mostAtOnce(intervals.filter((i) => i.repo === repo)));
+  let limitBreaches = 0;
+  const breach = (what: string, seen: number, limit: number) => {
+    if (seen <= limit) return;
+    limitBreaches++;
+    violations.push(`${what}: ${seen} at once, over the limit of ${limit}`);
+  };
+  breach('check slots held', o.slotHighs.checkSlots, o.limits.checkSlots);
+  breach('scope slots held (all)', o.slotHighs.all, o.limits.concurrency);
+  breach('scope slots held (one repository)', o.slotHighs.scope, o.limits.scope);
+  breach('Jobs running', jobsAtOnce, o.limits.concurrency);
+  breach('Jobs running for one repository', jobsPerScopeAtOnce, o.limits.scope);
+
+  // Checks lost to crashes: a check the script ran whose answer no status recorded.
+  let checksRun = 0;
+  let checksRecorded = 0;
+  let checksLostMax = 0;
+  let checksLostTotal = 0;
+  for (const h of o.heldJobs) {
+    const ran = o.checksRun.get(h.target) ?? 0;
+    checksRun += ran;
+    checksRecorded += h.checks;
+    const lostChecks = ran - h.checks;
+    if (lostChecks < 0) violations.push(`${h.name}: ${h.checks} checks recorded, only ${ran} run`);
+    checksLostMax = Math.max(checksLostMax, lostChecks);
+    checksLostTotal += Math.max(0, lostChecks);
+    if (lostChecks > 1) violations.push(`${h.name}: lost ${lostChecks} checks (ran ${ran}, recorded ${h.checks})`);
+  }
+
+  if (o.redeliveries.answered2xx < o.redeliveries.sent)
+    violations.push(`redeliveries: ${o.redeliveries.sent - o.redeliveries.answered2xx} of ${o.redeliveries.sent} never answered 2xx`);
+
+  return {
+    figures: {
+      holds: o.heldJobs.length,
+      planned: o.plan.length,
+      ended,
+      wedged,
+      lost,
+      duplicates,
+      earlyLaunches,
+      limitBreaches,
+      checksRun,
+      checksRecorded,
+      checksLostMax,
+      checksLostTotal,
+      highs: { ...o.slotHighs, jobsAtOnce, jobsPerScopeAtOnce },
+    },
+    violations,
+  };
+}

@@ -1,0 +1,29 @@
+// The figures of a chaos run, as make chaos prints them and docs/reliability.md records them.
+import type { ChaosReport } from './run.js';
+
+export function formatReport(r: ChaosReport): string {
+  const f = r.verdict.figures;
+  const k = r.faults;
+  const kills = Object.values(k.kills).reduce((a, b) => a + b, 0);
+  const lines = [
+    `chaos: ${r.verdict.violations.length === 0 ? 'PASS' : 'FAIL'} in ${r.seconds}s (namespace ${r.namespace})`,
+    `  holds        ${f.holds} of ${f.planned} planned; ended: ${Object.entries(f.ended)
+      .map(([phase, count]) => `${phase} ${count}`)
+      .join(', ')}`,
+    `  kills        ${kills} SIGKILLs of the leader (${Object.entries(k.kills)
+      .map(([m, c]) => `${m} ${c}`)
+      .join(', ')}); longest takeover ${(k.longestTakeoverMs / 1000).toFixed(1)}s`,
+    `  restarts     Valkey ${k.valkeyRestarts.keptKeys + k.valkeyRestarts.lostKeys} (${k.valkeyRestarts.lostKeys} losing its keys), kube-apiserver ${k.apiserverRestarts}`,
+    `  stalls       kube-apiserver frozen ${k.apiserverFreezes}`,
+    `  Jobs deleted ${k.jobDeletions}; redeliveries ${k.redeliveries}`,
+    `  duplicates   ${f.duplicates}`,
+    `  lost         ${f.lost}`,
+    `  wedged       ${f.wedged}`,
+    `  early        ${f.earlyLaunches}`,
+    `  breaches     ${f.limitBreaches} (most held at once: check slots ${f.highs.checkSlots}, scope all ${f.highs.all}, one scope ${f.highs.scope}, over ${f.highs.samples} samples; Jobs running ${f.highs.jobsAtOnce}, for one repository ${f.highs.jobsPerScopeAtOnce})`,
+    `  checks       ${f.checksRun} run, ${f.checksRecorded} recorded; lost to crashes ${f.checksLostTotal} (at most ${f.checksLostMax} for one hold)`,
+    ...r.verdict.violations.slice(0, 30).map((v) => `  VIOLATION ${v}`),
+  ];
+  if (r.verdict.violations.length > 30) lines.push(`  ... and ${r.verdict.violations.length - 30} more`);
+  return lines.join('\n');
+}

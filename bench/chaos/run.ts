@@ -1,0 +1,672 @@
+// One chaos run on the local cluster: holds of every kind (after, exec and pod profiles,
+// direct and through the receiver), two operator replicas with leader election, and faults
+// on a schedule: the leader SIGKILLed at chosen moments, Valkey restarted, kube-apiserver
+// restarted and frozen, running Jobs deleted, deliveries sent again after their dedup window.
+// Everything seen on the way is recorded; audit.ts judges it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { API_GROUP, API_VERSION, ConditionType, HELDJOB_PLURAL, isTerminal, type Phase } from '../../api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { loadKubeConfig } from '../../lib/kube/client.js';
+import { RestartingInformer } from '../../lib/kube/informer.js';
+import { audit, type Limits, type SeenHeldJob, type SeenJob, type Verdict } from './audit.js';
+import { ApiserverFaults } from './control-plane-faults.js';
+import {
+  DeliveryTrigger,
+  EXEC_PROFILE,
+  HoldKind,
+  HoldSource,
+  planPopulation,
+  POD_PROFILE,
+  seededRandom,
+  targetKey,
+  type PlannedHold,
+} from './population.js';
+import { OwnRedisServer } from './redis-server.js';
+import { inParallel, sleep } from '../common.js';
+
+export const KillMoment = { Check: 'mid-check', Launch: 'mid-launch', StatusWrite: 'mid-status-write' } as const;
+export type KillMoment = (typeof KillMoment)[keyof typeof KillMoment];
+const KILL_MOMENTS = Object.values(KillMoment);
+
+export interface ChaosOptions {
+  readonly holds: number;
+  readonly seed: number;
+  /** Conditions clear over this span; the faults other than kills fall inside it. */
+  readonly spreadMs: number;
+  readonly kills: number;
+  /** Valkey restarts, in order: `true` keeps its keys (a snapshot is loaded), `false` loses them. */
+  readonly valkeyRestarts: readonly boolean[];
+  readonly apiserverRestarts: number;
+  /** One SIGSTOP of kube-apiserver this long; 0 for none. */
+  readonly apiserverFreezeMs: number;
+  readonly jobDeletions: number;
+  readonly redeliveries: number;
+  readonly limits: Limits;
+  readonly kubeconfig: string;
+  /** The local cluster's state folder: needed to restart or freeze kube-apiserver. */
+  readonly clusterDir: string | undefined;
+  /** Operator and receiver logs, scripts' state. */
+  readonly workDir: string;
+  /** How long, after the last fault, every hold has to end. */
+  readonly settleMs: number;
+  readonly say: (line: string) => void;
+}
+
+export interface FaultCounts {
+  kills: Record<string, number>;
+  valkeyRestarts: { keptKeys: number; lostKeys: number };
+  apiserverRestarts: number;
+  apiserverFreezes: number;
+  jobDeletions: number;
+  redeliveries: number;
+  /** Longest a leaderless gap lasted after a kill, ms. */
+  longestTakeoverMs: number;
+}
+
+export interface ChaosReport {
+  readonly verdict: Verdict;
+  readonly faults: FaultCounts;
+  readonly seconds: number;
+  readonly namespace: string;
+}
+
+const GITHUB_SECRET = 'chaos-github-secret';
+const LEASE_NAME = 'waitgate-operator';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, stepMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await Promise.resolve(probe()).catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(stepMs);
+  }
+}
+
+/** The exec profile: counts its own runs (the audit's side of "checks lost"), answers go once its target's instant has come. */
+function execScript(dir: string): string {
+  return `#!/bin/sh
+t=$(printf '%s' "$1" | tr '/#!' '___')
+printf x >> "${dir}/runs/$t"
+at=$(cat "${dir}/clear-at/$t" 2>/dev/null) || exit 1
+[ "$(date +%s)" -ge "$at" ] && exit 0
+exit 3
+`;
+}
+
+function jobTemplate(runForS: number): object {
+  return {
+    backoffLimit: 0,
+    template: {
+      metadata: { annotations: { 'waitgate.dev/run-for': `${runForS}s` } },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] },
+    },
+  };
+}
+
+function waitFor(h: PlannedHold): object[] {
+  const w: object[] = [];
+  if (h.afterAt !== undefined) w.push({ after: new Date(h.afterAt).toISOString() });
+  if (h.kind === HoldKind.Exec || h.kind === HoldKind.AfterExec) w.push({ profile: EXEC_PROFILE });
+  if (h.kind === HoldKind.Pod) w.push({ profile: POD_PROFILE });
+  return w;
+}
+
+interface Delivery {
+  readonly target: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+function githubLabeled(h: PlannedHold): Delivery {
+  const [repo, number] = h.target.split('#') as [string, string];
+  const trigger = DeliveryTrigger[h.kind as keyof typeof DeliveryTrigger];
+  const body = Buffer.from(
+    JSON.stringify({
+      action: 'labeled',
+      label: { name: trigger.label },
+      repository: { full_name: repo },
+      issue: { number: Number(number), title: 'chaos', user: { login: 'chaos' } },
+    }),
+  );
+  return {
+    target: h.target,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'issues',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
+    },
+  };
+}
+
+/** One of the two operator replicas: restarted after a kill, as a kubelet would. */
+class Replica {
+  child: ChildProcess | undefined;
+  private starts = 0;
+  constructor(
+    private readonly id: string,
+    private readonly env: Record<string, string>,
+    private readonly logDir: string,
+  ) {}
+
+  start(): void {
+    const child = spawn(process.execPath, ['dist/operator/main.js'], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = createWriteStream(join(this.logDir, `operator-${this.id}-${this.starts++}.log`), { flags: 'a' });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+    this.child = child;
+  }
+
+  get pid(): number | undefined {
+    const c = this.child;
+    return c && c.exitCode === null && c.signalCode === null ? c.pid : undefined;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill(signal);
+    await exited;
+  }
+
+  /** Started again once it has exited: killed, or a leader that lost its lease and stepped down by exiting. */
+  keepAlive(): void {
+    if (this.child && this.pid === undefined) this.start();
+  }
+}
+
+/** Whether a process has a child right now: for an operator, a check script running. */
+function hasChild(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim() !== '');
+  } catch {
+    return false;
+  }
+}
+
+const SAMPLE_SLOTS_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function live(k) return redis.call('ZCOUNT', k, '(' .. now, '+inf') end
+local scope = 0
+for _, k in ipairs(redis.call('KEYS', ARGV[1] .. ':{scope}:key:*')) do
+  local n = live(k)
+  if n > scope then scope = n end
+end
+return {live(ARGV[1] .. ':check-slots'), live(ARGV[1] .. ':{scope}:all'), scope}
+`;
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const started = Date.now();
+  const random = seededRandom(o.seed ^ 0x5eed);
+  const log = pino({ level: 'error' });
+  const kc = loadKubeConfig(o.kubeconfig, { requestTimeoutMs: 10_000 });
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const batch = kc.makeApiClient(k8s.BatchV1Api);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const coord = kc.makeApiClient(k8s.CoordinationV1Api);
+  const ns = `chaos-${Date.now().toString(36)}`;
+  const prefix = `chaos-${ns}`;
+  mkdirSync(join(o.workDir, 'runs'), { recursive: true });
+  mkdirSync(join(o.workDir, 'clear-at'), { recursive: true });
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+
+  const valkey = await OwnRedisServer.start();
+  const sampler = new Redis(valkey.url, { maxRetriesPerRequest: 1, retryStrategy: () => 200 });
+  sampler.on('error', () => undefined);
+
+  // --- the plan ---------------------------------------------------------------------------
+  const creatingMs = Math.max(10_000, o.holds * 30);
+  const t0 = Date.now() + creatingMs;
+  const deliveryAfterAt = Math.ceil((t0 + o.spreadMs / 3) / 1000) * 1000;
+  const plan = planPopulation({ holds: o.holds, seed: o.seed, t0, spreadMs: o.spreadMs, perRepo: 10, deliveryAfterAt });
+  const planByTarget = new Map(plan.map((h) => [h.target, h]));
+  for (const h of plan)
+    if (h.clearAt !== undefined) writeFileSync(join(o.workDir, 'clear-at', targetKey(h.target)), `${h.clearAt / 1000}\n`);
+
+  const profiles = {
+    [EXEC_PROFILE]: { mode: 'exec', script: 'chaos-exec.sh' },
+    [POD_PROFILE]: { mode: 'pod', script: 'chaos-pod.sh', image: 'busybox', annotations: { 'waitgate.dev/exit-code': 'never' } },
+  };
+  await core.createNamespacedConfigMap({
+    namespace: ns,
+    body: {
+      metadata: { name: 'waitgate-profiles' },
+      data: { 'profiles.json': JSON.stringify(profiles), 'chaos-exec.sh': execScript(o.workDir), 'chaos-pod.sh': '#!/bin/sh\nexit 0\n' },
+    },
+  });
+  const triggers = Object.entries(DeliveryTrigger).map(([kind, t]) => ({
+    name: t.name,
+    on: { type: 'label', any: [t.label] },
+    run: {
+      kind: 'github',
+      flow: 'deploy',
+      waitFor: waitFor({ kind: kind as HoldKind, afterAt: kind === HoldKind.After ? deliveryAfterAt : undefined } as PlannedHold),
+      job: jobTemplate(8),
+    },
+  }));
+  await core.createNamespacedConfigMap({
+    namespace: ns,
+    body: { metadata: { name: 'waitgate-triggers' }, data: { 'triggers.json': JSON.stringify(triggers) } },
+  });
+
+  // --- what is seen on the way ------------------------------------------------------------
+  const terminalPhasesSeen = new Map<string, Set<string>>();
+  const jobsSeen = new Map<string, { name: string; owner: string; createdAt: number; endedAt: number | undefined }>();
+  const checkPods = new Map<string, Set<string>>(); // HeldJob name -> check Pod uids
+  const answered = new Set<string>();
+  const heldJobWaiters: ((h: HeldJobObject) => boolean)[] = [];
+  const heldJobs = new RestartingInformer<HeldJobObject & k8s.KubernetesObject>({
+    kubeConfig: kc,
+    path: `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`,
+    list: () =>
+      custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace: ns }) as Promise<
+        k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>
+      >,
+    log,
+    onEvent: (event, h) => {
+      const phase = h.status?.phase;
+      if (isTerminal(phase)) {
+        const seen = terminalPhasesSeen.get(h.metadata.name) ?? new Set<string>();
+        seen.add(phase as Phase);
+        terminalPhasesSeen.set(h.metadata.name, seen);
+      }
+      if (event !== 'update') return;
+      for (let i = heldJobWaiters.length - 1; i >= 0; i--)
+        if ((heldJobWaiters[i] as (h: HeldJobObject) => boolean)(h)) heldJobWaiters.splice(i, 1);
+    },
+  });
+  const jobEnd = (j: k8s.V1Job): number | undefined => {
+    if (j.status?.completionTime) return new Date(j.status.completionTime).getTime();
+    const failed = j.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+    return failed?.lastTransitionTime ? new Date(failed.lastTransitionTime).getTime() : undefined;
+  };
+  const jobs = new RestartingInformer<k8s.V1Job>({
+    kubeConfig: kc,
+    path: `/apis/batch/v1/namespaces/${ns}/jobs`,
+    list: () => batch.listNamespacedJob({ namespace: ns }),
+    log,
+    onEvent: (_event, j) => {
+      const uid = j.metadata?.uid as string;
+      const owner = j.metadata?.ownerReferences?.find((r) => r.kind === 'HeldJob')?.name ?? '?';
+      const prev = jobsSeen.get(uid);
+      jobsSeen.set(uid, {
+        name: j.metadata?.name as string,
+        owner,
+        createdAt: new Date(j.metadata?.creationTimestamp as Date).getTime(),
+        endedAt: jobEnd(j) ?? prev?.endedAt,
+      });
+    },
+  });
+  const answerPod = async (pod: k8s.V1Pod) => {
+    const a = pod.metadata?.annotations ?? {};
+    const uid = pod.metadata?.uid as string;
+    if (a['waitgate.dev/profile'] !== POD_PROFILE || pod.metadata?.deletionTimestamp) return;
+    const holdName = (a['waitgate.dev/heldjob'] ?? '').split('/').pop() ?? '';
+    checkPods.set(holdName, (checkPods.get(holdName) ?? new Set()).add(uid));
+    if (a['waitgate.dev/exit-code'] !== 'never' || answered.has(uid)) return;
+    answered.add(uid);
+    const target = heldJobs.get(holdName, ns)?.spec as { target?: string } | undefined;
+    const plan = target?.target ? planByTarget.get(target.target) : undefined;
+    const code = plan?.clearAt !== undefined && Date.now() >= plan.clearAt ? '0' : '3';
+    await core
+      .patchNamespacedPod(
+        { name: pod.metadata?.name as string, namespace: ns, body: { metadata: { annotations: { 'waitgate.dev/exit-code': code } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      )
+      .catch(() => answered.delete(uid)); // answered again on its next event
+  };
+  const pods = new RestartingInformer<k8s.V1Pod>({
+    kubeConfig: kc,
+    path: `/api/v1/namespaces/${ns}/pods`,
+    list: () => core.listNamespacedPod({ namespace: ns }),
+    log,
+    onEvent: (event, p) => {
+      if (event !== 'delete') void answerPod(p);
+    },
+  });
+  await Promise.all([heldJobs.start(), jobs.start(), pods.start()]);
+  // Pods whose patch failed are answered again here, not only on their next event.
+  const reanswer = setInterval(() => pods.list(ns).forEach((p) => void answerPod(p)), 2_000);
+
+  const highs = { checkSlots: 0, all: 0, scope: 0, samples: 0 };
+  let sampling = true;
+  const sampling$ = (async () => {
+    while (sampling) {
+      try {
+        const [c, a, s] = (await sampler.eval(SAMPLE_SLOTS_LUA, 0, prefix)) as [number, number, number];
+        highs.checkSlots = Math.max(highs.checkSlots, c);
+        highs.all = Math.max(highs.all, a);
+        highs.scope = Math.max(highs.scope, s);
+        highs.samples++;
+      } catch {
+        // Valkey restarting: no sample.
+      }
+      await sleep(100);
+    }
+  })();
+
+  // --- the processes ----------------------------------------------------------------------
+  const receiverPort = await freePort();
+  const common = {
+    PATH: process.env['PATH'] ?? '',
+    KUBECONFIG: o.kubeconfig,
+    VALKEY_URL: valkey.url,
+    WAITGATE_VALKEY_PREFIX: prefix,
+    WAITGATE_NAMESPACE: ns,
+    WAITGATE_LOG_LEVEL: 'info',
+  };
+  const receiver = spawn(process.execPath, ['dist/receiver/main.js'], {
+    env: {
+      ...common,
+      WAITGATE_JOB_NAMESPACE: ns,
+      WAITGATE_RECEIVER_HOST: '127.0.0.1',
+      WAITGATE_RECEIVER_PORT: String(receiverPort),
+      WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const receiverLog = createWriteStream(join(o.workDir, 'receiver.log'));
+  receiver.stdout?.pipe(receiverLog);
+  receiver.stderr?.pipe(receiverLog);
+  const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+  const operatorEnv = {
+    ...common,
+    WAITGATE_WATCH_NAMESPACE: ns,
+    WAITGATE_LEADER_ELECTION: 'true',
+    WAITGATE_METRICS_HOST: '127.0.0.1',
+    WAITGATE_METRICS_PORT: '0',
+    WAITGATE_CONCURRENCY: String(o.limits.concurrency),
+    WAITGATE_SCOPE_LIMIT: String(o.limits.scope),
+    WAITGATE_WAIT_CHECK_SLOTS: String(o.limits.checkSlots),
+    WAITGATE_WAIT_INTERVAL_MS: '30000',
+  };
+  const replicas = [new Replica('a', operatorEnv, o.workDir), new Replica('b', operatorEnv, o.workDir)];
+  replicas.forEach((r) => r.start());
+  const keepAlive = setInterval(() => replicas.forEach((r) => r.keepAlive()), 1_000);
+
+  const faults: FaultCounts = {
+    kills: Object.fromEntries(KILL_MOMENTS.map((m) => [m, 0])),
+    valkeyRestarts: { keptKeys: 0, lostKeys: 0 },
+    apiserverRestarts: 0,
+    apiserverFreezes: 0,
+    jobDeletions: 0,
+    redeliveries: 0,
+    longestTakeoverMs: 0,
+  };
+  const jobsDeleted = new Set<string>();
+  const redeliveries = { sent: 0, answered2xx: 0 };
+  let verdict: Verdict;
+  try {
+    await until('the receiver to answer', async () => ((await fetch(`${receiverUrl}/healthz`)).ok ? true : undefined), 60_000);
+
+    // --- the holds ------------------------------------------------------------------------
+    const deliveries: Delivery[] = [];
+    const post = async (d: Delivery) => {
+      const res = await fetch(`${receiverUrl}/webhooks/github`, { method: 'POST', headers: d.headers, body: d.body });
+      await res.text();
+      return res.status;
+    };
+    await inParallel(plan, 16, async (h) => {
+      if (h.source === HoldSource.Direct) {
+        await until(
+          `HeldJob ${h.name} to be created`,
+          async () => {
+            try {
+              await custom.createNamespacedCustomObject({
+                group: API_GROUP,
+                version: API_VERSION,
+                plural: HELDJOB_PLURAL,
+                namespace: ns,
+                body: {
+                  apiVersion: `${API_GROUP}/${API_VERSION}`,
+                  kind: 'HeldJob',
+                  metadata: { name: h.name },
+                  spec: { target: h.target, trigger: 'chaos', waitFor: waitFor(h), job: jobTemplate(h.runForS) },
+                },
+              });
+              return true;
+            } catch (err) {
+              if ((err as { code?: number }).code === 409) return true;
+              throw err;
+            }
+          },
+          60_000,
+          1_000,
+        );
+      } else {
+        const d = githubLabeled(h);
+        deliveries.push(d);
+        await until(
+          `the delivery for ${h.target} to be answered 2xx`,
+          async () => ((await post(d)) < 300 ? true : undefined),
+          60_000,
+          1_000,
+        );
+      }
+    });
+    o.say(
+      `chaos: ${plan.length} holds in ${ns} (seed ${o.seed}) created in ${Math.round((Date.now() - started) / 1000)}s; conditions clear over ${o.spreadMs / 1000}s from ${new Date(t0).toISOString()}`,
+    );
+
+    // --- the faults -----------------------------------------------------------------------
+    const at = (fraction: number) => sleep(Math.max(0, t0 + fraction * o.spreadMs - Date.now()));
+    const apiserver = o.clusterDir
+      ? new ApiserverFaults(o.clusterDir, async () => {
+          await core.readNamespace({ name: ns });
+          return true;
+        })
+      : undefined;
+    if ((o.apiserverRestarts > 0 || o.apiserverFreezeMs > 0) && !apiserver) throw new Error('apiserver faults need the cluster folder');
+
+    const leader = async (): Promise<Replica | undefined> => {
+      const lease = await coord.readNamespacedLease({ name: LEASE_NAME, namespace: ns }).catch(() => undefined);
+      const pid = Number((lease?.spec?.holderIdentity ?? '').split('-').at(-2));
+      return replicas.find((r) => r.pid === pid);
+    };
+    const moment = (m: KillMoment, pid: number): Promise<void> => {
+      switch (m) {
+        case KillMoment.Check:
+          return until('a check to run', () => (hasChild(pid) || pods.list(ns).some(isRunningCheckPod) ? true : undefined), 20_000, 5).then(
+            () => undefined,
+          );
+        case KillMoment.Launch:
+          return new Promise((resolve) =>
+            heldJobWaiters.push((h) => {
+              const launched = h.status?.conditions?.find((c) => c.type === ConditionType.Launched);
+              if (launched?.status !== 'Unknown') return false;
+              resolve();
+              return true;
+            }),
+          );
+        case KillMoment.StatusWrite:
+          return new Promise((resolve) =>
+            heldJobWaiters.push(() => {
+              resolve();
+              return true;
+            }),
+          );
+      }
+    };
+    const killing = (async () => {
+      await at(0.02);
+      for (let k = 0; k < o.kills; k++) {
+        const victim = await until('a leader', leader, 120_000, 250);
+        const m = KILL_MOMENTS[k % KILL_MOMENTS.length] as KillMoment;
+        await sleep(1_000 + random() * 4_000);
+        const pid = victim.pid;
+        if (pid === undefined) continue;
+        // At the moment asked for, or after 20 s without one (then counted as it is).
+        const hit = await Promise.race([moment(m, pid).then(() => m), sleep(20_000).then(() => 'no moment' as const)]);
+        await victim.kill('SIGKILL');
+        faults.kills[hit] = (faults.kills[hit] ?? 0) + 1;
+        const killedAt = Date.now();
+        await until('another leader', async () => ((await leader()) ? true : undefined), 120_000, 250);
+        faults.longestTakeoverMs = Math.max(faults.longestTakeoverMs, Date.now() - killedAt);
+      }
+    })();
+    const restartingValkey = (async () => {
+      for (const [i, keep] of o.valkeyRestarts.entries()) {
+        await at(0.15 + 0.35 * i);
+        await valkey.restart({ keepKeys: keep });
+        if (keep) faults.valkeyRestarts.keptKeys++;
+        else faults.valkeyRestarts.lostKeys++;
+        o.say(`chaos: Valkey restarted, ${keep ? 'keys kept' : 'keys lost'}`);
+      }
+    })();
+    const apiserverFaults = (async () => {
+      for (let i = 0; i < o.apiserverRestarts; i++) {
+        await at(0.35 + 0.1 * i);
+        await apiserver?.restart();
+        faults.apiserverRestarts++;
+        o.say('chaos: kube-apiserver restarted');
+      }
+      if (o.apiserverFreezeMs > 0) {
+        await at(0.7);
+        await apiserver?.freeze(o.apiserverFreezeMs);
+        faults.apiserverFreezes++;
+        o.say(`chaos: kube-apiserver frozen for ${o.apiserverFreezeMs / 1000}s`);
+      }
+    })();
+    const deletingJobs = (async () => {
+      for (let i = 0; i < o.jobDeletions; i++) {
+        await at(0.1 + (0.8 * i) / Math.max(1, o.jobDeletions));
+        await until(
+          'a running Job to delete',
+          async () => {
+            const running = heldJobs
+              .list(ns)
+              .filter((h) => h.status?.phase === 'Running' && h.status.jobName && !jobsDeleted.has(h.metadata.name))
+              .filter((h) => [...jobsSeen.values()].some((j) => j.name === h.status?.jobName && j.endedAt === undefined));
+            const h = running[Math.floor(random() * running.length)];
+            if (!h) return undefined;
+            await batch.deleteNamespacedJob({ name: h.status?.jobName as string, namespace: ns, propagationPolicy: 'Background' });
+            jobsDeleted.add(h.metadata.name);
+            for (const j of jobsSeen.values()) if (j.name === h.status?.jobName) j.endedAt = Math.floor(Date.now() / 1000) * 1000;
+            faults.jobDeletions++;
+            return true;
+          },
+          60_000,
+          1_000,
+        ).catch(() => o.say('chaos: no running Job to delete within 60s'));
+      }
+    })();
+    const redelivering = (async () => {
+      for (let i = 0; i < o.redeliveries && deliveries.length > 0; i++) {
+        await at(0.05 + (0.85 * i) / Math.max(1, o.redeliveries));
+        const d = deliveries[Math.floor(random() * deliveries.length)] as Delivery;
+        // The dedup window has passed: its markers are gone, as they would be by expiry.
+        const keys = await sampler.keys(`${prefix}:delivery:*`).catch(() => [] as string[]);
+        if (keys.length > 0) await sampler.del(...keys).catch(() => undefined);
+        redeliveries.sent++;
+        faults.redeliveries++;
+        const ok = await until(
+          `the redelivery for ${d.target} to be answered 2xx`,
+          async () => ((await post(d)) < 300 ? true : undefined),
+          120_000,
+          2_000,
+        )
+          .then(() => true)
+          .catch(() => false);
+        if (ok) redeliveries.answered2xx++;
+      }
+    })();
+    await Promise.all([killing, restartingValkey, apiserverFaults, deletingJobs, redelivering]);
+    o.say(`chaos: faults done at ${Math.round((Date.now() - started) / 1000)}s; waiting up to ${o.settleMs / 1000}s for every hold to end`);
+
+    // --- the end --------------------------------------------------------------------------
+    const settleBy = Math.max(Date.now(), t0 + o.spreadMs) + o.settleMs;
+    await until(
+      'every hold to end',
+      () => {
+        const all = heldJobs.list(ns);
+        return all.length >= plan.length && all.every((h) => isTerminal(h.status?.phase)) ? true : undefined;
+      },
+      Math.max(0, settleBy - Date.now()),
+      1_000,
+    ).catch(() => undefined);
+    const final = await until(
+      'the HeldJobs',
+      () =>
+        custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace: ns }) as Promise<{
+          items: HeldJobObject[];
+        }>,
+      60_000,
+      1_000,
+    );
+    for (const j of (await until('the Jobs', () => batch.listNamespacedJob({ namespace: ns }), 60_000, 1_000)).items) {
+      const seen = jobsSeen.get(j.metadata?.uid as string);
+      if (seen && seen.endedAt === undefined) seen.endedAt = jobEnd(j);
+    }
+    const seenHeld: SeenHeldJob[] = final.items.map((h) => ({
+      name: h.metadata.name,
+      target: (h.spec as { target?: string } | undefined)?.target ?? '?',
+      phase: h.status?.phase,
+      reason: h.status?.reason || undefined,
+      checks: h.status?.checks ?? 0,
+    }));
+    const checksRun = new Map<string, number>();
+    for (const h of plan) {
+      let ran = 0;
+      try {
+        ran = statSync(join(o.workDir, 'runs', targetKey(h.target))).size;
+      } catch {
+        // never ran
+      }
+      checksRun.set(h.target, ran);
+    }
+    for (const h of seenHeld) {
+      const pods = checkPods.get(h.name)?.size ?? 0;
+      if (pods > 0) checksRun.set(h.target, (checksRun.get(h.target) ?? 0) + pods);
+    }
+    verdict = audit({
+      plan,
+      heldJobs: seenHeld,
+      terminalPhasesSeen,
+      jobs: [...jobsSeen.values()] satisfies SeenJob[],
+      checksRun,
+      jobsDeleted,
+      slotHighs: { ...highs },
+      limits: o.limits,
+      redeliveries,
+    });
+  } finally {
+    clearInterval(keepAlive);
+    clearInterval(reanswer);
+    sampling = false;
+    await sampling$;
+    await Promise.all(replicas.map((r) => r.kill('SIGTERM')));
+    receiver.kill('SIGTERM');
+    await Promise.all([heldJobs.stop(), jobs.stop(), pods.stop()]);
+    sampler.disconnect();
+    await valkey.stop();
+    await core.deleteNamespace({ name: ns }).catch(() => undefined);
+  }
+  return { verdict, faults, seconds: Math.round((Date.now() - started) / 1000), namespace: ns };
+}
+
+function isRunningCheckPod(p: k8s.V1Pod): boolean {
+  return p.metadata?.annotations?.['waitgate.dev/profile'] === POD_PROFILE && !['Succeeded', 'Failed'].includes(p.status?.phase ?? '');
+}
