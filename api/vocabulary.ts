@@ -148,6 +148,13 @@ export const MANAGED_BY = 'waitgate';
 /** The finalizer that lets the operator release leases and stop a check before a HeldJob goes. */
 export const FINALIZER = 'waitgate.dev/cleanup';
 
+/**
+ * The finalizer a Job is created with, taken off once the HeldJob's status records the Job as
+ * created. Until then the Job cannot vanish unseen: a restarted operator that finds a recorded
+ * launch and no Job knows the create never landed, and makes it, once.
+ */
+export const JOB_LAUNCH_FINALIZER = 'waitgate.dev/launch';
+
 /** What the record says when a HeldJob was deleted while its Job ran. */
 export const OPERATOR_CANCEL = 'operator-cancel';
 

@@ -42,8 +42,10 @@ export interface Observations {
   readonly terminalPhasesSeen: ReadonlyMap<string, ReadonlySet<string>>;
   /** Every Job ever seen. */
   readonly jobs: readonly SeenJob[];
-  /** Checks each target's script ran (exec) or check Pods made for it (pod), by target. */
-  readonly checksRun: ReadonlyMap<string, number>;
+  /** When each check of a target began (its script ran, or its check Pod appeared), epoch ms, by target. */
+  readonly checksRun: ReadonlyMap<string, readonly number[]>;
+  /** When each crash or stall began: leader kills, Valkey restarts, kube-apiserver restarts and freezes. */
+  readonly faultTimes: readonly number[];
   /** HeldJobs whose running Job the run deleted. */
   readonly jobsDeleted: ReadonlySet<string>;
   readonly slotHighs: SlotHighs;
@@ -64,6 +66,8 @@ export interface Figures {
   checksRun: number;
   checksRecorded: number;
   checksLostMax: number;
+  /** Checks lost over faults that had a check of that hold under way: at most 1 means one per fault. */
+  checksLostPerFaultMax: number;
   checksLostTotal: number;
   highs: SlotHighs & { jobsAtOnce: number; jobsPerScopeAtOnce: number };
 }
@@ -74,6 +78,13 @@ export interface Verdict {
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Refused']);
+/** A check under way at a fault began at most this long before it: the check timeout and its kill grace, and slack. */
+export const CHECK_SPAN_MS = 15_000;
+
+/** The faults that may each have cost this hold one check: those with a check of its under way. */
+export function faultsDuringChecks(checks: readonly number[], faults: readonly number[]): number {
+  return faults.filter((f) => checks.some((c) => c <= f && f - c <= CHECK_SPAN_MS)).length;
+}
 
 /** The most intervals open at once; one that ends when another starts does not overlap it. */
 export function mostAtOnce(intervals: readonly { start: number; end: number | undefined }[]): number {
@@ -189,15 +200,21 @@ export function audit(o: Observations): Verdict {
   let checksRecorded = 0;
   let checksLostMax = 0;
   let checksLostTotal = 0;
+  let checksLostPerFaultMax = 0;
   for (const h of o.heldJobs) {
-    const ran = o.checksRun.get(h.target) ?? 0;
+    const starts = o.checksRun.get(h.target) ?? [];
+    const ran = starts.length;
     checksRun += ran;
     checksRecorded += h.checks;
     const lostChecks = ran - h.checks;
     if (lostChecks < 0) violations.push(`${h.name}: ${h.checks} checks recorded, only ${ran} run`);
     checksLostMax = Math.max(checksLostMax, lostChecks);
     checksLostTotal += Math.max(0, lostChecks);
-    if (lostChecks > 1) violations.push(`${h.name}: lost ${lostChecks} checks (ran ${ran}, recorded ${h.checks})`);
+    // At most one check per hold per fault: each lost check needs a fault of its own while one ran.
+    const faults = faultsDuringChecks(starts, o.faultTimes);
+    if (lostChecks > 0) checksLostPerFaultMax = Math.max(checksLostPerFaultMax, faults === 0 ? Infinity : lostChecks / faults);
+    if (lostChecks > faults)
+      violations.push(`${h.name}: lost ${lostChecks} checks (ran ${ran}, recorded ${h.checks}) with ${faults} faults during its checks`);
   }
 
   if (o.redeliveries.answered2xx < o.redeliveries.sent)
@@ -217,6 +234,7 @@ export function audit(o: Observations): Verdict {
       checksRecorded,
       checksLostMax,
       checksLostTotal,
+      checksLostPerFaultMax,
       highs: { ...o.slotHighs, jobsAtOnce, jobsPerScopeAtOnce },
     },
     violations,

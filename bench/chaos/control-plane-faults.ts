@@ -16,7 +16,7 @@ const alive = (pid: number) => {
 
 async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
+  while (!(await Promise.resolve(probe()).catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -39,12 +39,16 @@ export class ApiserverFaults {
     return pid;
   }
 
-  /** SIGTERM, wait for the exit, start it again with the same arguments; resolves once it answers. */
+  /**
+   * SIGTERM, and SIGKILL if it has not exited within 15 s (it drains its requests first); then
+   * started again with the same arguments. Resolves once it answers.
+   */
   async restart(): Promise<void> {
     const pid = this.pid();
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     process.kill(pid, 'SIGTERM');
-    await until('kube-apiserver to exit', () => !alive(pid), 60_000);
+    await until('kube-apiserver to exit', () => !alive(pid), 15_000).catch(() => process.kill(pid, 'SIGKILL'));
+    await until('kube-apiserver to exit', () => !alive(pid), 15_000);
     const log = openSync(join(this.clusterDir, 'logs', 'kube-apiserver.log'), 'a');
     const [cmd, ...args] = argv;
     const child = spawn(cmd as string, args, { detached: true, stdio: ['ignore', log, log] });

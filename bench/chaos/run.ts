@@ -5,7 +5,7 @@
 // Everything seen on the way is recorded; audit.ts judges it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -106,7 +106,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 function execScript(dir: string): string {
   return `#!/bin/sh
 t=$(printf '%s' "$1" | tr '/#!' '___')
-printf x >> "${dir}/runs/$t"
+date +%s%N >> "${dir}/runs/$t"
 at=$(cat "${dir}/clear-at/$t" 2>/dev/null) || exit 1
 [ "$(date +%s)" -ge "$at" ] && exit 0
 exit 3
@@ -275,7 +275,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   // --- what is seen on the way ------------------------------------------------------------
   const terminalPhasesSeen = new Map<string, Set<string>>();
   const jobsSeen = new Map<string, { name: string; owner: string; createdAt: number; endedAt: number | undefined }>();
-  const checkPods = new Map<string, Set<string>>(); // HeldJob name -> check Pod uids
+  const checkPods = new Map<string, Map<string, number>>(); // HeldJob name -> check Pod uid -> when first seen
   const answered = new Set<string>();
   const heldJobWaiters: ((h: HeldJobObject) => boolean)[] = [];
   const heldJobs = new RestartingInformer<HeldJobObject & k8s.KubernetesObject>({
@@ -325,7 +325,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const uid = pod.metadata?.uid as string;
     if (a['waitgate.dev/profile'] !== POD_PROFILE || pod.metadata?.deletionTimestamp) return;
     const holdName = (a['waitgate.dev/heldjob'] ?? '').split('/').pop() ?? '';
-    checkPods.set(holdName, (checkPods.get(holdName) ?? new Set()).add(uid));
+    const ofHold = checkPods.get(holdName) ?? new Map<string, number>();
+    if (!ofHold.has(uid)) ofHold.set(uid, Date.now());
+    checkPods.set(holdName, ofHold);
     if (a['waitgate.dev/exit-code'] !== 'never' || answered.has(uid)) return;
     answered.add(uid);
     const target = heldJobs.get(holdName, ns)?.spec as { target?: string } | undefined;
@@ -417,6 +419,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     longestTakeoverMs: 0,
   };
   const jobsDeleted = new Set<string>();
+  const faultTimes: number[] = [];
   const redeliveries = { sent: 0, answered2xx: 0 };
   let verdict: Verdict;
   try {
@@ -520,6 +523,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         if (pid === undefined) continue;
         // At the moment asked for, or after 20 s without one (then counted as it is).
         const hit = await Promise.race([moment(m, pid).then(() => m), sleep(20_000).then(() => 'no moment' as const)]);
+        faultTimes.push(Date.now());
         await victim.kill('SIGKILL');
         faults.kills[hit] = (faults.kills[hit] ?? 0) + 1;
         const killedAt = Date.now();
@@ -530,6 +534,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const restartingValkey = (async () => {
       for (const [i, keep] of o.valkeyRestarts.entries()) {
         await at(0.15 + 0.35 * i);
+        faultTimes.push(Date.now());
         await valkey.restart({ keepKeys: keep });
         if (keep) faults.valkeyRestarts.keptKeys++;
         else faults.valkeyRestarts.lostKeys++;
@@ -539,12 +544,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const apiserverFaults = (async () => {
       for (let i = 0; i < o.apiserverRestarts; i++) {
         await at(0.35 + 0.1 * i);
+        faultTimes.push(Date.now());
         await apiserver?.restart();
         faults.apiserverRestarts++;
         o.say('chaos: kube-apiserver restarted');
       }
       if (o.apiserverFreezeMs > 0) {
         await at(0.7);
+        faultTimes.push(Date.now());
         await apiserver?.freeze(o.apiserverFreezeMs);
         faults.apiserverFreezes++;
         o.say(`chaos: kube-apiserver frozen for ${o.apiserverFreezeMs / 1000}s`);
@@ -627,19 +634,24 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       reason: h.status?.reason || undefined,
       checks: h.status?.checks ?? 0,
     }));
-    const checksRun = new Map<string, number>();
+    const checksRun = new Map<string, number[]>();
     for (const h of plan) {
-      let ran = 0;
+      let lines: string[] = [];
       try {
-        ran = statSync(join(o.workDir, 'runs', targetKey(h.target))).size;
+        lines = readFileSync(join(o.workDir, 'runs', targetKey(h.target)), 'utf8')
+          .split('\n')
+          .filter(Boolean);
       } catch {
         // never ran
       }
-      checksRun.set(h.target, ran);
+      checksRun.set(
+        h.target,
+        lines.map((ns) => Math.floor(Number(ns) / 1e6)),
+      );
     }
     for (const h of seenHeld) {
-      const pods = checkPods.get(h.name)?.size ?? 0;
-      if (pods > 0) checksRun.set(h.target, (checksRun.get(h.target) ?? 0) + pods);
+      const pods = checkPods.get(h.name);
+      if (pods) checksRun.set(h.target, [...(checksRun.get(h.target) ?? []), ...pods.values()]);
     }
     verdict = audit({
       plan,
@@ -647,6 +659,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       terminalPhasesSeen,
       jobs: [...jobsSeen.values()] satisfies SeenJob[],
       checksRun,
+      faultTimes,
       jobsDeleted,
       slotHighs: { ...highs },
       limits: o.limits,

@@ -24,6 +24,7 @@ describe('the permissions the operator needs', () => {
       'get jobs.batch in every namespace',
       'list jobs.batch in every namespace',
       'watch jobs.batch in every namespace',
+      'patch jobs.batch in every namespace',
       'delete jobs.batch in every namespace',
       'create events in every namespace',
       'list configmaps in waitgate-system',

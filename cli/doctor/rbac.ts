@@ -58,8 +58,8 @@ export const OPERATOR_PERMISSIONS: readonly OperatorRule[] = [
     scope: PermissionScope.Watched,
     group: 'batch',
     resource: 'jobs',
-    verbs: ['create', 'get', 'list', 'watch', 'delete'],
-    why: 'launch, the informer, find its own, delete on cancel',
+    verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'],
+    why: 'launch, the informer, find its own, the launch finalizer off, delete on cancel',
   },
   { scope: PermissionScope.Watched, group: '', resource: 'events', verbs: ['create'], why: 'one Event per decision' },
   {

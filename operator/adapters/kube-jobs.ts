@@ -1,22 +1,18 @@
 // batch/v1 Job I/O: create the HeldJob's Job, owned by it, exactly once.
 import * as k8s from '@kubernetes/client-node';
-import { assertNever, Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { JOB_LAUNCH_FINALIZER, Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
 import type { CreateOutcome, DryRunOutcome, JobRead } from '../decide/actions.js';
 import { isNeverValid } from '../decide/launch.js';
 import type { JobLauncher } from '../controller/ports.js';
 
 export const JOB_LABEL_SELECTOR = `${Labels.managedBy}=${MANAGED_BY}`;
-/** How long a watch replays the history of one Job name (the server ends it then). */
-const HISTORY_WATCH_MS = 2_000;
 
 export class KubeJobs implements JobLauncher {
   private readonly batch: k8s.BatchV1Api;
-  private readonly watch: k8s.Watch;
 
   constructor(kc: k8s.KubeConfig) {
     this.batch = kc.makeApiClient(k8s.BatchV1Api);
-    this.watch = new k8s.Watch(kc);
   }
 
   list(namespace: string): Promise<k8s.V1JobList> {
@@ -46,70 +42,26 @@ export class KubeJobs implements JobLauncher {
     }
   }
 
-  /**
-   * Reads the Job from the apiserver itself: this HeldJob's own, or gone. With `sinceVersion`,
-   * a Job that is not there is looked for in the history since then: never created, or gone.
-   */
-  async read(name: string, namespace: string, ownerUid: string, sinceVersion?: string): Promise<JobRead> {
+  /** Reads the Job from the apiserver itself: this HeldJob's own, or gone. */
+  async read(name: string, namespace: string, ownerUid: string): Promise<JobRead> {
     try {
       const job = await this.batch.readNamespacedJob({ name, namespace });
       return job.metadata?.ownerReferences?.some((o) => o.uid === ownerUid) ? { kind: 'present' } : { kind: 'gone' };
     } catch (err) {
-      if (statusCodeOf(err) !== 404) return { kind: 'unknown', message: apiMessageOf(err) };
-    }
-    if (!sinceVersion) return { kind: 'gone' };
-    const history = await this.createdSince(name, namespace, sinceVersion);
-    switch (history) {
-      case 'never':
-        return { kind: 'neverCreated' };
-      case 'created':
-      case 'forgotten':
-        // Came and went, or too long ago to tell: never created again.
-        return { kind: 'gone' };
-      case 'unanswered':
-        return { kind: 'unknown', message: 'the history of Job events could not be read' };
-      default:
-        return assertNever(history);
+      return statusCodeOf(err) === 404 ? { kind: 'gone' } : { kind: 'unknown', message: apiMessageOf(err) };
     }
   }
 
-  /**
-   * Whether a Job of this name appeared after `sinceVersion`: the apiserver replays every change
-   * since a resourceVersion to a watch that starts there, from its watch cache. 'never' only when
-   * that history is there and holds nothing of it; 'forgotten' when it is too old (410 Gone).
-   */
-  private createdSince(name: string, namespace: string, sinceVersion: string): Promise<'created' | 'never' | 'forgotten' | 'unanswered'> {
-    return new Promise((resolve) => {
-      let seen = false;
-      let expired = false;
-      let settled = false;
-      let controller: AbortController | undefined;
-      const settle = (r: 'created' | 'never' | 'forgotten' | 'unanswered') => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        controller?.abort();
-        resolve(r);
-      };
-      const timer = setTimeout(() => settle('unanswered'), HISTORY_WATCH_MS + 8_000);
-      this.watch
-        .watch(
-          `/apis/batch/v1/namespaces/${namespace}/jobs`,
-          { resourceVersion: sinceVersion, fieldSelector: `metadata.name=${name}`, timeoutSeconds: HISTORY_WATCH_MS / 1000 },
-          (type: string) => {
-            if (type === 'ERROR') expired = true;
-            else if (type !== 'BOOKMARK') seen = true;
-          },
-          (err: unknown) => settle(seen ? 'created' : expired ? 'forgotten' : err ? 'unanswered' : 'never'),
-        )
-        .then(
-          (c) => {
-            controller = c;
-            if (settled) c.abort();
-          },
-          () => settle('unanswered'),
-        );
-    });
+  /** Takes the launch finalizer off (a strategic merge patch: other finalizers stay); a Job already gone is fine. */
+  async unfence(name: string, namespace: string): Promise<void> {
+    try {
+      await this.batch.patchNamespacedJob(
+        { name, namespace, body: { metadata: { [`$deleteFromPrimitiveList/finalizers`]: [JOB_LAUNCH_FINALIZER] } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
+      );
+    } catch (err) {
+      if (statusCodeOf(err) !== 404) throw err;
+    }
   }
 
   /** Creates the Job. A Job of that name already there is 'existed' when it is this HeldJob's own. */

@@ -29,7 +29,9 @@ export interface JobLauncher {
   /** A server-side dry-run create. */
   dryRun(job: k8s.V1Job): Promise<DryRunOutcome>;
   /** A read from the apiserver itself, past any cache. */
-  read(name: string, namespace: string, ownerUid: string, sinceVersion?: string): Promise<JobRead>;
+  read(name: string, namespace: string, ownerUid: string): Promise<JobRead>;
+  /** Takes the launch finalizer off the Job; a Job already gone is fine. */
+  unfence(name: string, namespace: string): Promise<void>;
   delete(name: string, namespace: string): Promise<void>;
 }
 export interface ScopeSlots {

@@ -40,6 +40,12 @@ function heldJob(over: { waitFor?: object[]; status?: HeldJobStatus; finalizer?:
   };
 }
 const held: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), nextCheckAt: iso(AFTER_MS), jobName: JOB };
+/** Running, its Job's creation recorded. */
+const confirmed: HeldJobStatus = {
+  ...held,
+  phase: Phase.Running,
+  conditions: [{ type: 'Launched', status: 'True', reason: 'JobCreated', message: `created Job ${JOB}`, lastTransitionTime: iso(T0) }],
+};
 const matches = [
   { type: 'TriggerChecked', status: 'True' as const, reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) },
 ];
@@ -88,13 +94,22 @@ describe('the executor carries out the decisions, in order', () => {
         'leaveMarker',
         'writeStatus:Running',
         'event:Launched',
+        `unfenceJob:${JOB}`,
       ],
       Phase.Running,
     ],
     [
       'a Job already there (a crash after the create): recorded as launched, no second Job',
       { heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS, create: { kind: 'existed' } },
-      ['acquireScope:acquired', 'writeStatus:Running', 'create:existed', 'leaveMarker', 'writeStatus:Running', 'event:Launched'],
+      [
+        'acquireScope:acquired',
+        'writeStatus:Running',
+        'create:existed',
+        'leaveMarker',
+        'writeStatus:Running',
+        'event:Launched',
+        `unfenceJob:${JOB}`,
+      ],
       Phase.Running,
     ],
     [
@@ -148,25 +163,26 @@ describe('the executor carries out the decisions, in order', () => {
     ],
     [
       'a Running hold whose Job the informer lacks and the apiserver has not: Failed JobMissing, the scope slot back',
-      { heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: false }), now: AFTER_MS, read: { kind: 'gone' } },
+      { heldJob: heldJob({ status: confirmed, finalizer: false }), now: AFTER_MS, read: { kind: 'gone' } },
       ['readJob:gone', 'releaseScope', 'writeStatus:Failed', 'event:JobMissing', 'cancelWake'],
       Phase.Failed,
     ],
     [
-      'a recorded launch whose create never landed (history says so): the scope, the record again, the create, confirmed',
+      'a recorded launch and no Job (its fence would have kept one): the create never landed; the scope, the record, the create, confirmed, unfenced',
       {
         heldJob: heldJob({ status: { ...held, phase: Phase.Running, conditions: [] }, finalizer: true }),
         now: AFTER_MS,
-        read: { kind: 'neverCreated' },
+        read: { kind: 'gone' },
       },
       [
-        'readJob:neverCreated',
+        'readJob:gone',
         'acquireScope:acquired',
         'writeStatus:Running',
         'create:created',
         'leaveMarker',
         'writeStatus:Running',
         'event:Launched',
+        `unfenceJob:${JOB}`,
       ],
       Phase.Running,
     ],

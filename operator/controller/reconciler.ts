@@ -155,12 +155,14 @@ export class Reconciler {
       }
       case 'readJob': {
         if (!observed.view.ok) return STOP;
-        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid, action.sinceVersion);
+        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
         if (read.kind === 'gone') log.warn({ job: action.jobName }, 'Found the Job gone');
-        if (read.kind === 'neverCreated') log.warn({ job: action.jobName }, 'Found the launch recorded and its Job never created');
         const view = observed.view;
         return { kind: 'then', actions: afterJobRead({ ...observed, view, heldJob: current }, read, deps.clock.now()) };
       }
+      case 'unfenceJob':
+        await deps.launcher.unfence(action.jobName, current.metadata.namespace);
+        return next(current);
       case 'releaseScope':
         await deps.scope.release(action.scopeKey, uid).catch((err: unknown) => {
           log.warn({ err }, 'Failed to release scope slots; their leases expire by themselves');

@@ -36,12 +36,11 @@ export type Action =
   | { readonly type: 'dryRunJob'; readonly job: k8s.V1Job; readonly then: readonly Action[] }
   /**
    * The Job is not in the informer: read it from the apiserver itself before calling it gone.
-   * With `sinceVersion` (the launch is recorded, its create not confirmed: the HeldJob's
-   * resourceVersion), a Job that is not there is also looked for in the apiserver's history
-   * since then, to tell a create that never landed from a Job that came and went.
    * The outcome goes back to afterJobRead().
    */
-  | { readonly type: 'readJob'; readonly jobName: string; readonly sinceVersion?: string }
+  | { readonly type: 'readJob'; readonly jobName: string }
+  /** Take the launch finalizer off the Job: its creation is recorded, so it may go when deleted. */
+  | { readonly type: 'unfenceJob'; readonly jobName: string }
   /** Give back the scope slots (idempotent). */
   | { readonly type: 'releaseScope'; readonly scopeKey: string }
   /** Delete the running Job (a cancel). */
@@ -79,11 +78,6 @@ export type DryRunOutcome =
 export type JobRead =
   | { readonly kind: 'present' }
   | { readonly kind: 'gone' }
-  /**
-   * Not there, and the apiserver's history since the launch was recorded holds no trace of it:
-   * the create never landed (the operator stopped between the record and the create).
-   */
-  | { readonly kind: 'neverCreated' }
   /** The read itself failed: nothing can be said yet. */
   | { readonly kind: 'unknown'; readonly message: string };
 

@@ -121,21 +121,21 @@ describe('decide: after', () => {
       'held, instant reached: take the scope, create the Job, leave the marker, record Running',
       observed(heldJob({ status: held })),
       AFTER_MS,
-      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
+      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
     ],
     [
       'held, instant long past (restart after the instant): launch now',
       observed(heldJob({ status: held })),
       AFTER_MS + DAY,
-      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
+      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running },
     ],
     [
       'new, no conditions, its trigger does not wait: launch at once',
       observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })),
       T0,
-      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
+      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running, waitLabel: '-' },
     ],
     [
@@ -167,15 +167,22 @@ describe('decide: after', () => {
       undefined,
     ],
     [
-      'running, Job not in the informer: read it from the apiserver',
-      observed(heldJob({ status: running })),
+      'running, Job active and still fenced (a crash after the record): the launch fence off',
+      observed(heldJob({ status: running, finalizer: false }), { name: JOB, outcome: JobOutcome.Active, fenced: true }),
       AFTER_MS,
-      ['readJob'],
+      ['unfenceJob'],
       undefined,
     ],
     [
-      'running, launch recorded, create not confirmed, Job not in the informer: read it, and its history since the record',
-      observed(heldJob({ status: { ...held, phase: Phase.Running, conditions: [] } })),
+      'terminal, Job still fenced: the fence off, then the finalizer',
+      observed(heldJob({ status: { phase: Phase.Succeeded } }), { name: JOB, outcome: JobOutcome.Succeeded, fenced: true }),
+      AFTER_MS,
+      ['unfenceJob', 'setFinalizers'],
+      undefined,
+    ],
+    [
+      'running, Job not in the informer: read it from the apiserver',
+      observed(heldJob({ status: running })),
       AFTER_MS,
       ['readJob'],
       undefined,
@@ -276,20 +283,6 @@ describe('decide: after', () => {
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
 
-  test.each<[string, HeldJobStatus, string | undefined]>([
-    ['a confirmed launch asks for the Job only', running, undefined],
-    [
-      'a launch recorded and not confirmed asks for its history since the record too',
-      { ...held, phase: Phase.Running, conditions: [] },
-      '4711',
-    ],
-  ])('readJob: %s', (_name, status, sinceVersion) => {
-    const hj = heldJob({ status });
-    hj.metadata.resourceVersion = '4711';
-    const read = plan(observed(hj), AFTER_MS).find((a) => a.type === 'readJob');
-    expect(read).toEqual({ type: 'readJob', jobName: JOB, ...(sinceVersion ? { sinceVersion } : {}) });
-  });
-
   test('the wake is at the exact instant, with no jitter', () => {
     expect(plan(observed(heldJob()), T0).find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: AFTER_MS });
   });
@@ -371,7 +364,7 @@ describe('decide: profiles, cheapest first', () => {
         heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 2, clearedProfiles: ['jira', 'ci'] }) }),
       ),
       T0 + 1000,
-      ['acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
+      ['acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running },
     ],
     [
@@ -451,7 +444,7 @@ describe('decide: the triggers file (wait-skew)', () => {
     [
       'the file does not wait either: launched',
       observed(noWait('plain')),
-      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus'],
+      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running },
     ],
   ])('%s', (_n, o, expectedTypes, expectedStatus) => {

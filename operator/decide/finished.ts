@@ -42,6 +42,7 @@ export function decideDeleting(o: Observed, now: number): Action[] {
   if (o.job && o.job.outcome === JobOutcome.Active) {
     const message = `${OPERATOR_CANCEL}: Job ${o.job.name} deleted with its HeldJob`;
     actions.push(
+      ...unfence(o.job),
       { type: 'deleteJob', jobName: o.job.name },
       {
         type: 'updateStatus',
@@ -62,9 +63,14 @@ export function decideDeleting(o: Observed, now: number): Action[] {
   return [...actions, ...removeFinalizer(o.heldJob)];
 }
 
-/** Terminal: only the finalizer may be left to take off. */
+/** Terminal: only the finalizers (its own, its Job's launch fence) may be left to take off. */
 export function decideTerminal(o: Observed): Action[] {
-  return removeFinalizer(o.heldJob);
+  return [...unfence(o.job), ...removeFinalizer(o.heldJob)];
+}
+
+/** The launch fence off a Job that carries it (the launch is recorded; the Job may go). */
+export function unfence(job: ObservedJob | undefined): Action[] {
+  return job?.fenced ? [{ type: 'unfenceJob', jobName: job.name }] : [];
 }
 
 /**
@@ -77,16 +83,12 @@ export function decideRunning(o: Observed, now: number): Action[] {
   const { job, view } = o;
   if (!view.ok) return [];
   const status = o.heldJob.status ?? {};
-  // Not in the informer: ask the apiserver before calling it gone (afterJobRead); a launch not
-  // yet confirmed asks its history too, to create a Job whose create never landed.
-  if (!job) {
-    const sinceVersion = isLaunchConfirmed(status) ? undefined : o.heldJob.metadata.resourceVersion;
-    return [{ type: 'readJob', jobName: status.jobName ?? view.jobName, ...(sinceVersion ? { sinceVersion } : {}) }];
-  }
+  // Not in the informer: ask the apiserver before calling it gone (afterJobRead).
+  if (!job) return [{ type: 'readJob', jobName: status.jobName ?? view.jobName }];
   // Created before a restart, or before the informer brought it: recorded now.
   if (!isLaunchConfirmed(status)) return adoptLaunched(view, status, job, now);
-  if (job.outcome === JobOutcome.Active) return removeFinalizer(o.heldJob);
-  return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(status, job, now), ...removeFinalizer(o.heldJob)];
+  if (job.outcome === JobOutcome.Active) return [...unfence(job), ...removeFinalizer(o.heldJob)];
+  return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(status, job, now), ...unfence(job), ...removeFinalizer(o.heldJob)];
 }
 
 /**
@@ -108,5 +110,6 @@ export function decideGone(o: Observed): Action[] {
       },
     });
   }
-  return actions;
+  // The garbage collector deletes its Job; a fence left on it would hold the Job there.
+  return [...actions, ...unfence(o.job)];
 }

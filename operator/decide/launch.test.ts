@@ -71,11 +71,17 @@ describe('afterScope: the launch is recorded before the create', () => {
 
 describe('afterCreate', () => {
   test.each<[string, CreateOutcome, string[], Phase | undefined, string | undefined]>([
-    ['created: the marker, then Launched True', { kind: 'created' }, ['leaveMarker', 'updateStatus'], Phase.Running, undefined],
+    [
+      'created: the marker, then Launched True',
+      { kind: 'created' },
+      ['leaveMarker', 'updateStatus', 'unfenceJob'],
+      Phase.Running,
+      undefined,
+    ],
     [
       'existed (a retried create that had landed): the same',
       { kind: 'existed' },
-      ['leaveMarker', 'updateStatus'],
+      ['leaveMarker', 'updateStatus', 'unfenceJob'],
       Phase.Running,
       undefined,
     ],
@@ -194,18 +200,18 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
       /gone before it finished/,
     ],
     [
-      'gone, the create never confirmed: Failed JobMissing, never created again',
+      'gone, its creation never recorded but the informer saw it (fence taken off by hand): Failed JobMissing, never created again',
       launching,
       { kind: 'gone' },
-      undefined,
+      { name: view.jobName, outcome: JobOutcome.Active },
       ['releaseScope', 'updateStatus', 'setFinalizers'],
       Phase.Failed,
       /never runs twice/,
     ],
     [
-      'recorded, and its history shows the create never landed: the launch goes on (scope, record, create)',
+      'recorded, never seen, not there: the fence would have kept it, so the create never landed; the launch goes on',
       launching,
-      { kind: 'neverCreated' },
+      { kind: 'gone' },
       undefined,
       ['acquireScope'],
       undefined,
@@ -226,7 +232,7 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
     expect(written(actions)?.status.phase).toBe(phase);
     if (message) expect(written(actions)?.status.message).toMatch(message);
     if (read.kind === 'present') expect(actions).toContainEqual({ type: 'wakeAt', at: T0 + JOB_READ_AGAIN_MS });
-    if (read.kind === 'neverCreated') {
+    if (types(actions)[0] === 'acquireScope') {
       const [acquire] = actions as [Extract<(typeof actions)[number], { type: 'acquireScope' }>];
       // The same Job, under its one name; the record is written again from a cleared hold.
       expect(acquire.job.metadata?.name).toBe(view.jobName);

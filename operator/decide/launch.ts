@@ -4,15 +4,17 @@
 // 2. The launch is written to status (Running, Launched Unknown "Creating", the Job's name)
 //    and only then is the Job created (createJob → afterCreate). A hold whose launch is
 //    recorded never creates a Job again after a restart: a Job that is not there then was
-//    deleted, and the hold ends JobMissing rather than run twice. Only when the apiserver's
-//    own history since the record shows that the create never landed is the Job created then.
+//    deleted, and the hold ends JobMissing rather than run twice. The Job is created with a
+//    finalizer (JOB_LAUNCH_FINALIZER) that comes off only once its creation is recorded, so a
+//    Job cannot come and go unseen between the create and that record: a recorded launch with
+//    no record of its creation and no Job is a create that never landed, and is made then.
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
 import { iso } from '../../api/time.js';
 import { assertNever, ConditionReason, ConditionType, EventReason, EventType, FailureReason, Phase } from '../../api/vocabulary.js';
 import type { Action, CreateOutcome, DryRunOutcome, JobRead, ScopeOutcome } from './actions.js';
-import { finish } from './finished.js';
+import { finish, unfence } from './finished.js';
 import { buildJob } from './job.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { removeFinalizer, stopWaiting, writeIfChanged } from './status.js';
@@ -64,8 +66,8 @@ export function isLaunchConfirmed(status: HeldJobStatus): boolean {
   return findCondition(status.conditions, ConditionType.Launched)?.status === 'True';
 }
 
-/** The Job was created (now, or before a restart): the marker, and the record, with its Event. */
-function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number): Action[] {
+/** The Job was created (now, or before a restart): the marker, the record with its Event, then the fence off. */
+function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number, fenced = true): Action[] {
   return [
     { type: 'leaveMarker', trigger: view.spec.trigger, target: view.spec.target },
     {
@@ -73,6 +75,7 @@ function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number): Act
       status: launchedStatus(status, view.jobName, now),
       event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
     },
+    ...(fenced ? [{ type: 'unfenceJob' as const, jobName: view.jobName }] : []),
   ];
 }
 
@@ -81,9 +84,13 @@ export function adoptLaunched(view: ReadyView, status: HeldJobStatus, job: Obser
   const recorded = status.phase === Phase.Running ? status : launchingStatus(status, view.jobName, now);
   // Already over: record both in one write.
   if (job.outcome !== JobOutcome.Active) {
-    return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(launchedStatus(recorded, view.jobName, now), job, now)];
+    return [
+      { type: 'releaseScope', scopeKey: view.scopeKey },
+      finish(launchedStatus(recorded, view.jobName, now), job, now),
+      ...unfence(job),
+    ];
   }
-  return confirmLaunch(view, recorded, now);
+  return confirmLaunch(view, recorded, now, job.fenced ?? false);
 }
 
 /** Ends the hold Failed, for a reason of waitgate's own: the record, the Event, the scope slots back. */
@@ -236,26 +243,28 @@ export function afterJobRead(o: Observed & { view: ReadyView }, read: JobRead, n
       return [{ type: 'wakeAt', at: now + JOB_READ_AGAIN_MS }];
     case 'unknown':
       return [{ type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
-    case 'neverCreated':
-      // Recorded, never created: the launch goes on from its scope slots (taken again, or
-      // renewed), and the create meets AlreadyExists should it have landed after all.
-      return [
-        {
-          type: 'acquireScope',
-          job: buildJob(o.heldJob, o.view.spec, o.view.jobName),
-          scopeKey: o.view.scopeKey,
-          ready: unrecorded(status),
-        },
-      ];
     case 'gone': {
       const last = o.lastJob;
       if (last && last.outcome !== JobOutcome.Active) {
         return [{ type: 'releaseScope', scopeKey: o.view.scopeKey }, finish(status, last, now), ...removeFinalizer(o.heldJob)];
       }
+      if (!isLaunchConfirmed(status) && !last) {
+        // Recorded, and never created: a Job that was created keeps its fence until its creation
+        // is recorded, so it would be here. The launch goes on from its scope slots (taken
+        // again, or renewed); the create meets AlreadyExists should it land twice.
+        return [
+          {
+            type: 'acquireScope',
+            job: buildJob(o.heldJob, o.view.spec, o.view.jobName),
+            scopeKey: o.view.scopeKey,
+            ready: unrecorded(status),
+          },
+        ];
+      }
       const jobName = status.jobName ?? o.view.jobName;
       const message = isLaunchConfirmed(status)
         ? `Job ${jobName} is gone before it finished (deleted, or removed while no operator watched); it is not launched again`
-        : `the launch of Job ${jobName} was recorded but the Job is not there (deleted, or the operator stopped before creating it); it is not launched again, so it never runs twice`;
+        : `Job ${jobName} was seen and is gone before its creation was recorded; it is not launched again, so it never runs twice`;
       return failHold(o, status, FailureReason.JobMissing, message, now);
     }
     default:

@@ -13,6 +13,8 @@ export interface ObservedJob {
   readonly outcome: JobOutcome;
   /** Why a failed Job failed, when the Job says (BackoffLimitExceeded, DeadlineExceeded, ...). */
   readonly failureReason?: string;
+  /** It still carries the launch finalizer (JOB_LAUNCH_FINALIZER). */
+  readonly fenced?: boolean;
 }
 
 export interface DecideConfig {

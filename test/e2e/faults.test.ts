@@ -3,7 +3,17 @@
 // goes, a broken check beside a healthy one. Each against the real apiserver and real scripts.
 import { describe, expect, test } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, FailureReason, HELDJOB_PLURAL, Phase, RefusalToken } from '../../api/vocabulary.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  FailureReason,
+  HELDJOB_PLURAL,
+  JOB_LAUNCH_FINALIZER,
+  Labels,
+  MANAGED_BY,
+  Phase,
+  RefusalToken,
+} from '../../api/vocabulary.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { fixtureScript, profilesConfigMap } from '../support/profiles.js';
@@ -93,10 +103,16 @@ describe('a Job the apiserver rejects ends its hold and frees the repository', (
 });
 
 describe('a Job that disappears under a Running hold ends it', () => {
+  /** A Running hold whose Job's creation is recorded (the launch fence is off it). */
   async function runningJob(s: Scenario, name: string, target = 'acme/web#7'): Promise<string> {
     await s.kube.createHeldJob(s.namespace, heldJob({ name, target, exitCode: 'never' }));
     const hj = await reaches(s, name, Phase.Running);
-    return hj.status?.jobName as string;
+    const jobName = hj.status?.jobName as string;
+    await eventually('the launch fence to come off the Job', async () => {
+      const job = await s.kube.batch.readNamespacedJob({ name: jobName, namespace: s.namespace });
+      return job.metadata?.finalizers?.includes(JOB_LAUNCH_FINALIZER) ? undefined : true;
+    });
+    return jobName;
   }
 
   test.concurrent(
@@ -169,41 +185,38 @@ describe('an operator stopped between recording a launch and creating its Job', 
   }
 
   test.concurrent(
-    'the create never landed: the next operator finds no trace of the Job since the record and creates it, once',
+    'the create never landed: the next operator finds neither the Job nor a trace of it and creates it, once',
     () =>
       withScenario('fault-record-nocreate', async (s) => {
         const { jobName } = await recordedLaunch(s, 'first');
         const second = await s.restartOperator();
         const hj = await reaches(s, 'first', Phase.Succeeded);
         expect(hj.status?.jobName).toBe(jobName);
-        expect(second.logLines().filter((l) => l['msg'] === 'Found the launch recorded and its Job never created')).toHaveLength(1);
         expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
       }),
     Timeouts.testMs,
   );
 
   test.concurrent(
-    'the create landed and the Job went before the status said so: JobMissing, never created again',
+    'the create landed and the Job was deleted before the status said so: its fence keeps it until the record; then JobMissing, never created again',
     () =>
       withScenario('fault-record-came-went', async (s) => {
         const { uid, jobName } = await recordedLaunch(s, 'first');
-        // The Job the stopped operator did create, deleted (say, by a TTL of 0) before anyone saw it.
+        // The Job the stopped operator did create (fenced, as it creates them), deleted before anyone recorded it.
         await s.kube.batch.createNamespacedJob({
           namespace: s.namespace,
           body: {
             metadata: {
               name: jobName,
+              labels: { [Labels.managedBy]: MANAGED_BY },
+              finalizers: [JOB_LAUNCH_FINALIZER],
               ownerReferences: [{ apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'HeldJob', name: 'first', uid, controller: true }],
             },
             spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
           },
         });
         await s.kube.batch.deleteNamespacedJob({ name: jobName, namespace: s.namespace, propagationPolicy: 'Background' });
-        await eventually(
-          'the Job to be gone',
-          async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
-          Timeouts.gcMs,
-        );
+        await staysTrue('the fence to keep the deleted Job', async () => s.kube.jobExists(s.namespace, jobName), Date.now() + 2000);
         const second = await s.restartOperator();
         const hj = await reaches(s, 'first', Phase.Failed);
         expect(hj.status?.reason).toBe(FailureReason.JobMissing);

@@ -118,6 +118,9 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
       delete: async (name: string) => {
         log(`deleteJob:${name}`);
       },
+      unfence: async (name: string) => {
+        log(`unfenceJob:${name}`);
+      },
     },
     scope: {
       acquire: async () => {
