@@ -10,7 +10,7 @@ describe('buildJob', () => {
   test('the Job is created fenced: the launch finalizer stays until its creation is recorded', () => {
     const job = buildJob(
       owner,
-      { target: 'acme/web#1', trigger: 't', job: { template: { spec: { containers: [] } } } } as never,
+      { target: 'acme/web#1', trigger: 't', job: { template: { spec: { containers: [] } } } },
       'deploy-abc',
     );
     expect(job.metadata?.finalizers).toEqual([JOB_LAUNCH_FINALIZER]);
