@@ -195,7 +195,12 @@ async function main(): Promise<void> {
 
   // Gauges are read from the informer cache when scraped: no extra apiserver calls.
   metrics.onScrape = () => metrics.setHeldJobCounts(countHeldJobs(heldJobInformer.list()));
-  const renewal = new ScopeRenewal(() => heldJobInformer.list(), scope, log);
+  const renewal = new ScopeRenewal(
+    () => heldJobInformer.list(),
+    scope,
+    log,
+    () => systemClock.now(),
+  );
   renewal.start();
 
   const lease = `${config.namespace}/${config.leaderElection.leaseName}`;

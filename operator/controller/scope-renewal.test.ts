@@ -2,14 +2,14 @@ import { expect, test } from '@jest/globals';
 import { Phase } from '../../api/vocabulary.js';
 import { heldJob } from '../../test/support/builders.js';
 import type { HeldJob } from './ports.js';
-import { runningHolders } from './scope-renewal.js';
+import { endedHolders, runningHolders } from './scope-renewal.js';
 
-const held = (name: string, target: string, phase: Phase | undefined): HeldJob => {
+const held = (name: string, target: string, phase: Phase | undefined, finishedAt?: string): HeldJob => {
   const base = heldJob({ name, target }) as unknown as HeldJob;
   return {
     ...base,
     metadata: { ...base.metadata, namespace: 'team-a', uid: `uid-${name}` },
-    ...(phase ? { status: { phase } } : {}),
+    ...(phase ? { status: { phase, ...(finishedAt ? { finishedAt } : {}) } } : {}),
   };
 };
 
@@ -24,5 +24,25 @@ test('runningHolders: one place per running HeldJob, its uid the holder, its rep
   ).toEqual([
     { scopeKey: 'acme/web', holder: 'uid-web-1' },
     { scopeKey: 'acme/api', holder: 'uid-api-3' },
+  ]);
+});
+
+test('endedHolders: holds that ended within the window give their places back again; older, running or unended ones do not', () => {
+  const now = Date.parse('2026-12-03T10:00:00Z');
+  expect(
+    endedHolders(
+      [
+        held('done-1', 'acme/web#1', Phase.Succeeded, '2026-12-03T09:59:00Z'),
+        held('old-2', 'acme/web#2', Phase.Succeeded, '2026-12-03T09:50:00Z'),
+        held('run-3', 'acme/web#3', Phase.Running),
+        held('fail-4', 'acme/api#4', Phase.Failed, '2026-12-03T09:58:30Z'),
+        held('nofin-5', 'acme/api#5', Phase.Refused),
+      ],
+      now,
+      120_000,
+    ),
+  ).toEqual([
+    { scopeKey: 'acme/web', holder: 'uid-done-1' },
+    { scopeKey: 'acme/api', holder: 'uid-fail-4' },
   ]);
 });

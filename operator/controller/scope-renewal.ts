@@ -1,6 +1,9 @@
 // Running Jobs keep their scope leases alive; a crashed operator's leases lapse by themselves.
+// Holds that ended lately give their places back once more on each sweep: a place can come
+// back after its release (Valkey restored from a snapshot taken before it, or a re-registration
+// that read the hold as still running), and would otherwise block its repository until it lapsed.
 import type { Logger } from 'pino';
-import { Phase } from '../../api/vocabulary.js';
+import { isTerminal, Phase } from '../../api/vocabulary.js';
 import { viewOf } from '../decide/view.js';
 import type { HeldJob } from './ports.js';
 
@@ -14,11 +17,28 @@ export function runningHolders(heldJobs: readonly HeldJob[]): { scopeKey: string
     });
 }
 
+/**
+ * The places of holds that ended within `windowMs` before `now` (status.finishedAt): released
+ * again, idempotently, in case they came back.
+ */
+export function endedHolders(heldJobs: readonly HeldJob[], now: number, windowMs: number): { scopeKey: string; holder: string }[] {
+  return heldJobs
+    .filter((hj) => isTerminal(hj.status?.phase) && hj.status?.finishedAt && now - Date.parse(hj.status.finishedAt) <= windowMs)
+    .flatMap((hj) => {
+      const view = viewOf(hj);
+      return view.ok ? [{ scopeKey: view.scopeKey, holder: hj.metadata.uid }] : [];
+    });
+}
+
 /** How often the leases of running Jobs are renewed: well inside their time to live. */
 export const SCOPE_RENEW_EVERY_MS = 30_000;
+/** Ended holds release again for as long as a place of theirs could live: one lease time to live. */
+export const RELEASE_AGAIN_WINDOW_MS = 120_000;
+const RELEASE_BATCH = 100;
 
 export interface RenewableScopeSlots {
   renew(running: readonly { scopeKey: string; holder: string }[]): Promise<number>;
+  release(scopeKey: string, holder: string): Promise<void>;
 }
 
 export class ScopeRenewal {
@@ -28,6 +48,7 @@ export class ScopeRenewal {
     private readonly heldJobs: () => readonly HeldJob[],
     private readonly scope: RenewableScopeSlots,
     private readonly log: Logger,
+    private readonly now: () => number,
   ) {}
 
   start(): void {
@@ -40,6 +61,15 @@ export class ScopeRenewal {
   }
 
   async renewOnce(): Promise<void> {
-    await this.scope.renew(runningHolders(this.heldJobs())).catch((err: unknown) => this.log.warn({ err }, 'Failed to renew scope leases'));
+    const all = this.heldJobs();
+    await this.scope.renew(runningHolders(all)).catch((err: unknown) => this.log.warn({ err }, 'Failed to renew scope leases'));
+    const ended = endedHolders(all, this.now(), RELEASE_AGAIN_WINDOW_MS);
+    try {
+      for (let i = 0; i < ended.length; i += RELEASE_BATCH) {
+        await Promise.all(ended.slice(i, i + RELEASE_BATCH).map((e) => this.scope.release(e.scopeKey, e.holder)));
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'Failed to release the scope places of ended holds again');
+    }
   }
 }

@@ -8,11 +8,7 @@ const owner = { metadata: { name: 'deploy', namespace: 'ns', uid: 'u-1' } };
 
 describe('buildJob', () => {
   test('the Job is created fenced: the launch finalizer stays until its creation is recorded', () => {
-    const job = buildJob(
-      owner,
-      { target: 'acme/web#1', trigger: 't', job: { template: { spec: { containers: [] } } } },
-      'deploy-abc',
-    );
+    const job = buildJob(owner, { target: 'acme/web#1', trigger: 't', job: { template: { spec: { containers: [] } } } }, 'deploy-abc');
     expect(job.metadata?.finalizers).toEqual([JOB_LAUNCH_FINALIZER]);
     expect(job.metadata?.ownerReferences?.[0]?.uid).toBe('u-1');
   });
