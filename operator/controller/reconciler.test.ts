@@ -276,6 +276,26 @@ describe('the executor carries out the decisions, in order', () => {
     await expect(reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob(), now: T0, failStatusWith: 500 }))).rejects.toThrow('HTTP 500');
   });
 
+  test("a check's answer whose record failed is written on the retry, not asked again: the script runs once", async () => {
+    const w = fakeWorld({
+      ...TRIGGERS,
+      heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }),
+      now: T0,
+      ...withJira,
+      check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.NotYet, exitCode: 3 } },
+      failStatusWith: 503,
+    });
+    const r = new Reconciler(fakeDeps(w, CONFIG));
+    await expect(r.reconcile(KEY)).rejects.toThrow('HTTP 503');
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(1);
+    expect(w.journal.slice(-3)).toEqual(['writeStatus:Held', 'event:CheckNotYet', 'wake']);
+    // Recorded: the next due check runs the script again.
+    w.now = T0 + 10 * 60_000;
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(2);
+  });
+
   test('the launched Job is the one the decision built: deterministic name, owned by the HeldJob', async () => {
     const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS }));
     expect(w.created).toHaveLength(1);

@@ -57,7 +57,24 @@ type Step =
 const STOP: Step = { kind: 'stop' };
 const next = (heldJob: HeldJob): Step => ({ kind: 'next', heldJob });
 
+/**
+ * A check's answer is reused, rather than the script run again, while the write that records it
+ * has not landed (the apiserver away, a timeout) and the HeldJob is as it was when the check ran;
+ * for this long at most. Memory only: a restart loses at most that one answer.
+ */
+export const UNWRITTEN_ANSWER_MAX_AGE_MS = 5 * 60_000;
+
+interface UnwrittenAnswer {
+  readonly resourceVersion: string | undefined;
+  readonly profile: string;
+  readonly run: CheckRun;
+  readonly at: number;
+}
+
 export class Reconciler {
+  /** Check answers whose record has not been written yet, by HeldJob key. */
+  private readonly unwritten = new Map<string, UnwrittenAnswer>();
+
   constructor(private readonly deps: ReconcilerDeps) {}
 
   async reconcile(key: string): Promise<void> {
@@ -67,6 +84,7 @@ export class Reconciler {
     if (!heldJob) {
       waker.cancel(key);
       checks.cancel(key);
+      this.unwritten.delete(key);
       return;
     }
     if (heldJob.metadata.deletionTimestamp) checks.cancel(key);
@@ -92,6 +110,7 @@ export class Reconciler {
     const key = keyOf(lastSeen.metadata.namespace, lastSeen.metadata.name);
     waker.cancel(key);
     checks.cancel(key);
+    this.unwritten.delete(key);
     const view = viewOf(lastSeen);
     const observed: Observed = {
       heldJob: lastSeen,
@@ -189,6 +208,7 @@ export class Reconciler {
       case 'updateStatus': {
         const written = await this.writeStatus(current, action.status, log);
         if (!written) return STOP;
+        this.unwritten.delete(key);
         if (action.event) await this.recordEvent(written, action.event, log);
         if (action.refusal) deps.metrics.refused(action.refusal);
         if (isTerminal(action.status.phase)) deps.waker.cancel(key);
@@ -196,8 +216,23 @@ export class Reconciler {
       }
       case 'runCheck': {
         if (!observed.view.ok) return STOP;
-        const run = await deps.checks.run(key, action.profile, action.target);
-        this.logCheck(run, log);
+        const now = deps.clock.now();
+        const kept = this.unwritten.get(key);
+        const reused =
+          kept &&
+          kept.resourceVersion === current.metadata.resourceVersion &&
+          kept.profile === action.profile.name &&
+          now - kept.at <= UNWRITTEN_ANSWER_MAX_AGE_MS
+            ? kept.run
+            : undefined;
+        if (reused) log.debug({ profile: action.profile.name }, 'Reused a check answer not yet recorded');
+        const run = reused ?? (await deps.checks.run(key, action.profile, action.target));
+        if (!reused) {
+          this.logCheck(run, log);
+          // Only an answer is worth keeping: a denied or unavailable slot is asked for again.
+          if (run.kind === 'answered')
+            this.unwritten.set(key, { resourceVersion: current.metadata.resourceVersion, profile: action.profile.name, run, at: now });
+        }
         return { kind: 'then', actions: afterCheck(observed.view, current, deps.config, run, deps.clock.now(), deps.random()) };
       }
       default:
