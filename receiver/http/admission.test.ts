@@ -18,8 +18,8 @@ const headers = (over: Record<string, string[] | undefined>) => ({ ...base, head
 
 describe('admit: what the headers alone decide', () => {
   test.each<[string, AdmissionInput, object]>([
-    ['a well-formed GitHub delivery', base, { kind: 'admit', reserve: 100, deliveryId: UUID }],
-    ['a GitLab delivery with the token', gitlab, { kind: 'admit', reserve: 100, digest: undefined }],
+    ['a well-formed GitHub delivery', base, { kind: 'admit', deliveryId: UUID }],
+    ['a GitLab delivery with the token', gitlab, { kind: 'admit', digest: undefined }],
     ['no signature', headers({ 'x-hub-signature-256': undefined }), { status: 401 }],
     ['a signature with trailing junk', headers({ 'x-hub-signature-256': [`${SIG}x`] }), { status: 401 }],
     ['a signature sent twice', headers({ 'x-hub-signature-256': [SIG, SIG] }), { status: 401 }],
@@ -34,7 +34,12 @@ describe('admit: what the headers alone decide', () => {
     ['a declared length of exactly 1 MiB', headers({ 'content-length': [String(MAX_BODY_BYTES)] }), { kind: 'admit' }],
     ['a declared length of 2 MB', headers({ 'content-length': ['2000000'] }), { status: 413, outcome: 'too_large' }],
     ['an unsigned 2 MB: 401 before 413', headers({ 'x-hub-signature-256': undefined, 'content-length': ['2000000'] }), { status: 401 }],
-    ['chunked: the whole limit is reserved', headers({ 'content-length': undefined }), { kind: 'admit', reserve: MAX_BODY_BYTES }],
+    ['chunked: admitted, its bytes counted as they come', headers({ 'content-length': undefined }), { kind: 'admit' }],
+    [
+      'chunked, with the in-flight bodies at the cap',
+      { ...base, headers: { ...base.headers, 'content-length': undefined }, inflightBodyBytes: 4 * MAX_BODY_BYTES + 1 },
+      { status: 503 },
+    ],
     ['one connection over the cap', { ...base, openConnections: 11 }, { status: 503, outcome: 'busy' }],
     ['at the cap', { ...base, openConnections: 10 }, { kind: 'admit' }],
     ['the in-flight bodies would pass the cap', { ...base, inflightBodyBytes: 4 * MAX_BODY_BYTES - 99 }, { status: 503, outcome: 'busy' }],

@@ -19,7 +19,7 @@ export interface AdmissionInput {
   /** Connections open now, this request's own included. */
   readonly openConnections: number;
   readonly maxConnections: number;
-  /** Body bytes reserved by requests being read or handled now. */
+  /** Body bytes received and held by requests being read or handled now. */
   readonly inflightBodyBytes: number;
   readonly maxInflightBodyBytes: number;
 }
@@ -27,8 +27,6 @@ export interface AdmissionInput {
 export type Admission =
   | {
       readonly kind: 'admit';
-      /** Body bytes to reserve while the request is read and handled. */
-      readonly reserve: number;
       /** GitHub: the digest the signature header carries, checked once the body is read. */
       readonly digest: Buffer | undefined;
       /** The delivery id, when the forge sent one. */
@@ -66,8 +64,9 @@ export function admit(a: AdmissionInput): Admission {
   const lengths = a.headers['content-length'];
   const declared = lengths?.length === 1 ? Number(lengths[0]) : undefined;
   if (declared !== undefined && !(declared <= MAX_BODY_BYTES)) return refuse(413, DeliveryOutcome.TooLarge, 'body over 1 MiB');
-  // A body of unknown length (chunked) may grow to the limit: that much is kept for it.
-  const reserve = declared ?? MAX_BODY_BYTES;
-  if (a.inflightBodyBytes + reserve > a.maxInflightBodyBytes) return refuse(503, DeliveryOutcome.Busy, 'too many bodies in flight');
-  return { kind: 'admit', reserve, digest, deliveryId: id.kind === 'ok' ? id.id : undefined };
+  // What is declared is only a forecast: the bytes are counted as they arrive (the caller
+  // refuses a body that would pass the cap), so a sender that declares 1 MiB and trickles
+  // holds only what it has sent.
+  if (a.inflightBodyBytes + (declared ?? 0) > a.maxInflightBodyBytes) return refuse(503, DeliveryOutcome.Busy, 'too many bodies in flight');
+  return { kind: 'admit', digest, deliveryId: id.kind === 'ok' ? id.id : undefined };
 }

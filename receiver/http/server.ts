@@ -71,13 +71,25 @@ export function createReceiverServer(deps: ServerDeps): Server {
       if (admission.status === 503) res.setHeader('retry-after', '10');
       return sendAndClose(res, admission.status, { error: admission.error });
     }
-    inflightBodyBytes += admission.reserve;
+    // The body's bytes count against the in-flight cap as they arrive, until it is handled.
+    let held = 0;
+    const take = (bytes: number) => {
+      if (inflightBodyBytes + bytes > limits.maxInflightBodyBytes) return false;
+      inflightBodyBytes += bytes;
+      held += bytes;
+      return true;
+    };
     try {
-      const body = await readBody(req, MAX_BODY_BYTES);
+      const body = await readBody(req, MAX_BODY_BYTES, take);
       if (body === 'aborted') return;
       if (body === 'too-large') {
         count(DeliveryOutcome.TooLarge);
         return sendAndClose(res, 413, { error: 'body over 1 MiB' });
+      }
+      if (body === 'busy') {
+        count(DeliveryOutcome.Busy);
+        res.setHeader('retry-after', '10');
+        return sendAndClose(res, 503, { error: 'too many bodies in flight' });
       }
       // Authenticate the raw bytes before reading a single field.
       if (admission.digest && !githubDigestMatches(deps.githubSecrets, body, admission.digest)) {
@@ -87,7 +99,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
       }
       return await handle(forge, req, res, body, admission.deliveryId, count);
     } finally {
-      inflightBodyBytes -= admission.reserve;
+      inflightBodyBytes -= held;
     }
   }
 
@@ -190,12 +202,8 @@ export function createReceiverServer(deps: ServerDeps): Server {
     openConnections++;
     socket.once('close', () => openConnections--);
   });
-  // A malformed request line or headers: answered 400 (431 for headers too large) and closed.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-  });
+  // Node's own answer to a request it cannot parse or that ran out of time stands: 400, 431
+  // for headers too large, 408 for a timeout, and the connection closed.
   return server;
 }
 

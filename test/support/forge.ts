@@ -73,6 +73,16 @@ export function gitlabMergeRequestLabeled(opts: { project?: string; iid?: number
   };
 }
 
+/** X-Hub-Signature-256 of `body` under `secret`. */
+export function githubSignature(body: Buffer, secret: string = GITHUB_SECRET): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** The same GitHub delivery, signed with another secret. */
+export function signedWith(d: Delivery, secret: string): Delivery {
+  return { ...d, headers: { ...d.headers, 'x-hub-signature-256': githubSignature(d.body, secret) } };
+}
+
 export async function post(baseUrl: string, d: Delivery): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}${d.path}`, { method: 'POST', headers: d.headers, body: d.body });
   const text = await res.text();
