@@ -32,6 +32,7 @@ import { ROOT, requireEnv } from '../support/env.js';
 import { GITHUB_SECRET, githubLabeled, post } from '../support/forge.js';
 import { TestKube } from '../support/kube.js';
 import { fixtureScript } from '../support/profiles.js';
+import { RECEIVER_NODE_OPTIONS } from '../../bench/fuzz.js';
 import { trigger } from '../support/receiver-scenario.js';
 import { operatorProcess, receiverProcess, receiverUrls, type ServiceProcess } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
@@ -335,6 +336,8 @@ describe('what the chart renders', () => {
         WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS: '9000',
         WAITGATE_RECEIVER_MAX_CONNECTIONS: '64',
         WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES: '8388608',
+        // As the fuzz run measures it.
+        NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
       });
       const rcEnv = podSpecOf(rc).containers[0]?.env ?? [];
       expect(rcEnv.find((e) => e.name === 'WAITGATE_GITHUB_WEBHOOK_SECRET')).toMatchObject({

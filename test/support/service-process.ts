@@ -81,6 +81,11 @@ export class ServiceProcess {
     return this.exited;
   }
 
+  /** The running process's id, for reading its memory. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   logText(): string {
     try {
       return readFileSync(this.logPath, 'utf8');
