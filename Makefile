@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos lint
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -54,6 +54,10 @@ bench:
 ## chaos: SIGKILL the operator at random while HeldJobs come due; fails on any double or early launch
 chaos:
 	@hack/with-cluster.sh chaos 36900 node dist/bench/chaos.js
+
+## fuzz: 10,000 hostile deliveries and 500 slow senders at a real receiver; fails on a crash, a 5xx, an unsigned HeldJob or RSS over 150 MiB
+fuzz:
+	@hack/with-cluster.sh fuzz $(or $(WAITGATE_FUZZ_PORT_BASE),36700) node dist/bench/fuzz-receiver.js
 
 ## e2e-kind: the e2e suite against a kind cluster with the chart installed (needs Docker and kind)
 e2e-kind:

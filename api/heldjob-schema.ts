@@ -3,12 +3,12 @@
 // admission and the operator cannot disagree about what a wait may say.
 import { z } from 'zod';
 import { INSTANT_PATTERN } from './instant.js';
+import { TARGET_MAX_LENGTH, TARGET_PATTERN } from './target.js';
 import { FAILURE_REASONS, PHASES, REFUSAL_TOKENS } from './vocabulary.js';
 
 export const MAX_CONDITIONS = 4;
 
-/** `acme/web#7` (an issue or a GitHub pull request) or `acme/web!12` (a GitLab merge request). */
-export const TARGET_PATTERN = '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+[#!][1-9][0-9]{0,9}$';
+export { TARGET_PATTERN };
 
 const afterCondition = z
   .object({
@@ -73,7 +73,7 @@ const jobSpecSchema = z
 
 export const heldJobSpecSchema = z
   .object({
-    target: z.string().max(256).regex(new RegExp(TARGET_PATTERN)).meta({
+    target: z.string().max(TARGET_MAX_LENGTH).regex(new RegExp(TARGET_PATTERN)).meta({
       description: 'The id-only target: <owner>/<repo>#<n> or <owner>/<repo>!<n>. Never a title or body.',
     }),
     trigger: z.string().min(1).max(253).meta({ description: 'The name of the trigger entry that fired.' }),

@@ -1,4 +1,19 @@
-// The id-only target of a HeldJob: `<owner>/<repo>#<n>` or `<owner>/<repo>!<n>`.
+// The id-only target of a HeldJob: `<owner>/<repo>#<n>` or `<owner>/<repo>!<n>`. One rule,
+// used by the HeldJob schema (and so the CRD), the receiver's parsers and the CLI.
+
+/** `acme/web#7` (an issue or a GitHub pull request) or `acme/web!12` (a GitLab merge request). */
+export const TARGET_PATTERN = '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+[#!][1-9][0-9]{0,9}$';
+/** The longest target a HeldJob may carry. */
+export const TARGET_MAX_LENGTH = 256;
+
+const TARGET = new RegExp(TARGET_PATTERN);
+
+/** Why `target` cannot be a HeldJob's target, or undefined when it can. */
+export function targetProblem(target: string): string | undefined {
+  if (target.length > TARGET_MAX_LENGTH) return `target is ${String(target.length)} characters, over ${String(TARGET_MAX_LENGTH)}`;
+  if (!TARGET.test(target)) return 'target is not <owner>/<repo>#<n> or <owner>/<repo>!<n> with n from 1 to 9999999999';
+  return undefined;
+}
 
 /** The scope a target's Job counts against: its repository (the target without #n or !n). */
 export function scopeKeyOf(target: string): string {

@@ -31,7 +31,7 @@ echo $! > "$state/pids/operator.pid"
 chmod 600 "$state/github-webhook-secret" "$state/gitlab-webhook-token"
 receiver_port=${WAITGATE_RECEIVER_PORT:-8080}
 log "starting the receiver on 127.0.0.1:$receiver_port (log: $state/logs/receiver.log)"
-WAITGATE_RECEIVER_HOST=127.0.0.1 WAITGATE_RECEIVER_PORT=$receiver_port \
+WAITGATE_RECEIVER_HOST=127.0.0.1 WAITGATE_RECEIVER_PORT=$receiver_port WAITGATE_RECEIVER_METRICS_HOST=127.0.0.1 \
 WAITGATE_GITHUB_WEBHOOK_SECRET=$(cat "$state/github-webhook-secret") \
 WAITGATE_GITLAB_WEBHOOK_TOKEN=$(cat "$state/gitlab-webhook-token") \
   setsid nohup node dist/receiver/main.js >"$state/logs/receiver.log" 2>&1 < /dev/null &

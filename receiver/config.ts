@@ -1,7 +1,23 @@
 // Receiver configuration, from the environment; parsed once, in main.ts. Empty strings
 // count as unset; a bad value stops the receiver naming the variable.
 import { z } from 'zod';
-import { integer, logLevel, parseEnv, text, textOr, valkeyUrl } from '../lib/config/env.js';
+import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../lib/config/env.js';
+
+/** A list of secrets, one a line or comma-separated; blanks around each are dropped. */
+function secretList() {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .optional()
+      .transform((s) =>
+        (s ?? '')
+          .split(/[\n,]/)
+          .map((x) => x.trim())
+          .filter((x) => x !== ''),
+      ),
+  );
+}
 
 export const receiverEnvSchema = z.object({
   KUBECONFIG: text(),
@@ -9,13 +25,32 @@ export const receiverEnvSchema = z.object({
   WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
   WAITGATE_RECEIVER_PORT: integer(8080, { min: 0, max: 65535 }),
   WAITGATE_RECEIVER_HOST: textOr('0.0.0.0'),
+  /** /metrics and /readyz, apart from the public webhook port. */
+  WAITGATE_RECEIVER_METRICS_PORT: integer(8082, { min: 0, max: 65535 }),
+  WAITGATE_RECEIVER_METRICS_HOST: textOr('0.0.0.0'),
+  WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS: integer(10_000, { min: 100, max: 600_000 }),
+  WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS: integer(15_000, { min: 100, max: 600_000 }),
+  WAITGATE_RECEIVER_MAX_CONNECTIONS: integer(256, { min: 1, max: 100_000 }),
+  WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES: integer(16 * 1024 * 1024, { min: 1024 * 1024, max: 1024 * 1024 * 1024 }),
   WAITGATE_GITHUB_WEBHOOK_SECRET: text(),
+  /** More GitHub secrets (a rotation): one a line or comma-separated; any may sign. */
+  WAITGATE_GITHUB_WEBHOOK_SECRETS: secretList(),
   WAITGATE_GITLAB_WEBHOOK_TOKEN: text(),
+  /** More GitLab tokens (a rotation): one a line or comma-separated; any may be sent. */
+  WAITGATE_GITLAB_WEBHOOK_TOKENS: secretList(),
   WAITGATE_JOB_NAMESPACE: textOr('default'),
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
   WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
   WAITGATE_LOG_LEVEL: logLevel(),
 });
+
+/** What the receiver accepts before it reads a body, and how long it waits for one. */
+export interface ReceiverLimits {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxInflightBodyBytes: number;
+}
 
 export interface ReceiverConfig {
   readonly kubeconfigPath: string | undefined;
@@ -23,13 +58,20 @@ export interface ReceiverConfig {
   readonly valkeyPrefix: string;
   readonly port: number;
   readonly host: string;
-  readonly githubSecret: string | undefined;
-  readonly gitlabToken: string | undefined;
+  readonly metricsPort: number;
+  readonly metricsHost: string;
+  readonly limits: ReceiverLimits;
+  /** Every GitHub secret that may sign; empty refuses GitHub deliveries. */
+  readonly githubSecrets: readonly string[];
+  /** Every GitLab token that may be sent; empty refuses GitLab deliveries. */
+  readonly gitlabTokens: readonly string[];
   readonly jobNamespace: string;
   readonly namespace: string;
   readonly afterMaxMs: number;
   readonly logLevel: string;
 }
+
+const union = (one: string | undefined, more: readonly string[]) => [...new Set([...(one === undefined ? [] : [one]), ...more])];
 
 export function parseReceiverConfig(env: Record<string, string | undefined>): ReceiverConfig {
   const e = parseEnv(receiverEnvSchema, env);
@@ -39,8 +81,16 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
     valkeyPrefix: e.WAITGATE_VALKEY_PREFIX,
     port: e.WAITGATE_RECEIVER_PORT,
     host: e.WAITGATE_RECEIVER_HOST,
-    githubSecret: e.WAITGATE_GITHUB_WEBHOOK_SECRET,
-    gitlabToken: e.WAITGATE_GITLAB_WEBHOOK_TOKEN,
+    metricsPort: e.WAITGATE_RECEIVER_METRICS_PORT,
+    metricsHost: e.WAITGATE_RECEIVER_METRICS_HOST,
+    limits: {
+      headersTimeoutMs: e.WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS,
+      maxConnections: e.WAITGATE_RECEIVER_MAX_CONNECTIONS,
+      maxInflightBodyBytes: e.WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES,
+    },
+    githubSecrets: union(e.WAITGATE_GITHUB_WEBHOOK_SECRET, e.WAITGATE_GITHUB_WEBHOOK_SECRETS),
+    gitlabTokens: union(e.WAITGATE_GITLAB_WEBHOOK_TOKEN, e.WAITGATE_GITLAB_WEBHOOK_TOKENS),
     jobNamespace: e.WAITGATE_JOB_NAMESPACE,
     namespace: e.WAITGATE_NAMESPACE,
     afterMaxMs: e.WAITGATE_WAIT_AFTER_MAX_MS,

@@ -10,14 +10,14 @@ import { KubeRecords } from './adapters/kube-records.js';
 import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
 import { parseReceiverConfig } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
-import { createReceiverServer } from './http/server.js';
+import { createMetricsServer, createReceiverServer } from './http/server.js';
 import { ReceiverMetrics } from './metrics.js';
 
 async function main(): Promise<void> {
   const config = configOrExit('waitgate-receiver', () => parseReceiverConfig(process.env));
   const log = createRootLogger('waitgate-receiver', config.logLevel);
-  if (!config.githubSecret && !config.gitlabToken) {
-    log.warn('Neither WAITGATE_GITHUB_WEBHOOK_SECRET nor WAITGATE_GITLAB_WEBHOOK_TOKEN is set: every delivery will be refused 401');
+  if (config.githubSecrets.length === 0 && config.gitlabTokens.length === 0) {
+    log.warn('No GitHub webhook secret and no GitLab webhook token is set: every delivery will be refused 401');
   }
   const kc = loadKubeConfig(config.kubeconfigPath);
   const metrics = new ReceiverMetrics();
@@ -38,17 +38,22 @@ async function main(): Promise<void> {
     log,
   });
   const server = createReceiverServer({
-    githubSecret: config.githubSecret,
-    gitlabToken: config.gitlabToken,
+    githubSecrets: config.githubSecrets,
+    gitlabTokens: config.gitlabTokens,
+    limits: config.limits,
     deliver: (e) => deliverer.deliver(e),
-    ready: async () => view.triggers() !== undefined && (await redis.ping()) === 'PONG',
     metrics,
     log,
+  });
+  const metricsServer = createMetricsServer({
+    ready: async () => view.triggers() !== undefined && (await redis.ping()) === 'PONG',
+    metrics,
   });
 
   const shutdown = (signal: string) => {
     log.info({ signal }, 'Stopping');
     server.close();
+    metricsServer.close();
     void view.stop();
     redis.disconnect();
     setTimeout(() => process.exit(0), 2000).unref();
@@ -57,10 +62,23 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await view.start();
+  await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.metricsHost, resolve));
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  const addr = server.address();
+  const portOf = (s: typeof server, configured: number) => {
+    const addr = s.address();
+    return typeof addr === 'object' && addr ? addr.port : configured;
+  };
   log.info(
-    { port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, jobNamespace: config.jobNamespace },
+    {
+      port: portOf(server, config.port),
+      host: config.host,
+      metricsPort: portOf(metricsServer, config.metricsPort),
+      metricsHost: config.metricsHost,
+      jobNamespace: config.jobNamespace,
+      limits: config.limits,
+      githubSecrets: config.githubSecrets.length,
+      gitlabTokens: config.gitlabTokens.length,
+    },
     'Listening',
   );
 }

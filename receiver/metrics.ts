@@ -11,6 +11,8 @@ export const DeliveryOutcome = {
   TooLarge: 'too_large',
   Malformed: 'malformed',
   Unavailable: 'unavailable',
+  /** Refused 503 at the door: the connection or in-flight body cap was reached. */
+  Busy: 'busy',
   Error: 'error',
 } as const;
 export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutcome];

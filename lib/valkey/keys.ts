@@ -38,6 +38,11 @@ export class ValkeyKeys {
     return `${this.prefix}:delivery:${forge}:${shortHash(deliveryId, 32)}`;
   }
 
+  /** Drops a signed body seen before, whatever delivery id it comes under (a replay). */
+  deliveryBodyDedup(forge: string, bodyHash: string): string {
+    return `${this.prefix}:delivery-body:${forge}:${bodyHash.slice(0, 32)}`;
+  }
+
   /**
    * The highest hold generation handed out for one trigger and target (a sorted set, raised
    * with ZADD GT): a floor under the one the live HeldJobs give, should the newest be deleted.

@@ -18,7 +18,7 @@ import {
   UNREADABLE_PROFILES,
 } from '../../test/support/fakes-receiver.js';
 import { Deliverer, UnavailableError, type DeliveryResult } from './deliver.js';
-import { DEDUP_WINDOW_MS, heldJobName } from './plan.js';
+import { BODY_DEDUP_WINDOW_MS, DEDUP_WINDOW_MS, heldJobName } from './plan.js';
 
 const NOW = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
@@ -26,6 +26,7 @@ const PREFIX = 'wg';
 const h = (s: string, n = 16) => createHash('sha256').update(s).digest('hex').slice(0, n);
 // The key strings, spelt out: they must stay byte for byte what earlier releases wrote.
 const DEDUP_KEY = `${PREFIX}:delivery:github:${h('d-1', 32)}`;
+const BODY_KEY = `${PREFIX}:delivery-body:github:${'body-of-d-1'.slice(0, 32)}`;
 const LOCK_KEY = `${PREFIX}:hold-lock:${h('deploy')}:${h('acme/web#7')}`;
 
 const plain = labelTrigger({ name: 'notify' });
@@ -240,7 +241,7 @@ describe('Deliverer: what it writes and asks', () => {
   test('the Valkey keys are the ones earlier releases used, byte for byte', async () => {
     const { deliverer, leases } = run({ triggers: [onJira] });
     await deliverer.deliver(labelEvent());
-    expect(leases.asked).toEqual([DEDUP_KEY, LOCK_KEY]);
+    expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY, LOCK_KEY]);
     // The hold lock is given back once the hold is recorded.
     expect(leases.released).toEqual([LOCK_KEY]);
   });
@@ -248,7 +249,7 @@ describe('Deliverer: what it writes and asks', () => {
   test('a trigger without conditions takes no hold lock and asks for no siblings', async () => {
     const { deliverer, leases, records } = run({ triggers: [plain] });
     await deliverer.deliver(labelEvent());
-    expect(leases.asked).toEqual([DEDUP_KEY]);
+    expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY]);
     expect(records.selectors).toEqual([]);
   });
 
@@ -313,10 +314,10 @@ function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = 
 const holds = (records: FakeHeldJobRecords) => records.live.filter((o) => o.metadata.annotations?.['waitgate.dev/refusal'] === undefined);
 
 describe('Deliverer: a redelivery meets its own HeldJobs', () => {
-  test('after the dedup window: its hold is reported, not refused, and nothing is written', async () => {
+  test('after the dedup windows: its hold is reported, not refused, and nothing is written', async () => {
     const { clock, records, deliverer } = onClock([onJira]);
     const first = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
-    clock.now += DEDUP_WINDOW_MS + 1;
+    clock.now += BODY_DEDUP_WINDOW_MS + 1;
     expect(await deliverer.deliver(labelEvent())).toEqual({
       outcome: 'handled',
       results: [{ ...first.results[0], recordedEarlier: true }],
@@ -368,7 +369,7 @@ describe('Deliverer: a redelivery meets its own HeldJobs', () => {
     const { clock, records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })]);
     const first = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
     expect(first.results).toMatchObject([{ outcome: 'refused', token: RefusalToken.ProfileUnknown }]);
-    clock.now += DEDUP_WINDOW_MS + 1;
+    clock.now += BODY_DEDUP_WINDOW_MS + 1;
     expect(await deliverer.deliver(labelEvent())).toEqual({
       outcome: 'handled',
       results: [{ ...first.results[0], recordedEarlier: true }],
@@ -472,5 +473,41 @@ describe('Deliverer: the 15-minute window outlives the hold', () => {
       outcome: 'handled',
       results: [{ outcome: 'held', heldJob: expect.stringMatching(/-2$/) }],
     });
+  });
+});
+
+describe('Deliverer: the same signed body under another delivery id', () => {
+  const replay = (id: string) => labelEvent({ deliveryId: id, bodyHash: 'body-of-d-1' });
+
+  test.each([
+    ['at once', 0],
+    ['after the delivery id window', DEDUP_WINDOW_MS + 1],
+    ['just inside the body window', BODY_DEDUP_WINDOW_MS - 1],
+  ])('%s: a duplicate, nothing created', async (_n, later) => {
+    const { clock, records, leases, deliverer } = onClock([plain]);
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({ outcome: 'handled' });
+    expect(leases.ttlOf(BODY_KEY)).toBe(BODY_DEDUP_WINDOW_MS);
+    clock.now += later;
+    expect(await deliverer.deliver(replay('d-replayed'))).toEqual({ outcome: 'duplicate' });
+    expect(records.created).toHaveLength(1);
+    // The replay's own id is not kept: it was never handled.
+    expect(leases.ttlOf(`${PREFIX}:delivery:github:${h('d-replayed', 32)}`)).toBeUndefined();
+  });
+
+  test('after the body window, it is handled again', async () => {
+    const { clock, records, deliverer } = onClock([plain]);
+    await deliverer.deliver(labelEvent());
+    clock.now += BODY_DEDUP_WINDOW_MS + 1;
+    expect(await deliverer.deliver(replay('d-later'))).toMatchObject({ outcome: 'handled' });
+    expect(records.created).toHaveLength(2);
+  });
+
+  test('a delivery that fails gives its body back, so the forge can deliver it again', async () => {
+    const { records, leases, deliverer } = onClock([plain]);
+    records.failCreateOf = () => new UnavailableError('the apiserver is unavailable');
+    await expect(deliverer.deliver(labelEvent())).rejects.toBeInstanceOf(UnavailableError);
+    expect(leases.released).toEqual(expect.arrayContaining([DEDUP_KEY, BODY_KEY]));
+    records.failCreateOf = () => undefined;
+    expect(await deliverer.deliver(replay('d-again'))).toMatchObject({ outcome: 'handled' });
   });
 });

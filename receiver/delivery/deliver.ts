@@ -8,6 +8,7 @@ import { RefusalToken } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LabelEvent } from '../forges/event.js';
 import {
+  BODY_DEDUP_WINDOW_MS,
   DEDUP_WINDOW_MS,
   decideHold,
   heldJobManifest,
@@ -108,17 +109,28 @@ export class Deliverer {
 
     const inflight = await this.valkey(() => leases.acquire(keys.deliveryDedup(event.forge, event.deliveryId), INFLIGHT_MS));
     if (!inflight) return { outcome: 'duplicate' };
+    let body: { key: string; token: string } | undefined;
     try {
+      // The same signed body under a new delivery id is a replay, or a forge's copy: dropped.
+      body = await this.valkey(() => leases.acquire(keys.deliveryBodyDedup(event.forge, event.bodyHash), INFLIGHT_MS));
+      if (!body) {
+        await leases.release(inflight).catch(() => undefined);
+        return { outcome: 'duplicate' };
+      }
       const results: TriggerOutcome[] = [];
       for (const p of planned) results.push(await this.one(event, p));
-      // Settled: identical redeliveries are dropped for the dedup window.
-      await this.valkey(() => leases.renew(inflight, DEDUP_WINDOW_MS)).catch((err: unknown) => {
-        this.deps.log.warn({ err }, 'Failed to settle delivery dedup marker');
-      });
+      // Settled: identical redeliveries are dropped for the dedup window, the same body for a day.
+      const settled = body;
+      await this.valkey(() => Promise.all([leases.renew(inflight, DEDUP_WINDOW_MS), leases.renew(settled, BODY_DEDUP_WINDOW_MS)])).catch(
+        (err: unknown) => {
+          this.deps.log.warn({ err }, 'Failed to settle delivery dedup marker');
+        },
+      );
       return { outcome: 'handled', results };
     } catch (err) {
       // Not handled: let the forge's redelivery through.
       await leases.release(inflight).catch(() => undefined);
+      if (body) await leases.release(body).catch(() => undefined);
       throw err;
     }
   }

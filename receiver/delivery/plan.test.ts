@@ -28,7 +28,7 @@ const t = (name: string, any: string[], extra: Partial<Trigger['run']> = {}, kin
   on: { type: 'label', any },
   run: { kind, flow: 'f', job, ...extra },
 });
-const event: LabelEvent = { forge: 'github', deliveryId: 'd-1', target: 'acme/web#7', addedLabels: ['deploy'] };
+const event: LabelEvent = { forge: 'github', deliveryId: 'd-1', bodyHash: 'b0d1', target: 'acme/web#7', addedLabels: ['deploy'] };
 
 describe('matchTriggers', () => {
   test.each<[string, Trigger[], string[]]>([

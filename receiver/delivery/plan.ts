@@ -14,6 +14,11 @@ export const RECEIVER_SCHEMA_VERSION = '1';
 export const SUPERSEDE_WINDOW_MS = 15 * 60_000;
 /** Identical redeliveries (same delivery id) are dropped for this long. */
 export const DEDUP_WINDOW_MS = 10 * 60_000;
+/**
+ * The same signed body, under any delivery id, is dropped for this long: a replay of a body
+ * someone kept must not run its job again. Redeliveries keep their body, so this costs nothing.
+ */
+export const BODY_DEDUP_WINDOW_MS = 24 * 60 * 60_000;
 
 export type Verdict = { readonly kind: 'hold' } | { readonly kind: 'refuse'; readonly token: RefusalToken; readonly message: string };
 

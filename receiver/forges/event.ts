@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 // What the receiver keeps of a forge delivery: ids only. No title, body or other text an
 // author typed goes further than the parser.
 
@@ -6,7 +8,10 @@ export type Forge = (typeof Forge)[keyof typeof Forge];
 
 export interface LabelEvent {
   readonly forge: Forge;
+  /** The forge's delivery id (a UUID), or the body's hash when the forge sent none. */
   readonly deliveryId: string;
+  /** SHA-256 of the signed body, hex: the same body under another delivery id is the same delivery. */
+  readonly bodyHash: string;
   /** `owner/repo#7`, or `group/repo!12` for a GitLab merge request. */
   readonly target: string;
   /** Labels this event added; matched against triggers, never stored or logged. */
@@ -18,3 +23,8 @@ export type ParsedEvent =
   /** A well-formed event the receiver has no use for (ping, comment, ...). */
   | { readonly kind: 'unhandled'; readonly eventName: string }
   | { readonly kind: 'malformed'; readonly problem: string };
+
+/** The hex SHA-256 of a delivery's raw body. */
+export function bodyHashOf(body: Buffer): string {
+  return createHash('sha256').update(body).digest('hex');
+}

@@ -1,34 +1,99 @@
 import { describe, expect, test } from '@jest/globals';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { parseGithub } from './github.js';
 import { parseGitlab } from './gitlab.js';
-import { verifyGithubSignature, verifyGitlabToken } from './signature.js';
+import { readDeliveryId } from './delivery-id.js';
+import type { Forge } from './event.js';
+import { githubSignatureDigest, verifyGithubSignature, verifyGitlabToken } from './signature.js';
 
 const body = Buffer.from('{"a":1}');
 const sig = (secret: string, b: Buffer) => `sha256=${createHmac('sha256', secret).update(b).digest('hex')}`;
 
 describe('verifyGithubSignature', () => {
-  test.each([
-    ['the right signature', sig('s3cret', body), true],
+  const good = sig('s3cret', body);
+  test.each<[string, string | string[] | undefined, boolean]>([
+    ['the right signature', good, true],
     ['another secret', sig('other', body), false],
     ['no header', undefined, false],
-    ['no sha256= prefix', sig('s3cret', body).slice(7), false],
-    ['a truncated digest', sig('s3cret', body).slice(0, 40), false],
+    ['no sha256= prefix', good.slice(7), false],
+    ['a truncated digest', good.slice(0, 40), false],
     ['sha1', `sha1=${createHmac('sha1', 's3cret').update(body).digest('hex')}`, false],
     ['not hex', 'sha256=zz', false],
+    // The exact grammar only: `sha256=` and 64 lowercase hex digits, once.
+    ['trailing junk after the digest', `${good}junk`, false],
+    ['a trailing space', `${good} `, false],
+    ['a leading space', ` ${good}`, false],
+    ['a second digest after a comma', `${good}, ${good}`, false],
+    ['uppercase hex', `sha256=${good.slice(7).toUpperCase()}`, false],
+    ['an uppercase prefix', `SHA256=${good.slice(7)}`, false],
+    ['65 hex digits', `${good}0`, false],
+    ['the header sent twice, both right', [good, good], false],
+    ['the header sent once, as a list', [good], true],
   ])('%s → %s', (_n, header, ok) => {
     expect(verifyGithubSignature('s3cret', body, header)).toBe(ok);
+  });
+
+  test.each<[string, string[], boolean]>([
+    ['the new secret of a rotation', ['old', 's3cret'], true],
+    ['the old secret of a rotation', ['s3cret', 'new'], true],
+    ['neither', ['old', 'new'], false],
+    ['no secret at all', [], false],
+  ])('secrets: %s → %s', (_n, secrets, ok) => {
+    expect(verifyGithubSignature(secrets, body, good)).toBe(ok);
+  });
+});
+
+describe('githubSignatureDigest (read before the body)', () => {
+  test.each<[string, string[] | undefined, boolean]>([
+    ['well formed', [`sha256=${'a'.repeat(64)}`], true],
+    ['absent', undefined, false],
+    ['sent twice', [`sha256=${'a'.repeat(64)}`, `sha256=${'b'.repeat(64)}`], false],
+    ['uppercase', [`sha256=${'A'.repeat(64)}`], false],
+    ['8,000 characters', [`sha256=${'a'.repeat(7993)}`], false],
+  ])('%s → %s', (_n, values, ok) => {
+    expect(githubSignatureDigest(values) !== undefined).toBe(ok);
   });
 });
 
 describe('verifyGitlabToken', () => {
-  test.each([
+  test.each<[string, string | string[] | undefined, boolean]>([
     ['the token', 'tok', true],
     ['another token', 'tok2', false],
+    ['the token with a suffix', 'tok ', false],
     ['empty', '', false],
     ['missing', undefined, false],
+    ['sent twice', ['tok', 'tok'], false],
   ])('%s → %s', (_n, header, ok) => {
     expect(verifyGitlabToken('tok', header)).toBe(ok);
+  });
+
+  test.each<[string, string[], string, boolean]>([
+    ['the old token of a rotation', ['old', 'new'], 'old', true],
+    ['the new token of a rotation', ['old', 'new'], 'new', true],
+    ['neither', ['old', 'new'], 'tok', false],
+    ['no token configured', [], '', false],
+  ])('tokens: %s → %s', (_n, tokens, header, ok) => {
+    expect(verifyGitlabToken(tokens, header)).toBe(ok);
+  });
+});
+
+describe('readDeliveryId', () => {
+  const uuid = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
+  test.each<[string, Forge, Record<string, string[]>, object]>([
+    ['a GitHub GUID', 'github', { 'x-github-delivery': [uuid] }, { kind: 'ok', id: uuid }],
+    ['an uppercase GUID, lowercased', 'github', { 'x-github-delivery': [uuid.toUpperCase()] }, { kind: 'ok', id: uuid }],
+    ['none', 'github', {}, { kind: 'absent' }],
+    ['8,000 characters', 'github', { 'x-github-delivery': ['a'.repeat(8000)] }, { kind: 'malformed' }],
+    ['a GUID with trailing junk', 'github', { 'x-github-delivery': [`${uuid}x`] }, { kind: 'malformed' }],
+    ['a free-form id', 'github', { 'x-github-delivery': ['delivery-1'] }, { kind: 'malformed' }],
+    ['empty', 'github', { 'x-github-delivery': [''] }, { kind: 'malformed' }],
+    ['sent twice', 'github', { 'x-github-delivery': [uuid, uuid] }, { kind: 'malformed' }],
+    ['GitLab: X-Gitlab-Event-UUID', 'gitlab', { 'x-gitlab-event-uuid': [uuid] }, { kind: 'ok', id: uuid }],
+    ['GitLab: Idempotency-Key', 'gitlab', { 'idempotency-key': [uuid] }, { kind: 'ok', id: uuid }],
+    ['GitLab: a bad X-Gitlab-Event-UUID', 'gitlab', { 'x-gitlab-event-uuid': ['<script>'] }, { kind: 'malformed' }],
+    ['GitLab: a GitHub header means nothing', 'gitlab', { 'x-github-delivery': [uuid] }, { kind: 'absent' }],
+  ])('%s', (_n, forge, headers, expected) => {
+    expect(readDeliveryId(forge, headers)).toEqual(expect.objectContaining(expected));
   });
 });
 
@@ -57,6 +122,25 @@ describe('parseGithub', () => {
       'issues',
       { ...gh('labeled', { label: { name: 'x' }, issue: { number: 7 } }), repository: { full_name: 'a/b/c' } },
       { kind: 'malformed' },
+    ],
+    [
+      'an issue number over 10^10',
+      'issues',
+      gh('labeled', { label: { name: 'x' }, issue: { number: 10_000_000_001 } }),
+      { kind: 'malformed', problem: expect.stringContaining('target') },
+    ],
+    ['an issue number of 1e21', 'issues', gh('labeled', { label: { name: 'x' }, issue: { number: 1e21 } }), { kind: 'malformed' }],
+    [
+      'the largest issue number a target holds',
+      'issues',
+      gh('labeled', { label: { name: 'x' }, issue: { number: 9_999_999_999 } }),
+      { kind: 'label', event: { target: 'acme/web#9999999999' } },
+    ],
+    [
+      'a 301-character repository name',
+      'issues',
+      { ...gh('labeled', { label: { name: 'x' }, issue: { number: 7 } }), repository: { full_name: `acme/${'r'.repeat(296)}` } },
+      { kind: 'malformed', problem: expect.stringContaining('over 256') },
     ],
     [
       'an issue number that is not a number',
@@ -93,6 +177,18 @@ describe('parseGitlab', () => {
     ['no label change', 'Merge Request Hook', gl(), { kind: 'unhandled' }],
     ['a push', 'Push Hook', {}, { kind: 'unhandled', eventName: 'Push Hook' }],
     ['a payload without a project', 'Issue Hook', { object_attributes: { iid: 1 } }, { kind: 'malformed' }],
+    [
+      'an iid over 10^10',
+      'Issue Hook',
+      { ...gl({ previous: [], current: ['b'] }), object_attributes: { iid: 10_000_000_001 } },
+      { kind: 'malformed' },
+    ],
+    [
+      'a 301-character project path',
+      'Issue Hook',
+      { ...gl({ previous: [], current: ['b'] }), project: { path_with_namespace: `group/${'p'.repeat(295)}` } },
+      { kind: 'malformed' },
+    ],
   ])('%s', (_n, event, payload, expected) => {
     expect(parseGitlab(event, 'd', body, payload)).toMatchObject(expected);
   });
@@ -100,5 +196,12 @@ describe('parseGitlab', () => {
   test('without a delivery id, the body hash stands in for it', () => {
     const r = parseGitlab('Issue Hook', undefined, body, gl({ previous: [], current: ['b'] }));
     expect(r.kind === 'label' && r.event.deliveryId).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test('every event carries the hash of its body, whatever its delivery id', () => {
+    const a = parseGitlab('Issue Hook', 'id-a', body, gl({ previous: [], current: ['b'] }));
+    const b = parseGitlab('Issue Hook', 'id-b', body, gl({ previous: [], current: ['b'] }));
+    expect(a.kind === 'label' && b.kind === 'label' && a.event.bodyHash === b.event.bodyHash).toBe(true);
+    expect(a.kind === 'label' && a.event.bodyHash).toBe(createHash('sha256').update(body).digest('hex'));
   });
 });

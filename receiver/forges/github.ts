@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { Forge, type ParsedEvent } from './event.js';
+import { targetProblem } from '../../api/target.js';
+import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
 
 const repo = z.object({ full_name: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/) });
 const labeled = z.object({
@@ -20,12 +20,17 @@ export function parseGithub(eventName: string | undefined, deliveryId: string | 
   if (p.action !== 'labeled' || !p.label) return { kind: 'unhandled', eventName: `${eventName}.${p.action}` };
   const number = eventName === 'issues' ? p.issue?.number : p.pull_request?.number;
   if (number === undefined) return { kind: 'malformed', problem: `GitHub ${eventName} payload without a number` };
+  const target = `${p.repository.full_name}#${number}`;
+  const problem = targetProblem(target);
+  if (problem) return { kind: 'malformed', problem };
+  const bodyHash = bodyHashOf(body);
   return {
     kind: 'label',
     event: {
       forge: Forge.GitHub,
-      deliveryId: deliveryId || createHash('sha256').update(body).digest('hex'),
-      target: `${p.repository.full_name}#${number}`,
+      deliveryId: deliveryId || bodyHash,
+      bodyHash,
+      target,
       addedLabels: [p.label.name],
     },
   };

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { Forge, type ParsedEvent } from './event.js';
+import { targetProblem } from '../../api/target.js';
+import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
 
 const labelList = z.array(z.object({ title: z.string() })).optional();
 const hook = z.object({
@@ -20,12 +20,17 @@ export function parseGitlab(eventName: string | undefined, deliveryId: string | 
   const before = new Set((p.changes?.labels?.previous ?? []).map((l) => l.title));
   const added = (p.changes?.labels?.current ?? []).map((l) => l.title).filter((t) => !before.has(t));
   if (added.length === 0) return { kind: 'unhandled', eventName: `${eventName} without added labels` };
+  const target = `${p.project.path_with_namespace}${sep}${p.object_attributes.iid}`;
+  const problem = targetProblem(target);
+  if (problem) return { kind: 'malformed', problem };
+  const bodyHash = bodyHashOf(body);
   return {
     kind: 'label',
     event: {
       forge: Forge.GitLab,
-      deliveryId: deliveryId || createHash('sha256').update(body).digest('hex'),
-      target: `${p.project.path_with_namespace}${sep}${p.object_attributes.iid}`,
+      deliveryId: deliveryId || bodyHash,
+      bodyHash,
+      target,
       addedLabels: added,
     },
   };

@@ -1,19 +1,57 @@
-// Webhook authentication, checked on the raw bytes before anything is parsed.
+// Webhook authentication. The header checks run before a byte of the body is read; the HMAC
+// is computed on the raw bytes before anything is parsed. Each forge may have several
+// secrets at once (a rotation), any one of which may sign.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-/** GitHub: X-Hub-Signature-256 is `sha256=` and the hex HMAC-SHA256 of the body. */
-export function verifyGithubSignature(secret: string, body: Buffer, header: string | undefined): boolean {
-  if (!header || !header.startsWith('sha256=')) return false;
-  const given = Buffer.from(header.slice('sha256='.length), 'hex');
-  const expected = createHmac('sha256', secret).update(body).digest();
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** X-Hub-Signature-256, exactly: `sha256=` and 64 lowercase hex digits, nothing before or after. */
+const GITHUB_SIGNATURE = /^sha256=([0-9a-f]{64})$/;
+
+/**
+ * The digest a GitHub signature header carries, or undefined unless the header was sent once
+ * and is exactly `sha256=` plus 64 lowercase hex digits. `values` holds every copy of the
+ * header the request carried (IncomingMessage.headersDistinct).
+ */
+export function githubSignatureDigest(values: readonly string[] | undefined): Buffer | undefined {
+  if (!values || values.length !== 1) return undefined;
+  const m = GITHUB_SIGNATURE.exec(values[0] ?? '');
+  return m ? Buffer.from(m[1] as string, 'hex') : undefined;
 }
 
-/** GitLab: X-Gitlab-Token carries the shared token itself; compared in constant time. */
-export function verifyGitlabToken(token: string, header: string | undefined): boolean {
-  if (header === undefined) return false;
+/** GitHub: the body's HMAC-SHA256 under any of `secrets` equals the digest the header carries. */
+export function verifyGithubSignature(
+  secrets: string | readonly string[],
+  body: Buffer,
+  header: string | readonly string[] | undefined,
+): boolean {
+  const given = githubSignatureDigest(typeof header === 'string' ? [header] : header);
+  return given !== undefined && githubDigestMatches(typeof secrets === 'string' ? [secrets] : secrets, body, given);
+}
+
+/** Whether `digest` is the body's HMAC-SHA256 under any of `secrets`. */
+export function githubDigestMatches(secrets: readonly string[], body: Buffer, digest: Buffer): boolean {
+  let ok = false;
+  // Every secret is tried, so the time taken does not say which one matched.
+  for (const secret of secrets) {
+    const expected = createHmac('sha256', secret).update(body).digest();
+    ok = (digest.length === expected.length && timingSafeEqual(digest, expected)) || ok;
+  }
+  return ok;
+}
+
+/**
+ * GitLab: X-Gitlab-Token carries the shared token itself, sent once; compared with each of
+ * `tokens` in constant time.
+ */
+export function verifyGitlabToken(tokens: string | readonly string[], header: string | readonly string[] | undefined): boolean {
+  const values = typeof header === 'string' ? [header] : header;
+  if (!values || values.length !== 1) return false;
   // Hash both sides so the comparison takes the same time whatever the lengths.
-  const a = createHash('sha256').update(header).digest();
-  const b = createHash('sha256').update(token).digest();
-  return timingSafeEqual(a, b);
+  const a = createHash('sha256')
+    .update(values[0] ?? '')
+    .digest();
+  let ok = false;
+  for (const token of typeof tokens === 'string' ? [tokens] : tokens) {
+    ok = timingSafeEqual(a, createHash('sha256').update(token).digest()) || ok;
+  }
+  return ok;
 }

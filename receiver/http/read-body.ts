@@ -1,33 +1,36 @@
 import type { IncomingMessage } from 'node:http';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-/** A body past the limit is read and thrown away up to here, so the sender gets its 413. */
-const DISCARD_UP_TO_BYTES = 16 * MAX_BODY_BYTES;
+export type BodyReading = Buffer | 'too-large' | 'busy' | 'aborted';
 
 /**
- * The request body, or 'too-large' when it passes the limit. A too-large body is drained
- * (not kept) so the client can read the answer; one that goes on past 16 MiB is cut off.
+ * The request body. 'too-large' the moment it passes `limit`; 'busy' the moment `take`
+ * refuses a chunk (the in-flight cap); in both cases reading stops there and the caller
+ * answers and closes. 'aborted' when the sender went away or timed out first.
  */
-export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
+export function readBody(req: IncomingMessage, limit: number, take: (bytes: number) => boolean = () => true): Promise<BodyReading> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = Number.isFinite(declared) && declared > limit;
-    req.on('data', (chunk: Buffer) => {
+    const done = (v: BodyReading) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      if (typeof v === 'string' && v !== 'aborted') req.pause();
+      chunks.length = 0;
+      resolve(v);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) over = true;
-      if (over) {
-        chunks.length = 0;
-        if (size > DISCARD_UP_TO_BYTES) {
-          resolve('too-large');
-          req.destroy();
-        }
-        return;
-      }
+      if (size > limit) return done('too-large');
+      if (!take(chunk.length)) return done('busy');
       chunks.push(chunk);
-    });
-    req.on('end', () => resolve(over ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', reject);
+    };
+    const onEnd = () => done(Buffer.concat(chunks));
+    const onClose = () => done(req.complete ? Buffer.concat(chunks) : 'aborted');
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    // A timed-out or reset request also emits 'error'; 'close' follows and answers.
+    req.on('error', () => undefined);
   });
 }

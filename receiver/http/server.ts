@@ -1,20 +1,24 @@
-// The receiver's HTTP surface: two webhook routes, health, readiness and metrics.
+// The receiver's HTTP surface. The public webhook port has the two webhook routes and
+// /healthz; /metrics and /readyz are on a port of their own (createMetricsServer), so the
+// internet never reaches them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { ReceiverLimits } from '../config.js';
 import type { DeliveryResult } from '../delivery/deliver.js';
 import { UnavailableError } from '../delivery/deliver.js';
 import { Forge, type LabelEvent, type ParsedEvent } from '../forges/event.js';
 import { parseGithub } from '../forges/github.js';
 import { parseGitlab } from '../forges/gitlab.js';
-import { verifyGithubSignature, verifyGitlabToken } from '../forges/signature.js';
+import { githubDigestMatches } from '../forges/signature.js';
 import { DeliveryOutcome, type ReceiverMetrics } from '../metrics.js';
+import { admit, MAX_BODY_BYTES } from './admission.js';
 import { readBody } from './read-body.js';
 
 export interface ServerDeps {
-  readonly githubSecret: string | undefined;
-  readonly gitlabToken: string | undefined;
+  readonly githubSecrets: readonly string[];
+  readonly gitlabTokens: readonly string[];
+  readonly limits: ReceiverLimits;
   readonly deliver: (event: LabelEvent) => Promise<DeliveryResult>;
-  readonly ready: () => Promise<boolean>;
   readonly metrics: ReceiverMetrics;
   readonly log: Logger;
 }
@@ -30,31 +34,83 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/**
+ * Answers and closes the connection, reading no more of the body: the bytes a sender still
+ * has to send are never read into memory.
+ */
+function sendAndClose(res: ServerResponse, status: number, body: unknown): void {
+  res.shouldKeepAlive = false;
+  res.setHeader('connection', 'close');
+  send(res, status, body);
+}
+
+/** Node's own timeouts are checked this often; a second keeps the configured ones honest. */
+const CHECK_INTERVAL_MS = 1000;
+
 export function createReceiverServer(deps: ServerDeps): Server {
-  const { metrics, log } = deps;
+  const { metrics, log, limits } = deps;
+  let openConnections = 0;
+  let inflightBodyBytes = 0;
 
   async function webhook(forge: Forge, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const count = (outcome: DeliveryOutcome) => metrics.deliveries.inc({ forge, outcome });
-    const secret = forge === Forge.GitHub ? deps.githubSecret : deps.gitlabToken;
-    if (!secret) {
-      count(DeliveryOutcome.Unauthorized);
-      return send(res, 401, { error: `no ${forge} webhook secret is configured` });
+    // Everything that can be told from the headers is told before a byte of the body is read.
+    const admission = admit({
+      forge,
+      headers: req.headersDistinct,
+      githubSecrets: deps.githubSecrets,
+      gitlabTokens: deps.gitlabTokens,
+      openConnections,
+      maxConnections: limits.maxConnections,
+      inflightBodyBytes,
+      maxInflightBodyBytes: limits.maxInflightBodyBytes,
+    });
+    if (admission.kind === 'refuse') {
+      count(admission.outcome);
+      if (admission.status === 401) log.debug({ forge }, 'Refused delivery with a bad or missing signature');
+      if (admission.status === 503) res.setHeader('retry-after', '10');
+      return sendAndClose(res, admission.status, { error: admission.error });
     }
-    const body = await readBody(req);
-    if (body === 'too-large') {
-      count(DeliveryOutcome.TooLarge);
-      return send(res, 413, { error: 'body over 1 MiB' });
+    // The body's bytes count against the in-flight cap as they arrive, until it is handled.
+    let held = 0;
+    const take = (bytes: number) => {
+      if (inflightBodyBytes + bytes > limits.maxInflightBodyBytes) return false;
+      inflightBodyBytes += bytes;
+      held += bytes;
+      return true;
+    };
+    try {
+      const body = await readBody(req, MAX_BODY_BYTES, take);
+      if (body === 'aborted') return;
+      if (body === 'too-large') {
+        count(DeliveryOutcome.TooLarge);
+        return sendAndClose(res, 413, { error: 'body over 1 MiB' });
+      }
+      if (body === 'busy') {
+        count(DeliveryOutcome.Busy);
+        res.setHeader('retry-after', '10');
+        return sendAndClose(res, 503, { error: 'too many bodies in flight' });
+      }
+      // Authenticate the raw bytes before reading a single field.
+      if (admission.digest && !githubDigestMatches(deps.githubSecrets, body, admission.digest)) {
+        count(DeliveryOutcome.Unauthorized);
+        log.warn({ forge }, 'Refused delivery with a bad signature');
+        return send(res, 401, { error: 'bad or missing signature' });
+      }
+      return await handle(forge, req, res, body, admission.deliveryId, count);
+    } finally {
+      inflightBodyBytes -= held;
     }
-    // Authenticate the raw bytes before reading a single field.
-    const authentic =
-      forge === Forge.GitHub
-        ? verifyGithubSignature(secret, body, header(req, 'x-hub-signature-256'))
-        : verifyGitlabToken(secret, header(req, 'x-gitlab-token'));
-    if (!authentic) {
-      count(DeliveryOutcome.Unauthorized);
-      log.warn({ forge }, 'Refused delivery with a bad or missing signature');
-      return send(res, 401, { error: 'bad or missing signature' });
-    }
+  }
+
+  async function handle(
+    forge: Forge,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    deliveryId: string | undefined,
+    count: (outcome: DeliveryOutcome) => void,
+  ): Promise<void> {
     let payload: unknown;
     try {
       payload = JSON.parse(body.toString('utf8'));
@@ -64,8 +120,8 @@ export function createReceiverServer(deps: ServerDeps): Server {
     }
     const parsed: ParsedEvent =
       forge === Forge.GitHub
-        ? parseGithub(header(req, 'x-github-event'), header(req, 'x-github-delivery'), body, payload)
-        : parseGitlab(header(req, 'x-gitlab-event'), header(req, 'x-gitlab-event-uuid') ?? header(req, 'idempotency-key'), body, payload);
+        ? parseGithub(header(req, 'x-github-event'), deliveryId, body, payload)
+        : parseGitlab(header(req, 'x-gitlab-event'), deliveryId, body, payload);
     if (parsed.kind === 'malformed') {
       count(DeliveryOutcome.Malformed);
       return send(res, 400, { error: parsed.problem });
@@ -121,6 +177,43 @@ export function createReceiverServer(deps: ServerDeps): Server {
     }
   }
 
+  const server = createServer(
+    {
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: CHECK_INTERVAL_MS,
+    },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      const route = async () => {
+        if (path === '/healthz') return send(res, 200, { status: 'ok' });
+        const forge = path === '/webhooks/github' ? Forge.GitHub : path === '/webhooks/gitlab' ? Forge.GitLab : undefined;
+        if (!forge) return sendAndClose(res, 404, { error: 'not found' });
+        if (req.method !== 'POST') return sendAndClose(res, 405, { error: 'POST only' });
+        return webhook(forge, req, res);
+      };
+      route().catch((err: unknown) => {
+        log.error({ err }, 'Failed request');
+        if (!res.headersSent) sendAndClose(res, 500, { error: 'internal error' });
+      });
+    },
+  );
+  server.on('connection', (socket) => {
+    openConnections++;
+    socket.once('close', () => openConnections--);
+  });
+  // Node's own answer to a request it cannot parse or that ran out of time stands: 400, 431
+  // for headers too large, 408 for a timeout, and the connection closed.
+  return server;
+}
+
+export interface MetricsServerDeps {
+  readonly ready: () => Promise<boolean>;
+  readonly metrics: ReceiverMetrics;
+}
+
+/** /metrics, /readyz and /healthz, for Prometheus and the kubelet: never the forges' port. */
+export function createMetricsServer(deps: MetricsServerDeps): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const route = async () => {
@@ -130,17 +223,13 @@ export function createReceiverServer(deps: ServerDeps): Server {
         return send(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' });
       }
       if (path === '/metrics') {
-        const text = await metrics.registry.metrics();
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        const text = await deps.metrics.registry.metrics();
+        res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
         return res.end(text);
       }
-      const forge = path === '/webhooks/github' ? Forge.GitHub : path === '/webhooks/gitlab' ? Forge.GitLab : undefined;
-      if (!forge) return send(res, 404, { error: 'not found' });
-      if (req.method !== 'POST') return send(res, 405, { error: 'POST only' });
-      return webhook(forge, req, res);
+      return send(res, 404, { error: 'not found' });
     };
-    route().catch((err: unknown) => {
-      log.error({ err }, 'Failed request');
+    route().catch(() => {
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
     });
   });

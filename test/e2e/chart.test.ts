@@ -32,8 +32,9 @@ import { ROOT, requireEnv } from '../support/env.js';
 import { GITHUB_SECRET, githubLabeled, post } from '../support/forge.js';
 import { TestKube } from '../support/kube.js';
 import { fixtureScript } from '../support/profiles.js';
+import { RECEIVER_NODE_OPTIONS } from '../../bench/fuzz.js';
 import { trigger } from '../support/receiver-scenario.js';
-import { operatorProcess, receiverProcess, type ServiceProcess } from '../support/service-process.js';
+import { operatorProcess, receiverProcess, receiverUrls, type ServiceProcess } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
@@ -269,7 +270,11 @@ describe('what the chart renders', () => {
         pauseWindows: [{ start: '22:00', end: '06:00', timeZone: 'Europe/Berlin', days: ['mon', 'fri'] }],
         watchNamespace: 'team-a',
         valkey: { existingSecret: 'shared-valkey', existingSecretKey: 'connection', prefix: 'fleet' },
-        receiver: { existingSecret: 'forge-secrets' },
+        receiver: {
+          existingSecret: 'forge-secrets',
+          metricsPort: 9102,
+          limits: { headersTimeoutMs: 5000, requestTimeoutMs: 9000, maxConnections: 64, maxInflightBodyBytes: 8388608 },
+        },
         profiles: {
           jira: { script: '#!/bin/sh\nexit 3\n' },
           ci: {
@@ -326,11 +331,45 @@ describe('what the chart renders', () => {
         WAITGATE_JOB_NAMESPACE: 'team-a',
         WAITGATE_WAIT_AFTER_MAX_MS: '2592000000',
         WAITGATE_VALKEY_PREFIX: 'fleet',
+        WAITGATE_RECEIVER_METRICS_PORT: '9102',
+        WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS: '5000',
+        WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS: '9000',
+        WAITGATE_RECEIVER_MAX_CONNECTIONS: '64',
+        WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES: '8388608',
+        // As the fuzz run measures it.
+        NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
       });
       const rcEnv = podSpecOf(rc).containers[0]?.env ?? [];
       expect(rcEnv.find((e) => e.name === 'WAITGATE_GITHUB_WEBHOOK_SECRET')).toMatchObject({
         valueFrom: { secretKeyRef: { name: 'forge-secrets', key: 'github-webhook-secret' } },
       });
+      // A rotation's further secrets come from their own optional keys.
+      expect(rcEnv.find((e) => e.name === 'WAITGATE_GITHUB_WEBHOOK_SECRETS')).toMatchObject({
+        valueFrom: { secretKeyRef: { name: 'forge-secrets', key: 'github-webhook-secrets', optional: true } },
+      });
+      expect(rcEnv.find((e) => e.name === 'WAITGATE_GITLAB_WEBHOOK_TOKENS')).toMatchObject({
+        valueFrom: { secretKeyRef: { name: 'forge-secrets', key: 'gitlab-webhook-tokens', optional: true } },
+      });
+      // /metrics and /readyz on their own port, behind a Service of their own: the webhook
+      // Service exposes the webhook port alone.
+      const rcContainer = podSpecOf(rc).containers[0] as {
+        ports?: { name: string; containerPort: number }[];
+        readinessProbe?: { httpGet?: { path: string; port: string } };
+        livenessProbe?: { httpGet?: { path: string; port: string } };
+      };
+      expect(rcContainer.ports).toEqual([
+        expect.objectContaining({ name: 'http', containerPort: 8080 }),
+        expect.objectContaining({ name: 'metrics', containerPort: 9102 }),
+      ]);
+      expect(rcContainer.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+      expect(rcContainer.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      const servicePorts = (name: string) =>
+        (
+          (find(ms, 'Service', name) as unknown as { spec: { ports: { name: string; port: number; targetPort: string }[] } }).spec.ports ??
+          []
+        ).map((p) => `${p.name}:${String(p.port)}->${p.targetPort}`);
+      expect(servicePorts('waitgate-receiver')).toEqual(['http:80->http']);
+      expect(servicePorts('waitgate-receiver-metrics')).toEqual(['metrics:9102->metrics']);
       // Existing Secrets are used, never made; no ClusterRole when one namespace is watched.
       expect(ms.filter((m) => m.kind === 'Secret')).toHaveLength(0);
       expect(ms.filter((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toHaveLength(0);
@@ -367,6 +406,15 @@ describe('what the chart renders', () => {
       // The optional ServiceMonitors, for the operator's and the receiver's /metrics.
       const monitors = (await render('team-a', ['--set', 'serviceMonitor.enabled=true'])).filter((m) => m.kind === 'ServiceMonitor');
       expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['waitgate-operator', 'waitgate-receiver']);
+      const endpoints = monitors.map((m) => (m as unknown as { spec: { endpoints: { port: string; path: string }[] } }).spec.endpoints);
+      expect(endpoints).toEqual([
+        [expect.objectContaining({ port: 'metrics', path: '/metrics' })],
+        [expect.objectContaining({ port: 'metrics', path: '/metrics' })],
+      ]);
+      // A rotation's secrets, given as values, land in the chart's Secret one a line.
+      const rotating = await render('team-a', ['--set', 'receiver.github.webhookSecrets={new,old}']);
+      const secret = find(rotating, 'Secret', 'waitgate-receiver-webhooks') as unknown as { stringData: Record<string, string> };
+      expect(secret.stringData['github-webhook-secrets']).toBe('new\nold');
     },
     Timeouts.testMs,
   );
@@ -395,7 +443,11 @@ describe('helm install', () => {
             'deployment.apps/waitgate-operator',
             'deployment.apps/waitgate-receiver',
           ]);
-          expect(await names(['get', 'services', '-n', ns])).toEqual(['service/waitgate-operator-metrics', 'service/waitgate-receiver']);
+          expect(await names(['get', 'services', '-n', ns])).toEqual([
+            'service/waitgate-operator-metrics',
+            'service/waitgate-receiver',
+            'service/waitgate-receiver-metrics',
+          ]);
           expect(await names(['get', 'serviceaccounts', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
             `serviceaccount/${OPERATOR_SA}`,
             `serviceaccount/${RECEIVER_SA}`,
@@ -739,13 +791,22 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
           expect(env['WAITGATE_JOB_NAMESPACE']).toBe(r.namespace);
           const receiver = receiverProcess(
             // The kubelet would fill the webhook secret from the chart's Secret.
-            { ...env, WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET, WAITGATE_RECEIVER_HOST: '127.0.0.1', WAITGATE_RECEIVER_PORT: '0' },
+            {
+              ...env,
+              WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
+              WAITGATE_RECEIVER_HOST: '127.0.0.1',
+              WAITGATE_RECEIVER_PORT: '0',
+              WAITGATE_RECEIVER_METRICS_HOST: '127.0.0.1',
+              WAITGATE_RECEIVER_METRICS_PORT: '0',
+            },
             `${r.namespace}-receiver-as-sa`,
           );
           try {
             const ready = await receiver.start();
-            const url = `http://127.0.0.1:${String(ready['port'])}`;
-            await eventually('the receiver to be ready', async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined));
+            const { url, metricsUrl } = receiverUrls(ready);
+            await eventually('the receiver to be ready', async () =>
+              (await fetch(`${metricsUrl}/readyz`)).status === 200 ? true : undefined,
+            );
             const res = await post(url, githubLabeled({ label: 'waitgate:deploy' }));
             expect(res.status).toBe(202);
             const results = res.json['results'] as { trigger: string; outcome: string; heldJob: string; token?: string }[];

@@ -6,9 +6,10 @@ import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { withApiserverProxy } from '../support/apiserver-proxy.js';
 import { afterIn } from '../support/builders.js';
-import { githubLabeled, post } from '../support/forge.js';
+import { bodyHashOf } from '../../receiver/forges/event.js';
+import { deliveryUuid, githubLabeled, post } from '../support/forge.js';
 import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
-import { operatorProcess, receiverProcess } from '../support/service-process.js';
+import { operatorProcess, receiverProcess, receiverUrls } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { withRedis } from '../support/valkey.js';
 import { eventually } from '../support/wait.js';
@@ -47,7 +48,7 @@ describe('receiver: a delivery meets its own HeldJobs', () => {
           profiles: { ci: { mode: 'exec', script: 'ci.sh' } },
         },
         async (s) => {
-          const d = githubLabeled({ label: LABEL, deliveryId: 'own-1' });
+          const d = githubLabeled({ label: LABEL, deliveryId: deliveryUuid('own-1') });
           const first = await post(s.url, d);
           expect(first.status).toBe(202);
           const firstResults = results(first);
@@ -59,8 +60,13 @@ describe('receiver: a delivery meets its own HeldJobs', () => {
           const before = await s.kube.listHeldJobs(s.namespace);
           expect(before).toHaveLength(3);
 
-          // The dedup key goes, as it does when its 10 minutes are over or Valkey restarts.
-          await withRedis(async (redis) => expect(await redis.del(keysOf(s).deliveryDedup('github', 'own-1'))).toBe(1));
+          // The dedup keys go, as they do when their time is over or Valkey restarts.
+          const keys = keysOf(s);
+          await withRedis(async (redis) =>
+            expect(
+              await redis.del(keys.deliveryDedup('github', deliveryUuid('own-1')), keys.deliveryBodyDedup('github', bodyHashOf(d.body))),
+            ).toBe(2),
+          );
           const again = await post(s.url, d);
           expect(again.status).toBe(202);
           expect(results(again)).toEqual(firstResults.map((r) => ({ ...r, recordedEarlier: true })));
@@ -80,13 +86,18 @@ describe('receiver: a delivery meets its own HeldJobs', () => {
     'a superseded delivery, redelivered, reports its refusal again and writes nothing',
     () =>
       withReceiver('rcv-own-refused', { triggers: [trigger({ waitFor: [aDayAhead()] })] }, async (s) => {
-        const held = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'first' })))[0]!;
-        const d = githubLabeled({ label: LABEL, deliveryId: 'second' });
+        const held = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('first') })))[0]!;
+        const d = githubLabeled({ label: LABEL, deliveryId: deliveryUuid('second') });
         const refused = results(await post(s.url, d))[0]!;
         expect(refused).toMatchObject({ outcome: 'refused', token: RefusalToken.Superseded });
         const before = await s.kube.listHeldJobs(s.namespace);
 
-        await withRedis(async (redis) => expect(await redis.del(keysOf(s).deliveryDedup('github', 'second'))).toBe(1));
+        const keys = keysOf(s);
+        await withRedis(async (redis) =>
+          expect(
+            await redis.del(keys.deliveryDedup('github', deliveryUuid('second')), keys.deliveryBodyDedup('github', bodyHashOf(d.body))),
+          ).toBe(2),
+        );
         expect(results(await post(s.url, d))).toEqual([{ ...refused, recordedEarlier: true }]);
         const after = await s.kube.listHeldJobs(s.namespace);
         expect(after.map((h) => h.metadata.resourceVersion).sort()).toEqual(before.map((h) => h.metadata.resourceVersion).sort());
@@ -107,22 +118,22 @@ describe('receiver: the apiserver fences racing holds', () => {
           const slow = receiverProcess({ ...s.env, KUBECONFIG: kubeconfig }, `${s.namespace}-slow`);
           try {
             const ready = await slow.start();
-            const slowUrl = `http://127.0.0.1:${String(ready['port'])}`;
+            const { url: slowUrl, metricsUrl: slowMetricsUrl } = receiverUrls(ready);
             await eventually('the slow replica to be ready', async () =>
-              (await fetch(`${slowUrl}/readyz`)).status === 200 ? true : undefined,
+              (await fetch(`${slowMetricsUrl}/readyz`)).status === 200 ? true : undefined,
             );
 
             // Its next API call (the list of live HeldJobs) goes through; the one after it, the
             // create, stalls.
             proxy.holdNewConnections(1);
-            const slowAnswer = post(slowUrl, githubLabeled({ label: LABEL, deliveryId: 'slow' }));
+            const slowAnswer = post(slowUrl, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('slow') }));
             await eventually('the slow replica to be stuck creating its hold', () => (proxy.heldCount > 0 ? true : undefined));
             // Its hold lock is never renewed: it runs out while the create waits.
             const lock = keysOf(s).holdLock('deploy', TARGET);
             await withRedis((redis) =>
               eventually('the hold lock to expire', async () => ((await redis.exists(lock)) === 0 ? true : undefined), 30_000),
             );
-            const fast = await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'fast' }));
+            const fast = await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('fast') }));
             expect(results(fast)).toMatchObject([{ outcome: 'held' }]);
 
             proxy.release();
@@ -155,7 +166,7 @@ describe('receiver: the 15-minute window outlives the hold', () => {
         );
         await operator.start();
         try {
-          const first = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-1' })))[0]!;
+          const first = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('marker-1') })))[0]!;
           expect(first.outcome).toBe('held');
           await eventually(
             'the hold to launch and succeed',
@@ -179,7 +190,7 @@ describe('receiver: the 15-minute window outlives the hold', () => {
           );
 
           // Inside the window: refused, naming the hold that is gone.
-          const second = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-2' })))[0]!;
+          const second = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('marker-2') })))[0]!;
           expect(second).toMatchObject({ outcome: 'refused', token: RefusalToken.Superseded });
           const record = await s.kube.getHeldJob(s.namespace, second.heldJob);
           expect(record?.metadata.annotations?.['waitgate.dev/refusal-message']).toContain(first.heldJob);
@@ -190,7 +201,7 @@ describe('receiver: the 15-minute window outlives the hold', () => {
             await redis.pexpire(marker, 1);
             await eventually('the marker to expire', async () => ((await redis.exists(marker)) === 0 ? true : undefined));
           });
-          const third = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: 'marker-3' })))[0]!;
+          const third = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('marker-3') })))[0]!;
           expect(third.outcome).toBe('held');
         } catch (err) {
           throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });

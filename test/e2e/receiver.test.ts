@@ -8,10 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { kubeconfigPath } from '../support/env.js';
-import { AUTHOR_TEXT, GITHUB_SECRET, githubDelivery, githubLabeled, gitlabMergeRequestLabeled, post } from '../support/forge.js';
+import {
+  AUTHOR_TEXT,
+  deliveryUuid,
+  GITHUB_SECRET,
+  githubDelivery,
+  githubLabeled,
+  gitlabMergeRequestLabeled,
+  post,
+} from '../support/forge.js';
 import { TestKube } from '../support/kube.js';
 import { putConfigMap, trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
-import { receiverProcess } from '../support/service-process.js';
+import { receiverProcess, receiverUrls } from '../support/service-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
@@ -21,7 +29,7 @@ const AFTER = { after: new Date(Date.now() + 86_400_000).toISOString().replace(/
 const NOW_PLUS_40_DAYS = new Date(Date.now() + 40 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 async function metric(s: ReceiverScenario, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${s.url}/metrics`)).text();
+  const text = await (await fetch(`${s.metricsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
@@ -96,7 +104,7 @@ describe('receiver: deliveries become HeldJobs', () => {
     'an identical redelivery (same delivery id) is deduplicated',
     () =>
       withReceiver('rcv-dedup', { triggers: [trigger()] }, async (s) => {
-        const d = githubLabeled({ label: 'waitgate:deploy', deliveryId: 'delivery-1' });
+        const d = githubLabeled({ label: 'waitgate:deploy', deliveryId: deliveryUuid('delivery-1') });
         expect((await post(s.url, d)).status).toBe(202);
         expect((await post(s.url, d)).json).toMatchObject({ outcome: 'duplicate' });
         expect(await s.kube.listHeldJobs(s.namespace)).toHaveLength(1);
@@ -221,7 +229,7 @@ describe('receiver: deliveries become HeldJobs', () => {
 
             // Longer: 503, and the same delivery later succeeds instead of being dropped as a duplicate.
             await proxy.cut();
-            const d = githubLabeled({ label: 'waitgate:deploy', number: 2, deliveryId: 'outage-1' });
+            const d = githubLabeled({ label: 'waitgate:deploy', number: 2, deliveryId: deliveryUuid('outage-1') });
             expect((await post(s.url, d)).status).toBe(503);
             await proxy.restore();
             const again = await eventually('the redelivery to be accepted', async () => {
@@ -258,8 +266,8 @@ describe('receiver: deliveries become HeldJobs', () => {
       );
       try {
         const ready = await rcv.start();
-        const url = `http://127.0.0.1:${String(ready['port'])}`;
-        expect((await fetch(`${url}/readyz`)).status).toBe(503);
+        const { url, metricsUrl } = receiverUrls(ready);
+        expect((await fetch(`${metricsUrl}/readyz`)).status).toBe(503);
         expect((await post(url, githubLabeled({ label: 'waitgate:deploy' }))).status).toBe(503);
         expect(await kube.listHeldJobs(ns)).toHaveLength(0);
       } finally {

@@ -13,9 +13,13 @@ import type { HeldJobManifest, Remembered } from '../../receiver/delivery/plan.j
 
 // --- builders ---------------------------------------------------------------------------------
 
-/** A GitHub label event: `deploy` added to acme/web#7, delivery d-1. */
+/**
+ * A GitHub label event: `deploy` added to acme/web#7, delivery d-1. Each delivery id has a
+ * body of its own (its hash `body-of-<id>`) unless the test gives one.
+ */
 export function labelEvent(over: Partial<LabelEvent> = {}): LabelEvent {
-  return { forge: 'github', deliveryId: 'd-1', target: 'acme/web#7', addedLabels: ['deploy'], ...over };
+  const deliveryId = over.deliveryId ?? 'd-1';
+  return { forge: 'github', deliveryId, bodyHash: `body-of-${deliveryId}`, target: 'acme/web#7', addedLabels: ['deploy'], ...over };
 }
 
 /** A label trigger `deploy` on the label `deploy`, for GitHub, with the given conditions. */

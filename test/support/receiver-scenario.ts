@@ -3,13 +3,16 @@
 import { TestKube } from './kube.js';
 import { requireEnv } from './env.js';
 import { GITHUB_SECRET, GITLAB_TOKEN } from './forge.js';
-import { receiverProcess, type ServiceProcess } from './service-process.js';
+import { receiverProcess, receiverUrls, type ServiceProcess } from './service-process.js';
 import { eventually } from './wait.js';
 
 export interface ReceiverScenario {
   readonly kube: TestKube;
   readonly namespace: string;
+  /** The webhook port: /webhooks/github, /webhooks/gitlab, /healthz. */
   readonly url: string;
+  /** The metrics port: /metrics, /readyz. */
+  readonly metricsUrl: string;
   readonly receiver: ServiceProcess;
   readonly env: Record<string, string>;
 }
@@ -66,9 +69,9 @@ export async function withReceiver(
   const receiver = receiverProcess(env, `${namespace}-receiver`);
   try {
     const ready = await receiver.start();
-    const url = `http://127.0.0.1:${String(ready['port'])}`;
-    await eventually('the receiver to be ready', async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined));
-    await body({ kube, namespace, url, receiver, env });
+    const { url, metricsUrl } = receiverUrls(ready);
+    await eventually('the receiver to be ready', async () => ((await fetch(`${metricsUrl}/readyz`)).status === 200 ? true : undefined));
+    await body({ kube, namespace, url, metricsUrl, receiver, env });
   } catch (err) {
     throw new Error(`${(err as Error).message}\n(receiver log: ${receiver.logPath})`, { cause: err });
   } finally {

@@ -81,6 +81,11 @@ export class ServiceProcess {
     return this.exited;
   }
 
+  /** The running process's id, for reading its memory. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   logText(): string {
     try {
       return readFileSync(this.logPath, 'utf8');
@@ -121,7 +126,21 @@ export function receiverProcess(env: Record<string, string>, label: string): Ser
   return new ServiceProcess(
     'dist/receiver/main.js',
     'Listening',
-    { WAITGATE_RECEIVER_HOST: '127.0.0.1', WAITGATE_RECEIVER_PORT: '0', ...env },
+    {
+      WAITGATE_RECEIVER_HOST: '127.0.0.1',
+      WAITGATE_RECEIVER_PORT: '0',
+      WAITGATE_RECEIVER_METRICS_HOST: '127.0.0.1',
+      WAITGATE_RECEIVER_METRICS_PORT: '0',
+      ...env,
+    },
     label,
   );
+}
+
+/** The webhook and the metrics URLs of a receiver, from its "Listening" line. */
+export function receiverUrls(listening: Record<string, unknown>): { url: string; metricsUrl: string } {
+  return {
+    url: `http://127.0.0.1:${String(listening['port'])}`,
+    metricsUrl: `http://127.0.0.1:${String(listening['metricsPort'])}`,
+  };
 }

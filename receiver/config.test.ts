@@ -1,0 +1,40 @@
+import { describe, expect, test } from '@jest/globals';
+import { ConfigError } from '../lib/config/env.js';
+import { parseReceiverConfig } from './config.js';
+
+const env = (over: Record<string, string>) => ({ VALKEY_URL: 'redis://v:6379', ...over });
+
+describe('parseReceiverConfig', () => {
+  test('defaults: limits, a metrics port of its own, no secrets', () => {
+    expect(parseReceiverConfig(env({}))).toMatchObject({
+      port: 8080,
+      metricsPort: 8082,
+      limits: { headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, maxConnections: 256, maxInflightBodyBytes: 16 * 1024 * 1024 },
+      githubSecrets: [],
+      gitlabTokens: [],
+    });
+  });
+
+  test.each<[string, Record<string, string>, string[], string[]]>([
+    ['the single names, as before', { WAITGATE_GITHUB_WEBHOOK_SECRET: 'a', WAITGATE_GITLAB_WEBHOOK_TOKEN: 't' }, ['a'], ['t']],
+    ['a single secret keeps its commas', { WAITGATE_GITHUB_WEBHOOK_SECRET: 'a,b' }, ['a,b'], []],
+    ['a list, one a line', { WAITGATE_GITHUB_WEBHOOK_SECRETS: 'new\nold\n' }, ['new', 'old'], []],
+    ['a list, comma-separated, blanks dropped', { WAITGATE_GITLAB_WEBHOOK_TOKENS: ' t1 , ,t2' }, [], ['t1', 't2']],
+    ['both names: every secret, once', { WAITGATE_GITHUB_WEBHOOK_SECRET: 'a', WAITGATE_GITHUB_WEBHOOK_SECRETS: 'b,a' }, ['a', 'b'], []],
+    ['empty strings are unset', { WAITGATE_GITHUB_WEBHOOK_SECRET: '', WAITGATE_GITHUB_WEBHOOK_SECRETS: '' }, [], []],
+  ])('secrets: %s', (_n, e, github, gitlab) => {
+    const c = parseReceiverConfig(env(e));
+    expect(c.githubSecrets).toEqual(github);
+    expect(c.gitlabTokens).toEqual(gitlab);
+  });
+
+  test.each([
+    ['WAITGATE_RECEIVER_MAX_CONNECTIONS', '0'],
+    ['WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES', '1000'],
+    ['WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS', 'soon'],
+    ['WAITGATE_RECEIVER_METRICS_PORT', '70000'],
+  ])('a bad %s is refused, naming it', (name, value) => {
+    expect(() => parseReceiverConfig(env({ [name]: value }))).toThrow(ConfigError);
+    expect(() => parseReceiverConfig(env({ [name]: value }))).toThrow(name);
+  });
+});
