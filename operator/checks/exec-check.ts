@@ -6,8 +6,8 @@
 //    as ENOEXEC before anything runs: left to libuv, it would be handed to /bin/sh instead.
 //  - stdin is /dev/null, so a check that prompts reads end-of-file at once instead of
 //    hanging until its timeout.
-//  - the environment is exactly opts.env (the caller passes the operator's own); this module
-//    never reads process.env.
+//  - the environment is exactly opts.env (the caller passes the allow-listed part of its own,
+//    api/check-env.ts); this module never reads process.env.
 //  - stdout and stderr are counted in bytes and each chunk is dropped as it arrives: never
 //    buffered, stored or logged.
 //  - the script starts in a process group (and session) of its own, so everything it starts

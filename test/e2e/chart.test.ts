@@ -270,6 +270,7 @@ describe('what the chart renders', () => {
         watchNamespace: 'team-a',
         valkey: { existingSecret: 'shared-valkey', existingSecretKey: 'connection', prefix: 'fleet' },
         receiver: { existingSecret: 'forge-secrets' },
+        operator: { checkEnv: { allow: ['JIRA_URL', 'HTTPS_PROXY'] } },
         profiles: {
           jira: { script: '#!/bin/sh\nexit 3\n' },
           ci: {
@@ -303,7 +304,16 @@ describe('what the chart renders', () => {
         WAITGATE_PROFILES_DIR: '/etc/waitgate/profiles',
         WAITGATE_LEADER_ELECTION: 'true',
         WAITGATE_LEADER_ELECTION_ID: 'waitgate-operator',
+        WAITGATE_CHECK_ENV_ALLOW: 'JIRA_URL,HTTPS_PROXY',
+        WAITGATE_CHECK_ENV_INHERIT: 'false',
       });
+      // tini is PID 1 and reaps what killed checks leave: the command replaces the image's ENTRYPOINT.
+      expect((podSpecOf(op).containers[0] as { command?: string[] }).command).toEqual([
+        '/usr/bin/tini',
+        '--',
+        'node',
+        'dist/operator/main.js',
+      ]);
       const opEnv = podSpecOf(op).containers[0]?.env ?? [];
       expect(opEnv.find((e) => e.name === 'VALKEY_URL')).toEqual({
         name: 'VALKEY_URL',

@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
@@ -270,24 +271,30 @@ describe('waitgate check', () => {
   const checkNamespace = () => (made ??= makeCheckNamespace());
   async function makeCheckNamespace(): Promise<string> {
     const ns = await kube.createNamespace('cli-check');
-    const data = profilesConfigMap({
-      go: fixtureScript('exit-0.sh'),
-      notyet: fixtureScript('exit-3.sh'),
-      never: fixtureScript('exit-2.sh'),
-      // Could not tell, and says why on stderr: not the silent, instant exit 1 of the grep -q trap.
-      unsure: '#!/bin/sh\necho "jira: connection refused" >&2\nexit 1\n',
-      greptrap: fixtureScript('grep-trap.sh'),
-      hangs: fixtureScript('hang.sh'),
-      chatty: fixtureScript('chatty.sh'),
-      argv: fixtureScript('echo-target.sh'),
-      env: fixtureScript('env-check.sh'),
-    });
+    const data = CHECK_PROFILES;
     await kube.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'waitgate-profiles', namespace: ns }, data } });
     return ns;
   }
   afterAll(async () => {
     if (made) await kube.deleteNamespace(await made);
   });
+  const CHECK_PROFILES = profilesConfigMap({
+    go: fixtureScript('exit-0.sh'),
+    notyet: fixtureScript('exit-3.sh'),
+    never: fixtureScript('exit-2.sh'),
+    // Could not tell, and says why on stderr: not the silent, instant exit 1 of the grep -q trap.
+    unsure: '#!/bin/sh\necho "jira: connection refused" >&2\nexit 1\n',
+    greptrap: fixtureScript('grep-trap.sh'),
+    hangs: fixtureScript('hang.sh'),
+    chatty: fixtureScript('chatty.sh'),
+    argv: fixtureScript('echo-target.sh'),
+    env: fixtureScript('env-check.sh'),
+    envlist: fixtureScript('env-allow-list.sh'),
+  });
+  const sha256Of = (profile: string) =>
+    createHash('sha256')
+      .update(CHECK_PROFILES[`${profile}.sh`] as string, 'utf8')
+      .digest('hex');
 
   test.concurrent.each<[string, RegExp[], number]>([
     ['go', [/^exit 0 after \d+ms: go\.$/m, /Job starts/], 0],
@@ -303,7 +310,9 @@ describe('waitgate check', () => {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toMatch(
-        new RegExp(`^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh, timeout 10000 ms\\)\n`),
+        new RegExp(
+          `^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh sha256 ${sha256Of(profile)}, timeout 10000 ms\\)\n`,
+        ),
       );
       for (const e of explained) expect(r.stdout).toMatch(e);
       expect(r.stdout).toMatch(new RegExp(`^output: stdout 0 bytes, stderr ${stderrBytes} bytes `, 'm'));
@@ -343,22 +352,48 @@ describe('waitgate check', () => {
         stdoutBytes: 100000,
         stderrBytes: 70000,
         grepTrap: false,
+        scriptSha256: sha256Of('chatty'),
       });
       expect(r.stdout).not.toContain('\u0000');
+      // The digest also goes to stderr before the script runs, so it is seen even if the run hangs.
+      expect(r.stderr).toContain(`sha256 ${sha256Of('chatty')}`);
     },
     Timeouts.testMs,
   );
 
   test.concurrent(
-    "the target is the one argument, and the check gets the command's environment; WAITGATE_NAMESPACE picks the ConfigMap",
+    "the target is the one argument; the check gets the command's environment only by the allow-list; WAITGATE_NAMESPACE picks the ConfigMap",
     async () => {
       const ns = await checkNamespace();
-      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], { WAITGATE_TEST_EXPECT: 'group/sub/repo!12' });
+      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], {
+        WAITGATE_TEST_EXPECT: 'group/sub/repo!12',
+        WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_EXPECT',
+      });
       expect(argv.stdout).toMatch(/^exit 0 after/m);
-      const env = await waitgate(['check', 'env', 'acme/web#7'], { WAITGATE_NAMESPACE: ns, WAITGATE_TEST_PRESENT: 'yes' });
+      const env = await waitgate(['check', 'env', 'acme/web#7'], {
+        WAITGATE_NAMESPACE: ns,
+        WAITGATE_TEST_PRESENT: 'yes',
+        WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_PRESENT',
+      });
       expect(env.stdout).toMatch(/^exit 0 after/m);
+      // Set in the command's environment but not allowed: the script does not see it.
+      const notAllowed = await waitgate(['check', 'env', 'acme/web#7', '-n', ns], { WAITGATE_TEST_PRESENT: 'yes' });
+      expect(notAllowed.stdout).toMatch(/^exit 4 after .*could not tell/m);
       const without = await waitgate(['check', 'env', 'acme/web#7', '-n', ns]);
       expect(without.stdout).toMatch(/^exit 4 after .*could not tell/m);
+      // KUBECONFIG and VALKEY_URL (the command has both) and a secret stay out; PATH and the allowed name come in.
+      const list = await waitgate(['check', 'envlist', 'acme/web#7', '-n', ns], {
+        WAITGATE_TEST_SECRET: 'hunter2',
+        WAITGATE_TEST_ALLOWED: 'yes',
+        WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_ALLOWED',
+      });
+      expect(list.stdout).toMatch(/^exit 0 after/m);
+      // Inheriting is an explicit opt-in, and then everything is seen.
+      const inherited = await waitgate(['check', 'env', 'acme/web#7', '-n', ns], {
+        WAITGATE_TEST_PRESENT: 'yes',
+        WAITGATE_CHECK_ENV_INHERIT: 'true',
+      });
+      expect(inherited.stdout).toMatch(/^exit 0 after/m);
     },
     Timeouts.testMs,
   );
