@@ -9,13 +9,13 @@ import type { Logger } from 'pino';
 import type { Profile } from '../../api/profiles.js';
 import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import type { CheckAnswer } from './exec-check.js';
+import { checkPodResources } from './check-pod-resources.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 
 export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';
 export const SCRIPTS_MOUNT = '/waitgate/profiles';
-const DEFAULT_RESOURCES = { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } };
 /** Container states that mean the check will never start: it could not tell. */
 const CANNOT_START = new Set([
   'ErrImagePull',
@@ -64,7 +64,7 @@ export function checkPod(o: {
           image: o.profile.image,
           command: [`${SCRIPTS_MOUNT}/${script}`],
           args: [o.target],
-          resources: o.profile.resources ?? DEFAULT_RESOURCES,
+          resources: checkPodResources(o.profile.resources),
           securityContext: {
             readOnlyRootFilesystem: true,
             allowPrivilegeEscalation: false,
