@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     configMap: PROFILES_CONFIGMAP,
     worker: config.workerName,
     timeoutMs: config.wait.checkTimeoutMs,
+    sweepIntervalMs: config.checkPodSweepMs,
     log,
   });
   const checkGate = new SlottedCheckGate({

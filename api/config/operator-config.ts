@@ -64,6 +64,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),
   WAITGATE_CHECK_ENV_ALLOW: envAllow(),
   WAITGATE_CHECK_ENV_INHERIT: boolean(false),
+  WAITGATE_CHECK_POD_SWEEP_MS: integer(60_000, { min: 100, max: 86_400_000 }),
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
   WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
@@ -93,6 +94,8 @@ export interface OperatorConfig {
   readonly pauseWindows: readonly PauseWindow[];
   /** Which variables exec checks see: PATH, HOME, LANG, TZ and the allowed names, or all (inherit). */
   readonly checkEnv: CheckEnvPolicy;
+  /** How often check Pods that no running check awaits are deleted (besides at start). */
+  readonly checkPodSweepMs: number;
   /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
   readonly profilesDir: string | undefined;
   readonly metricsPort: number;
@@ -128,6 +131,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     scopeLimit: e.WAITGATE_SCOPE_LIMIT,
     pauseWindows: e.WAITGATE_PAUSE_WINDOWS,
     checkEnv: { allow: e.WAITGATE_CHECK_ENV_ALLOW, inherit: e.WAITGATE_CHECK_ENV_INHERIT },
+    checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,
     metricsHost: e.WAITGATE_METRICS_HOST,
