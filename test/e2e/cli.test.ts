@@ -439,6 +439,7 @@ describe('waitgate doctor', () => {
             'ok    settings',
             'ok    profiles',
             'ok    triggers',
+            'ok    checks',
             'ok    crd',
             'ok    valkey',
             'ok    rbac',
@@ -463,6 +464,50 @@ describe('waitgate doctor', () => {
           expect(report.profileEditors.map((e) => e.subject)).toContain('Group system:masters');
         },
         { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }])) },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'exec-mode profiles next to an operator Deployment that mounts a token: a warning that recommends pod mode; none once the token is off',
+    () =>
+      withNamespace(
+        'cli-doctor-token',
+        async (ns) => {
+          const apps = kube.kc.makeApiClient(k8s.AppsV1Api);
+          const labels = { 'app.kubernetes.io/component': 'operator' };
+          // As the chart renders it: tini, then the operator; the token mounted for the apiserver.
+          const operator = (automountServiceAccountToken: boolean): k8s.V1Deployment => ({
+            metadata: { name: 'waitgate-operator', namespace: ns },
+            spec: {
+              replicas: 0,
+              selector: { matchLabels: labels },
+              template: {
+                metadata: { labels },
+                spec: {
+                  automountServiceAccountToken,
+                  containers: [{ name: 'operator', image: 'waitgate', command: ['/usr/bin/tini', '--', 'node', 'dist/operator/main.js'] }],
+                },
+              },
+            },
+          });
+          await apps.createNamespacedDeployment({ namespace: ns, body: operator(true) });
+          const r = await waitgate(['doctor', '-n', ns]);
+          expect(r.code).toBe(0);
+          expect(lines(r, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([
+            expect.stringMatching(
+              new RegExp(
+                `^WARN {2}checks: exec-mode profiles \\(ci, jira\\) run inside Deployment ${ns}/waitgate-operator, which mounts a service-account token: .*/var/run/secrets/kubernetes\\.io/serviceaccount/token.*"mode": "pod"`,
+              ),
+            ),
+          ]);
+
+          await apps.replaceNamespacedDeployment({ name: 'waitgate-operator', namespace: ns, body: operator(false) });
+          const off = await waitgate(['doctor', '-n', ns]);
+          expect(lines(off, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([]);
+          expect(off.stdout).toMatch(new RegExp(`^ok {4}checks: Deployment ${ns}/waitgate-operator mounts no service-account token`, 'm'));
+        },
+        { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { profile: 'ci' }])) },
       ),
     Timeouts.testMs,
   );
