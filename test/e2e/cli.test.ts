@@ -5,6 +5,8 @@ import * as k8s from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
@@ -290,6 +292,7 @@ describe('waitgate check', () => {
     argv: fixtureScript('echo-target.sh'),
     env: fixtureScript('env-check.sh'),
     envlist: fixtureScript('env-allow-list.sh'),
+    childwait: fixtureScript('hang-with-child.sh'),
   });
   const sha256Of = (profile: string) =>
     createHash('sha256')
@@ -394,6 +397,46 @@ describe('waitgate check', () => {
         WAITGATE_CHECK_ENV_INHERIT: 'true',
       });
       expect(inherited.stdout).toMatch(/^exit 0 after/m);
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'Ctrl-C stops the check and what it started: the script runs in a session of its own, so the command ends it',
+    async () => {
+      const ns = await checkNamespace();
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'waitgate-cli-interrupt-')), 'child.pid');
+      const child = spawn(process.execPath, [CLI, 'check', 'childwait', 'acme/web#7', '-n', ns], {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          KUBECONFIG: kubeconfigPath(),
+          WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000',
+          WAITGATE_CHECK_KILL_GRACE_MS: '300',
+          WAITGATE_TEST_PIDFILE: pidFile,
+          WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_PIDFILE',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      try {
+        // The command starts, reads the ConfigMap and runs the script: a process start-up.
+        const background = await eventually(
+          'the check to start its background child',
+          () => {
+            const text = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
+            return text === '' ? undefined : Number(text);
+          },
+          Timeouts.startMs,
+        );
+        child.kill('SIGINT');
+        expect(await closed).toBe(1);
+        expect(stderr).toMatch(/interrupted; the check was stopped/);
+        await eventually('the background child to be gone', () => (processGone(background) ? true : undefined));
+      } finally {
+        child.kill('SIGKILL');
+      }
     },
     Timeouts.testMs,
   );
@@ -579,6 +622,16 @@ describe('waitgate doctor', () => {
     Timeouts.testMs,
   );
 });
+
+/** True when no process has this pid any more, or only its zombie (killed, not yet reaped). */
+function processGone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
