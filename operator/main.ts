@@ -54,6 +54,11 @@ async function main(): Promise<void> {
   // chosen here and nowhere else.
   const checkEnv: Readonly<Record<string, string>> = checkEnvironment(process.env, config.checkEnv);
   const log = createRootLogger('waitgate-operator', config.logLevel);
+  if (process.pid === 1) {
+    // Killed check processes whose parent already exited are reparented to PID 1; node never
+    // waits for them, so each would stay a zombie holding a pid.
+    log.warn({ pid: process.pid }, 'Running as PID 1 without an init: processes ended with a check stay zombies; run under tini');
+  }
   if (config.checkEnv.inherit) {
     log.warn(
       { variable: 'WAITGATE_CHECK_ENV_INHERIT' },
