@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   if (process.pid === 1) {
     // Killed check processes whose parent already exited are reparented to PID 1; node never
     // waits for them, so each would stay a zombie holding a pid.
-    log.warn({ pid: process.pid }, 'Running as PID 1 without an init: processes ended with a check stay zombies; run under tini');
+    log.warn({ pid: process.pid }, 'Started as PID 1 without an init: processes ended with a check will stay zombies; run under tini');
   }
   if (config.checkEnv.inherit) {
     log.warn(
