@@ -44,7 +44,7 @@ export const check: Command = {
     '',
     'Exit status 0 when the check ran, whatever it answered; 1 when it could not be run (the',
     'cluster could not be asked, the ConfigMap does not load, a pod-mode profile, a script',
-    'that cannot be started); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
+    'that cannot be started, Ctrl-C); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
   ].join('\n'),
   run: runCheck,
 };
