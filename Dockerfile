@@ -2,6 +2,8 @@
 #   docker build -t ghcr.io/waitgate/waitgate:dev .
 #   operator: node dist/operator/main.js (the default)   receiver: node dist/receiver/main.js
 #   command line: node bin/waitgate.js ...
+# Each runs under tini (the ENTRYPOINT). The chart sets the container's command, which replaces
+# the ENTRYPOINT, so its default commands start with /usr/bin/tini -- as well.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -21,6 +23,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
+# tini runs as PID 1 and reaps. A check's process group is killed when it times out and again
+# when it exits; a killed child whose parent has already gone is reparented to PID 1, and node
+# in that place would never reap it (it waits only for the pids it started): each would stay a
+# zombie holding a pid until the pod could start no more checks. Debian installs /usr/bin/tini.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=prod-deps /app/node_modules node_modules
@@ -29,5 +38,6 @@ COPY package.json ./
 COPY bin bin
 # The node image's unprivileged user; checks in exec mode run as this user too.
 USER 1000:1000
-ENTRYPOINT ["node"]
+# tini forwards SIGTERM to node, which drains and exits; tini exits with node's status.
+ENTRYPOINT ["/usr/bin/tini", "--", "node"]
 CMD ["dist/operator/main.js"]

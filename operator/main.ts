@@ -20,6 +20,7 @@ import { KubeHeldJobs } from './adapters/kube-heldjobs.js';
 import { JOB_LABEL_SELECTOR, KubeJobs } from './adapters/kube-jobs.js';
 import { mountedScriptPath, ProfileScripts } from './checks/profile-scripts.js';
 import { configOrExit } from '../lib/config/env.js';
+import { checkEnvironment } from '../api/check-env.js';
 import { parseOperatorConfig } from '../api/config/operator-config.js';
 import { systemClock } from './controller/clock.js';
 import { keyOf, splitKey } from './controller/object-key.js';
@@ -49,9 +50,21 @@ type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizer
 
 async function main(): Promise<void> {
   const config = configOrExit('waitgate-operator', () => parseOperatorConfig(process.env));
-  // The checks run with the operator's environment, handed over here and nowhere else.
-  const checkEnv: Readonly<Record<string, string | undefined>> = { ...process.env };
+  // Exec checks see an allow-list of the operator's environment (all of it only when opted in),
+  // chosen here and nowhere else.
+  const checkEnv: Readonly<Record<string, string>> = checkEnvironment(process.env, config.checkEnv);
   const log = createRootLogger('waitgate-operator', config.logLevel);
+  if (process.pid === 1) {
+    // Killed check processes whose parent already exited are reparented to PID 1; node never
+    // waits for them, so each would stay a zombie holding a pid.
+    log.warn({ pid: process.pid }, 'Started as PID 1 without an init: processes ended with a check will stay zombies; run under tini');
+  }
+  if (config.checkEnv.inherit) {
+    log.warn(
+      { variable: 'WAITGATE_CHECK_ENV_INHERIT' },
+      "Passed the operator's whole environment to exec checks, Valkey URL and every secret in it included",
+    );
+  }
   if (config.wait.intervalFloored) {
     log.warn({ variable: 'WAITGATE_WAIT_INTERVAL_MS', floorMs: config.wait.intervalMs }, 'Raised wait interval to its floor');
   }
@@ -84,6 +97,7 @@ async function main(): Promise<void> {
     configMap: PROFILES_CONFIGMAP,
     worker: config.workerName,
     timeoutMs: config.wait.checkTimeoutMs,
+    sweepIntervalMs: config.checkPodSweepMs,
     log,
   });
   const checkGate = new SlottedCheckGate({

@@ -26,6 +26,18 @@ describe('parseOperatorConfig', () => {
     expect(c.watchNamespace).toBe('');
   });
 
+  test.each<[Record<string, string>, object]>([
+    [{}, { allow: [], inherit: false }],
+    [
+      { WAITGATE_CHECK_ENV_ALLOW: '', WAITGATE_CHECK_ENV_INHERIT: '' },
+      { allow: [], inherit: false },
+    ],
+    [{ WAITGATE_CHECK_ENV_ALLOW: 'JIRA_URL, HTTPS_PROXY' }, { allow: ['JIRA_URL', 'HTTPS_PROXY'], inherit: false }],
+    [{ WAITGATE_CHECK_ENV_INHERIT: 'true' }, { allow: [], inherit: true }],
+  ])('check environment %j', (env, expected) => {
+    expect(parseOperatorConfig({ ...BASE, ...env }).checkEnv).toEqual(expected);
+  });
+
   test('empty strings count as unset', () => {
     const c = parseOperatorConfig({ ...BASE, WAITGATE_WAIT_INTERVAL_MS: '', WAITGATE_NAMESPACE: ' ', WAITGATE_PROFILES_DIR: '' });
     expect(c.wait.intervalMs).toBe(60_000);
@@ -57,6 +69,8 @@ describe('parseOperatorConfig', () => {
     ['WAITGATE_WAIT_MAX_FAULTS', '0'],
     ['WAITGATE_CONCURRENCY', '1.5'],
     ['WAITGATE_LOG_LEVEL', 'loud'],
+    ['WAITGATE_CHECK_ENV_ALLOW', 'JIRA-URL'],
+    ['WAITGATE_CHECK_ENV_INHERIT', 'maybe'],
     ['VALKEY_URL', ''],
     ['VALKEY_URL', 'http://127.0.0.1:6379'],
     ['WAITGATE_PAUSE_WINDOWS', 'not json'],

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
+import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
 
 export { ConfigError } from '../../lib/config/env.js';
 
@@ -26,6 +27,22 @@ const jsonOf = <T extends z.ZodType>(schema: T, def: z.infer<T>) =>
       .transform((v): z.infer<T> => v ?? def),
   );
 
+/** WAITGATE_CHECK_ENV_ALLOW: comma-separated variable names, none by default. */
+const envAllow = () =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .transform((s, ctx) => {
+        const r = parseEnvAllow(s);
+        if (r.ok) return r.names;
+        ctx.addIssue({ code: 'custom', message: r.problem });
+        return z.NEVER;
+      })
+      .optional()
+      .transform((names): string[] => names ?? []),
+  );
+
 export const operatorEnvSchema = z.object({
   KUBECONFIG: text(),
   VALKEY_URL: valkeyUrl('check slots and scope slots are leased in Valkey'),
@@ -45,6 +62,9 @@ export const operatorEnvSchema = z.object({
   WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
   WAITGATE_PAUSE_WINDOWS: jsonOf(pauseWindowsSchema, []),
   WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),
+  WAITGATE_CHECK_ENV_ALLOW: envAllow(),
+  WAITGATE_CHECK_ENV_INHERIT: boolean(false),
+  WAITGATE_CHECK_POD_SWEEP_MS: integer(60_000, { min: 100, max: 86_400_000 }),
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
   WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
@@ -72,6 +92,10 @@ export interface OperatorConfig {
   /** Jobs running at once per scope key (the target's repository), fleet-wide. */
   readonly scopeLimit: number;
   readonly pauseWindows: readonly PauseWindow[];
+  /** Which variables exec checks see: PATH, HOME, LANG, TZ and the allowed names, or all (inherit). */
+  readonly checkEnv: CheckEnvPolicy;
+  /** How often check Pods that no running check awaits are deleted (besides at start). */
+  readonly checkPodSweepMs: number;
   /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
   readonly profilesDir: string | undefined;
   readonly metricsPort: number;
@@ -106,6 +130,8 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     },
     scopeLimit: e.WAITGATE_SCOPE_LIMIT,
     pauseWindows: e.WAITGATE_PAUSE_WINDOWS,
+    checkEnv: { allow: e.WAITGATE_CHECK_ENV_ALLOW, inherit: e.WAITGATE_CHECK_ENV_INHERIT },
+    checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,
     metricsHost: e.WAITGATE_METRICS_HOST,

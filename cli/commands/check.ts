@@ -1,12 +1,16 @@
 // waitgate check PROFILE TARGET: runs one check the way the operator runs it, and explains
 // the answer. The profile comes from the live waitgate-profiles ConfigMap, its script is
 // written to a private directory (as an operator without a mounted ConfigMap does), and it
-// runs through the operator's own runner: argv [TARGET], stdin /dev/null, no shell, this
-// command's environment, the configured timeout, output counted and never read.
-import { mkdtempSync, rmSync } from 'node:fs';
+// runs through the operator's own runner: argv [TARGET], stdin /dev/null, no shell, the
+// allow-listed part of this command's environment (api/check-env.ts, the operator's rule),
+// the configured timeout, output counted and never read. The script came from the cluster and
+// runs on the admin's machine: its sha256 is printed before it runs.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runExecCheck } from '../../operator/checks/exec-check.js';
+import { runExecCheck, type CheckAnswer } from '../../operator/checks/exec-check.js';
+import { BASE_CHECK_ENV, checkEnvironment } from '../../api/check-env.js';
 import { ProfileScripts } from '../../operator/checks/profile-scripts.js';
 import { TARGET_PATTERN } from '../../api/heldjob-schema.js';
 import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
@@ -25,10 +29,14 @@ export const check: Command = {
   help: [
     `Reads PROFILE from the ${PROFILES_CONFIGMAP} ConfigMap, runs its script once with TARGET`,
     '(an id-only target such as acme/web#7 or group/repo!12) exactly as the operator runs a',
-    "check (no shell, stdin /dev/null, this command's environment, the timeout of",
-    'WAITGATE_WAIT_CHECK_TIMEOUT_MS, 10000 by default), and says what the answer means:',
-    '0 go, 3 not yet, 2 never (wait-refused), anything else could not tell (counted).',
-    'The output of the script is counted in bytes, never shown.',
+    'check (no shell, stdin /dev/null, the timeout of WAITGATE_WAIT_CHECK_TIMEOUT_MS, 10000',
+    'by default), and says what the answer means: 0 go, 3 not yet, 2 never (wait-refused),',
+    'anything else could not tell (counted). The output of the script is counted in bytes,',
+    'never shown. The sha256 of the script is printed before it runs.',
+    '',
+    `The script sees only ${BASE_CHECK_ENV.join(', ')} and the names in WAITGATE_CHECK_ENV_ALLOW`,
+    "(comma-separated) of this command's environment, as the operator's checks do; all of it",
+    'only with WAITGATE_CHECK_ENV_INHERIT=true.',
     '',
     '  -n, --namespace NS   where the ConfigMap lives (default: $WAITGATE_NAMESPACE, else waitgate-system)',
     '  -o json              the answer as one JSON object',
@@ -36,7 +44,7 @@ export const check: Command = {
     '',
     'Exit status 0 when the check ran, whatever it answered; 1 when it could not be run (the',
     'cluster could not be asked, the ConfigMap does not load, a pod-mode profile, a script',
-    'that cannot be started); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
+    'that cannot be started, Ctrl-C); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
   ].join('\n'),
   run: runCheck,
 };
@@ -67,6 +75,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     return ExitCode.Refused;
   }
   const { checkTimeoutMs, killGraceMs, maxFaults } = settings.config.wait;
+  const checkEnv = checkEnvironment(io.env, settings.config.checkEnv);
   const namespace = operatorNamespace(flagValue(parsed, 'namespace'), io.env);
   const where = `${namespace}/${PROFILES_CONFIGMAP}`;
 
@@ -105,15 +114,32 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
   }
 
   const dir = mkdtempSync(join(tmpdir(), 'waitgate-check-'));
-  let answer;
+  // A check runs in a session of its own, so Ctrl-C does not reach it: stop it here instead.
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  let answer: CheckAnswer;
+  let scriptSha256: string;
   try {
     const scripts = new ProfileScripts(dir);
     scripts.sync(data, new Map([[profileName, profile]]));
-    answer = await runExecCheck({ path: scripts.pathOf(profile.script), target, timeoutMs: checkTimeoutMs, killGraceMs, env: io.env });
+    const path = scripts.pathOf(profile.script);
+    // What is about to run, as written: compare it with what you expect before trusting the answer.
+    const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
+    const header = `check ${profileName} on ${target} (${where}, script ${profile.script} sha256 ${sha256}, timeout ${checkTimeoutMs} ms)`;
+    if (json) io.stderr(header);
+    else io.stdout(header);
+    answer = await runExecCheck({ path, target, timeoutMs: checkTimeoutMs, killGraceMs, env: checkEnv, signal: interrupt.signal });
+    if (interrupt.signal.aborted) {
+      io.stderr('waitgate check: interrupted; the check was stopped');
+      return ExitCode.Failure;
+    }
+    scriptSha256 = sha256;
   } catch (err) {
     io.stderr(`waitgate check: cannot run the check: ${describeError(err)}`);
     return ExitCode.Failure;
   } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     rmSync(dir, { recursive: true, force: true });
   }
 
@@ -125,6 +151,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
           profile: profileName,
           target,
           namespace,
+          scriptSha256,
           verdict: e.verdict,
           exitCode: answer.exitCode,
           signal: answer.signal,
@@ -141,7 +168,6 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
       ),
     );
   } else {
-    io.stdout(`check ${profileName} on ${target} (${where}, script ${profile.script}, timeout ${checkTimeoutMs} ms)`);
     for (const line of renderExplanation(answer, e)) io.stdout(line);
   }
   return answer.spawnError !== undefined ? ExitCode.Failure : ExitCode.Ok;

@@ -25,6 +25,7 @@ import {
   type RoleInfo,
 } from '../doctor/rbac.js';
 import { pingValkey, redactUrl } from '../doctor/valkey.js';
+import { execReachFindings, operatorDeployments, type OperatorDeployment } from '../doctor/exec-reach.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const VALKEY_PING_TIMEOUT_MS = 2_000;
@@ -43,6 +44,8 @@ export const doctor: Command = {
     '            trigger names is a warning',
     "  crd       the installed heldjobs.waitgate.dev has this version's schema (an older one",
     '            may drop spec.waitFor: the skew trap)',
+    '  checks    an exec-mode profile next to an operator Deployment that mounts a',
+    '            service-account token is a warning: the script can read the token',
     '  valkey    VALKEY_URL answers PING within 2 s',
     "  rbac      every permission the operator needs is granted (to the kubeconfig's user, or",
     '            with --as to that user or service account)',
@@ -165,6 +168,7 @@ async function examine(
       readMap(kc, namespace, TRIGGERS_CONFIGMAP),
     ]);
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
+    findings.push(...execReachFindings({ namespace, profiles, ...(await readOperators(kc, namespace)) }));
     findings.push(...(await crdCheck(kc)));
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
     const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
@@ -196,6 +200,22 @@ async function readMap(kc: k8s.KubeConfig, namespace: string, name: string): Pro
     return data === undefined ? { state: 'missing' } : { state: 'ok', data };
   } catch (err) {
     return { state: 'error', problem: describeError(err) };
+  }
+}
+
+/** The Deployments in `namespace` that run the operator, or why they could not be read. */
+async function readOperators(
+  kc: k8s.KubeConfig,
+  namespace: string,
+): Promise<{ operators: OperatorDeployment[] } | { operators: undefined; problem: string }> {
+  try {
+    const [deployments, accounts] = await Promise.all([
+      kc.makeApiClient(k8s.AppsV1Api).listNamespacedDeployment({ namespace }),
+      kc.makeApiClient(k8s.CoreV1Api).listNamespacedServiceAccount({ namespace }),
+    ]);
+    return { operators: operatorDeployments(deployments.items, accounts.items) };
+  } catch (err) {
+    return { operators: undefined, problem: describeError(err) };
   }
 }
 

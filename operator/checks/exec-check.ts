@@ -6,13 +6,19 @@
 //    as ENOEXEC before anything runs: left to libuv, it would be handed to /bin/sh instead.
 //  - stdin is /dev/null, so a check that prompts reads end-of-file at once instead of
 //    hanging until its timeout.
-//  - the environment is exactly opts.env (the caller passes the operator's own); this module
-//    never reads process.env.
+//  - the environment is exactly opts.env (the caller passes the allow-listed part of its own,
+//    api/check-env.ts); this module never reads process.env.
 //  - stdout and stderr are counted in bytes and each chunk is dropped as it arrives: never
 //    buffered, stored or logged.
-//  - on timeout, SIGTERM goes to the process this started (only that one, not its group),
-//    then SIGKILL after killGraceMs if it is still alive. Aborting opts.signal (a HeldJob
-//    deleted mid-check) stops it the same way, without counting as a timeout.
+//  - the script starts in a process group (and session) of its own, so everything it starts
+//    shares that group unless it leaves on purpose (setsid). On timeout SIGTERM goes to the
+//    whole group, then SIGKILL after killGraceMs. Aborting opts.signal (a HeldJob deleted
+//    mid-check) stops it the same way, without counting as a timeout.
+//  - when the started process exits (on its own or told to), the group is signalled once
+//    more, SIGTERM then SIGKILL after killGraceMs, so nothing it left running in the
+//    background outlives the check. Processes killed this way whose parent already exited
+//    are reparented to PID 1, which must reap them: node does not (it waits only for the pids
+//    it started), so the image runs tini as PID 1 (see the Dockerfile).
 //  - the answer is ready when the started process exits. A grandchild it left behind that
 //    still holds the pipes does not delay it: after the exit the pipes are read until they
 //    have been silent for DRAIN_MS (at most DRAIN_CAP_MS), then closed. Byte counts are
@@ -66,6 +72,25 @@ export const DRAIN_MS = 100;
 export const DRAIN_CAP_MS = 2_000;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Process groups of checks this process runs now. A sweep SIGKILL that comes killGraceMs after
+ * a check ended skips a group id found here: the id was freed and taken by a newer check.
+ */
+const liveGroups = new Set<number>();
+let exitHooked = false;
+
+/**
+ * A check runs in a session of its own, so a Ctrl-C or the end of this process no longer
+ * reaches it by the terminal or the group: when this process exits, every check it still runs
+ * is killed with its group.
+ */
+function killLiveGroupsOnExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+  });
+}
 /** The spawnError of a check whose signal was aborted before it started. */
 export const ABORTED = 'ABORT_ERR';
 
@@ -100,6 +125,8 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
         stdio: ['ignore', 'pipe', 'pipe'],
         env: environment(opts.env),
         windowsHide: true,
+        // setsid(): a session and process group of its own, whose id is the child's pid.
+        detached: true,
       });
     } catch (err) {
       // Arguments spawn refuses outright, such as a NUL byte in the target or the environment.
@@ -107,6 +134,11 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
       return;
     }
 
+    const group = child.pid;
+    if (group !== undefined) {
+      liveGroups.add(group);
+      killLiveGroupsOnExit();
+    }
     let stdoutBytes = 0;
     let stderrBytes = 0;
     let timedOut = false;
@@ -173,6 +205,7 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
       exit = { code, signal, durationMs: elapsed() };
       clearTimeout(termTimer);
       clearTimeout(killTimer);
+      if (group !== undefined) sweepGroup(group, opts.killGraceMs);
       // What the check wrote before it exited may still sit in the pipes. Keep reading while
       // data arrives; stop after DRAIN_MS of silence (a grandchild holding the pipes open and
       // saying nothing), or at DRAIN_CAP_MS whatever happens.
@@ -190,14 +223,14 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
     // 'close' comes after 'exit' once both pipes reached end-of-file: the usual, quick path.
     child.once('close', finishExited);
 
-    // SIGTERM to the started process alone (child.kill signals its pid, not a group), then
-    // SIGKILL if it outlives the grace. Both are no-ops once it has exited.
+    // SIGTERM to the check's whole process group, then SIGKILL if the started process
+    // outlives the grace. After its exit, sweepGroup takes over.
     function terminate(): void {
-      if (stopping || exit !== undefined || settled) return;
+      if (stopping || exit !== undefined || settled || group === undefined) return;
       stopping = true;
-      child.kill('SIGTERM');
+      signalGroup(group, 'SIGTERM');
       killTimer = setTimeout(() => {
-        if (exit === undefined && !settled) child.kill('SIGKILL');
+        if (exit === undefined && !settled) signalGroup(group, 'SIGKILL');
       }, timerMs(opts.killGraceMs));
     }
     function onAbort(): void {
@@ -211,6 +244,30 @@ export async function runExecCheck(opts: ExecCheckOptions): Promise<CheckAnswer>
     }, timerMs(opts.timeoutMs));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Signals every process of the group; false when none is left (ESRCH) or it cannot be signalled. */
+function signalGroup(group: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * After the started process (the group's leader) exited: SIGTERM to what is left of its group
+ * now, and SIGKILL after the grace if anything was. The group id stays reserved while any
+ * member lives; once the group is empty the id may be reused, so the late SIGKILL is skipped
+ * for an id a newer check of this process now holds.
+ */
+function sweepGroup(group: number, killGraceMs: number): void {
+  liveGroups.delete(group);
+  if (!signalGroup(group, 'SIGTERM')) return;
+  setTimeout(() => {
+    if (!liveGroups.has(group)) signalGroup(group, 'SIGKILL');
+  }, timerMs(killGraceMs));
 }
 
 /**

@@ -10,7 +10,7 @@ export interface ExecSettings {
   readonly scriptPath: (profile: Profile) => string;
   readonly timeoutMs: number;
   readonly killGraceMs: number;
-  /** The environment the scripts run with: the operator's own. */
+  /** The environment the scripts run with: the allow-listed part of the operator's (api/check-env.ts). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 

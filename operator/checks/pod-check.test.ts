@@ -78,7 +78,16 @@ describe('checkPod', () => {
       undefined,
       { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
     ],
-    ['the profile its own, untouched', { limits: { cpu: '1', memory: '1Gi' } }, { limits: { cpu: '1', memory: '1Gi' } }],
+    [
+      "the profile's limits, the default requests",
+      { limits: { cpu: '1', memory: '1Gi' } },
+      { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '1', memory: '1Gi' } },
+    ],
+    [
+      'only requests: the default limits still apply',
+      { requests: { cpu: '20m', memory: '32Mi' } },
+      { requests: { cpu: '20m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+    ],
   ])('resources %s', (_name, resources, expected) => {
     const p = checkPod({ ...base, profile: { ...profile, ...(resources ? { resources: resources as Record<string, unknown> } : {}) } });
     expect(p.spec?.containers[0]?.resources).toEqual(expected);

@@ -9,13 +9,13 @@ import type { Logger } from 'pino';
 import type { Profile } from '../../api/profiles.js';
 import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import type { CheckAnswer } from './exec-check.js';
+import { checkPodResources } from './check-pod-resources.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 
 export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';
 export const SCRIPTS_MOUNT = '/waitgate/profiles';
-const DEFAULT_RESOURCES = { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '200m', memory: '64Mi' } };
 /** Container states that mean the check will never start: it could not tell. */
 const CANNOT_START = new Set([
   'ErrImagePull',
@@ -64,7 +64,7 @@ export function checkPod(o: {
           image: o.profile.image,
           command: [`${SCRIPTS_MOUNT}/${script}`],
           args: [o.target],
-          resources: o.profile.resources ?? DEFAULT_RESOURCES,
+          resources: checkPodResources(o.profile.resources),
           securityContext: {
             readOnlyRootFilesystem: true,
             allowPrivilegeEscalation: false,
@@ -114,10 +114,14 @@ export interface PodCheckOptions {
   readonly configMap: string;
   readonly worker: string;
   readonly timeoutMs: number;
+  /** How often check Pods no check of this process awaits are looked for and deleted. */
+  readonly sweepIntervalMs: number;
   readonly log: Logger;
 }
 
 export class PodCheckRunner {
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping = false;
   private readonly core: k8s.CoreV1Api;
   private readonly informer: RestartingInformer<k8s.V1Pod>;
   private readonly waiters = new Map<string, (pod: k8s.V1Pod | 'deleted') => void>();
@@ -138,17 +142,39 @@ export class PodCheckRunner {
     });
   }
 
-  /** Starts watching, and removes check Pods a crashed predecessor left behind. */
+  /**
+   * Starts watching, and removes check Pods a crashed predecessor left behind. The operator
+   * calls this once it leads, so the first sweep is also the one after a leader change; later
+   * sweeps, every sweepIntervalMs, catch Pods whose deletion failed or whose create answered
+   * with an error after all.
+   */
   async start(): Promise<void> {
     await this.informer.start();
-    for (const pod of this.informer.list()) {
-      this.o.log.info({ pod: pod.metadata?.name }, 'Deleted orphaned check Pod');
-      await this.delete(pod.metadata?.name as string);
-    }
+    await this.sweep('start');
+    this.sweepTimer = setInterval(() => void this.sweep('periodic'), this.o.sweepIntervalMs);
+    this.sweepTimer.unref();
   }
 
   stop(): Promise<void> {
+    clearInterval(this.sweepTimer);
     return this.informer.stop();
+  }
+
+  /** Deletes every check Pod of this worker that no running check of this process waits on. */
+  async sweep(why: 'start' | 'periodic'): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const pod of this.informer.list()) {
+        const name = pod.metadata?.name;
+        // A waiter is set before its Pod is created and removed once its answer is read.
+        if (name === undefined || this.waiters.has(name)) continue;
+        this.o.log.info({ pod: name, sweep: why }, 'Deleted orphaned check Pod');
+        await this.delete(name);
+      }
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   async run(profile: Profile, target: string, signal: AbortSignal, key: string): Promise<CheckAnswer> {

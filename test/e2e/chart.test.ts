@@ -275,6 +275,7 @@ describe('what the chart renders', () => {
           metricsPort: 9102,
           limits: { headersTimeoutMs: 5000, requestTimeoutMs: 9000, maxConnections: 64, maxInflightBodyBytes: 8388608 },
         },
+        operator: { checkEnv: { allow: ['JIRA_URL', 'HTTPS_PROXY'] } },
         profiles: {
           jira: { script: '#!/bin/sh\nexit 3\n' },
           ci: {
@@ -308,7 +309,16 @@ describe('what the chart renders', () => {
         WAITGATE_PROFILES_DIR: '/etc/waitgate/profiles',
         WAITGATE_LEADER_ELECTION: 'true',
         WAITGATE_LEADER_ELECTION_ID: 'waitgate-operator',
+        WAITGATE_CHECK_ENV_ALLOW: 'JIRA_URL,HTTPS_PROXY',
+        WAITGATE_CHECK_ENV_INHERIT: 'false',
       });
+      // tini is PID 1 and reaps what killed checks leave: the command replaces the image's ENTRYPOINT.
+      expect((podSpecOf(op).containers[0] as { command?: string[] }).command).toEqual([
+        '/usr/bin/tini',
+        '--',
+        'node',
+        'dist/operator/main.js',
+      ]);
       const opEnv = podSpecOf(op).containers[0]?.env ?? [];
       expect(opEnv.find((e) => e.name === 'VALKEY_URL')).toEqual({
         name: 'VALKEY_URL',

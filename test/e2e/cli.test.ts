@@ -3,7 +3,10 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
@@ -270,24 +273,31 @@ describe('waitgate check', () => {
   const checkNamespace = () => (made ??= makeCheckNamespace());
   async function makeCheckNamespace(): Promise<string> {
     const ns = await kube.createNamespace('cli-check');
-    const data = profilesConfigMap({
-      go: fixtureScript('exit-0.sh'),
-      notyet: fixtureScript('exit-3.sh'),
-      never: fixtureScript('exit-2.sh'),
-      // Could not tell, and says why on stderr: not the silent, instant exit 1 of the grep -q trap.
-      unsure: '#!/bin/sh\necho "jira: connection refused" >&2\nexit 1\n',
-      greptrap: fixtureScript('grep-trap.sh'),
-      hangs: fixtureScript('hang.sh'),
-      chatty: fixtureScript('chatty.sh'),
-      argv: fixtureScript('echo-target.sh'),
-      env: fixtureScript('env-check.sh'),
-    });
+    const data = CHECK_PROFILES;
     await kube.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'waitgate-profiles', namespace: ns }, data } });
     return ns;
   }
   afterAll(async () => {
     if (made) await kube.deleteNamespace(await made);
   });
+  const CHECK_PROFILES = profilesConfigMap({
+    go: fixtureScript('exit-0.sh'),
+    notyet: fixtureScript('exit-3.sh'),
+    never: fixtureScript('exit-2.sh'),
+    // Could not tell, and says why on stderr: not the silent, instant exit 1 of the grep -q trap.
+    unsure: '#!/bin/sh\necho "jira: connection refused" >&2\nexit 1\n',
+    greptrap: fixtureScript('grep-trap.sh'),
+    hangs: fixtureScript('hang.sh'),
+    chatty: fixtureScript('chatty.sh'),
+    argv: fixtureScript('echo-target.sh'),
+    env: fixtureScript('env-check.sh'),
+    envlist: fixtureScript('env-allow-list.sh'),
+    childwait: fixtureScript('hang-with-child.sh'),
+  });
+  const sha256Of = (profile: string) =>
+    createHash('sha256')
+      .update(CHECK_PROFILES[`${profile}.sh`] as string, 'utf8')
+      .digest('hex');
 
   test.concurrent.each<[string, RegExp[], number]>([
     ['go', [/^exit 0 after \d+ms: go\.$/m, /Job starts/], 0],
@@ -303,7 +313,9 @@ describe('waitgate check', () => {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toMatch(
-        new RegExp(`^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh, timeout 10000 ms\\)\n`),
+        new RegExp(
+          `^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh sha256 ${sha256Of(profile)}, timeout 10000 ms\\)\n`,
+        ),
       );
       for (const e of explained) expect(r.stdout).toMatch(e);
       expect(r.stdout).toMatch(new RegExp(`^output: stdout 0 bytes, stderr ${stderrBytes} bytes `, 'm'));
@@ -343,22 +355,88 @@ describe('waitgate check', () => {
         stdoutBytes: 100000,
         stderrBytes: 70000,
         grepTrap: false,
+        scriptSha256: sha256Of('chatty'),
       });
       expect(r.stdout).not.toContain('\u0000');
+      // The digest also goes to stderr before the script runs, so it is seen even if the run hangs.
+      expect(r.stderr).toContain(`sha256 ${sha256Of('chatty')}`);
     },
     Timeouts.testMs,
   );
 
   test.concurrent(
-    "the target is the one argument, and the check gets the command's environment; WAITGATE_NAMESPACE picks the ConfigMap",
+    "the target is the one argument; the check gets the command's environment only by the allow-list; WAITGATE_NAMESPACE picks the ConfigMap",
     async () => {
       const ns = await checkNamespace();
-      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], { WAITGATE_TEST_EXPECT: 'group/sub/repo!12' });
+      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], {
+        WAITGATE_TEST_EXPECT: 'group/sub/repo!12',
+        WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_EXPECT',
+      });
       expect(argv.stdout).toMatch(/^exit 0 after/m);
-      const env = await waitgate(['check', 'env', 'acme/web#7'], { WAITGATE_NAMESPACE: ns, WAITGATE_TEST_PRESENT: 'yes' });
+      const env = await waitgate(['check', 'env', 'acme/web#7'], {
+        WAITGATE_NAMESPACE: ns,
+        WAITGATE_TEST_PRESENT: 'yes',
+        WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_PRESENT',
+      });
       expect(env.stdout).toMatch(/^exit 0 after/m);
+      // Set in the command's environment but not allowed: the script does not see it.
+      const notAllowed = await waitgate(['check', 'env', 'acme/web#7', '-n', ns], { WAITGATE_TEST_PRESENT: 'yes' });
+      expect(notAllowed.stdout).toMatch(/^exit 4 after .*could not tell/m);
       const without = await waitgate(['check', 'env', 'acme/web#7', '-n', ns]);
       expect(without.stdout).toMatch(/^exit 4 after .*could not tell/m);
+      // KUBECONFIG and VALKEY_URL (the command has both) and a secret stay out; PATH and the allowed name come in.
+      const list = await waitgate(['check', 'envlist', 'acme/web#7', '-n', ns], {
+        WAITGATE_TEST_SECRET: 'hunter2',
+        WAITGATE_TEST_ALLOWED: 'yes',
+        WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_ALLOWED',
+      });
+      expect(list.stdout).toMatch(/^exit 0 after/m);
+      // Inheriting is an explicit opt-in, and then everything is seen.
+      const inherited = await waitgate(['check', 'env', 'acme/web#7', '-n', ns], {
+        WAITGATE_TEST_PRESENT: 'yes',
+        WAITGATE_CHECK_ENV_INHERIT: 'true',
+      });
+      expect(inherited.stdout).toMatch(/^exit 0 after/m);
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'Ctrl-C stops the check and what it started: the script runs in a session of its own, so the command ends it',
+    async () => {
+      const ns = await checkNamespace();
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'waitgate-cli-interrupt-')), 'child.pid');
+      const child = spawn(process.execPath, [CLI, 'check', 'childwait', 'acme/web#7', '-n', ns], {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          KUBECONFIG: kubeconfigPath(),
+          WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000',
+          WAITGATE_CHECK_KILL_GRACE_MS: '300',
+          WAITGATE_TEST_PIDFILE: pidFile,
+          WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_PIDFILE',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      try {
+        // The command starts, reads the ConfigMap and runs the script: a process start-up.
+        const background = await eventually(
+          'the check to start its background child',
+          () => {
+            const text = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
+            return text === '' ? undefined : Number(text);
+          },
+          Timeouts.startMs,
+        );
+        child.kill('SIGINT');
+        expect(await closed).toBe(1);
+        expect(stderr).toMatch(/interrupted; the check was stopped/);
+        await eventually('the background child to be gone', () => (processGone(background) ? true : undefined));
+      } finally {
+        child.kill('SIGKILL');
+      }
     },
     Timeouts.testMs,
   );
@@ -404,6 +482,7 @@ describe('waitgate doctor', () => {
             'ok    settings',
             'ok    profiles',
             'ok    triggers',
+            'ok    checks',
             'ok    crd',
             'ok    valkey',
             'ok    rbac',
@@ -428,6 +507,50 @@ describe('waitgate doctor', () => {
           expect(report.profileEditors.map((e) => e.subject)).toContain('Group system:masters');
         },
         { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }])) },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'exec-mode profiles next to an operator Deployment that mounts a token: a warning that recommends pod mode; none once the token is off',
+    () =>
+      withNamespace(
+        'cli-doctor-token',
+        async (ns) => {
+          const apps = kube.kc.makeApiClient(k8s.AppsV1Api);
+          const labels = { 'app.kubernetes.io/component': 'operator' };
+          // As the chart renders it: tini, then the operator; the token mounted for the apiserver.
+          const operator = (automountServiceAccountToken: boolean): k8s.V1Deployment => ({
+            metadata: { name: 'waitgate-operator', namespace: ns },
+            spec: {
+              replicas: 0,
+              selector: { matchLabels: labels },
+              template: {
+                metadata: { labels },
+                spec: {
+                  automountServiceAccountToken,
+                  containers: [{ name: 'operator', image: 'waitgate', command: ['/usr/bin/tini', '--', 'node', 'dist/operator/main.js'] }],
+                },
+              },
+            },
+          });
+          await apps.createNamespacedDeployment({ namespace: ns, body: operator(true) });
+          const r = await waitgate(['doctor', '-n', ns]);
+          expect(r.code).toBe(0);
+          expect(lines(r, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([
+            expect.stringMatching(
+              new RegExp(
+                `^WARN {2}checks: exec-mode profiles \\(ci, jira\\) run inside Deployment ${ns}/waitgate-operator, which mounts a service-account token: .*/var/run/secrets/kubernetes\\.io/serviceaccount/token.*"mode": "pod"`,
+              ),
+            ),
+          ]);
+
+          await apps.replaceNamespacedDeployment({ name: 'waitgate-operator', namespace: ns, body: operator(false) });
+          const off = await waitgate(['doctor', '-n', ns]);
+          expect(lines(off, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([]);
+          expect(off.stdout).toMatch(new RegExp(`^ok {4}checks: Deployment ${ns}/waitgate-operator mounts no service-account token`, 'm'));
+        },
+        { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { profile: 'ci' }])) },
       ),
     Timeouts.testMs,
   );
@@ -499,6 +622,16 @@ describe('waitgate doctor', () => {
     Timeouts.testMs,
   );
 });
+
+/** True when no process has this pid any more, or only its zombie (killed, not yet reaped). */
+function processGone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {

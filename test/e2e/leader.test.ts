@@ -88,6 +88,49 @@ describe('leader election', () => {
   );
 
   test.concurrent(
+    'a leader SIGKILLed mid pod check: the new leader deletes the check Pod it left, at once, not a sweep period later',
+    async () => {
+      const kube = new TestKube();
+      const ns = await kube.createNamespace('leader-pods');
+      const profiles = {
+        'profiles.json': JSON.stringify({
+          slow: { mode: 'pod', script: 'slow.sh', image: 'busybox:1.36', annotations: { 'waitgate.dev/exit-code': 'never' } },
+        }),
+        'slow.sh': '#!/bin/sh\nexit 0\n',
+      };
+      await kube.core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: 'waitgate-profiles', namespace: ns }, data: profiles },
+      });
+      // A long check timeout and the default sweep period: only the sweep on taking the lead can remove the Pod in time.
+      const env = { ...electionEnv(ns), WAITGATE_WAIT_CHECK_TIMEOUT_MS: '120000' };
+      const replicas = [operatorProcess(env, `${ns}-a`), operatorProcess(env, `${ns}-b`)];
+      const checkPods = async () =>
+        (await kube.core.listNamespacedPod({ namespace: ns, labelSelector: 'waitgate.dev/check=true' })).items.map((p) => p.metadata?.name);
+      try {
+        await replicas[0]!.start();
+        await replicas[1]!.startAndWaitFor('Waiting to lead');
+        await kube.createHeldJob(ns, heldJob({ name: 'held', waitFor: [{ profile: 'slow' }] }));
+        const left = await eventually('the leader to start a check Pod', async () => (await checkPods())[0]);
+
+        await replicas[0]!.kill('SIGKILL');
+        await eventually(
+          'the new leader to delete the check Pod the old one left',
+          async () => ((await checkPods()).includes(left) ? undefined : true),
+          TAKEOVER_MS + SLACK_MS * 2 + Timeouts.shortMs,
+        );
+        expect(
+          replicas[1]!.logLines().some((l) => l['msg'] === 'Deleted orphaned check Pod' && l['pod'] === left && l['sweep'] === 'start'),
+        ).toBe(true);
+      } finally {
+        await Promise.all(replicas.map((o) => o.stop()));
+        await kube.deleteNamespace(ns);
+      }
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
     "the leader's apiserver accepts connections and never answers: it exits before the follower takes over",
     async () => {
       const kube = new TestKube();

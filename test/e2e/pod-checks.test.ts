@@ -5,10 +5,12 @@ import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
 import { withScenario, type Scenario } from '../support/scenario.js';
 import { Timeouts } from '../support/timeouts.js';
-import { eventually } from '../support/wait.js';
+import { eventually, staysTrue } from '../support/wait.js';
 
 const NAME = 'web-7-deploy';
 const SCRIPT = '#!/bin/sh\nexit 3\n';
+/** The sweep period of the tests that watch it happen. */
+const SWEEP_MS = 500;
 
 function podProfiles(profiles: Record<string, { exitCode?: string; resources?: object }>): Record<string, string> {
   const json: Record<string, object> = {};
@@ -105,6 +107,51 @@ describe('checks as Pods', () => {
               spec: { restartPolicy: 'Never', containers: [{ name: 'check', image: 'busybox' }] },
             },
           ],
+        },
+      ),
+    Timeouts.testMs,
+  );
+  test.concurrent(
+    'a check Pod orphaned while the operator runs is swept periodically; a running check keeps its Pod',
+    () =>
+      withScenario(
+        'pod-sweep',
+        async (s) => {
+          // A check that runs on (kwok keeps its Pod running) and is still in its timeout.
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'slow' }] }));
+          const running = await eventually('the running check Pod', async () => (await checkPods(s))[0]?.metadata?.name);
+          // What a deletion that failed, or a create that answered an error after all, leaves.
+          await s.kube.core.createNamespacedPod({
+            namespace: s.namespace,
+            body: {
+              metadata: {
+                name: 'waitgate-check-orphan-late',
+                labels: { 'waitgate.dev/check': 'true', 'waitgate.dev/worker': 'waitgate' },
+                annotations: { 'waitgate.dev/exit-code': 'never' },
+              },
+              spec: { restartPolicy: 'Never', containers: [{ name: 'check', image: 'busybox' }] },
+            },
+          });
+          await eventually('the late orphan to be swept', async () =>
+            (await checkPods(s)).some((p) => p.metadata?.name === 'waitgate-check-orphan-late') ? undefined : true,
+          );
+          expect(
+            s.operator
+              .logLines()
+              .some(
+                (l) => l['msg'] === 'Deleted orphaned check Pod' && l['pod'] === 'waitgate-check-orphan-late' && l['sweep'] === 'periodic',
+              ),
+          ).toBe(true);
+          // Several sweeps later the running check's Pod is still there.
+          await staysTrue(
+            'the running check keeps its Pod',
+            async () => (await checkPods(s)).some((p) => p.metadata?.name === running),
+            Date.now() + 5 * SWEEP_MS,
+          );
+        },
+        {
+          env: { WAITGATE_CHECK_POD_SWEEP_MS: String(SWEEP_MS), WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000' },
+          configMaps: { 'waitgate-profiles': podProfiles({ slow: { exitCode: 'never' } }) },
         },
       ),
     Timeouts.testMs,

@@ -1,7 +1,8 @@
 // The exec-mode check contract against real scripts (test/fixtures/checks), run as real
 // processes: exit codes, signals, the timeout's SIGTERM then SIGKILL, spawn failures,
 // argv without a shell, stdin on /dev/null, an environment that is exactly the one given,
-// output counted and dropped, and a grandchild that must not hold the answer up.
+// output counted and dropped, a grandchild that must not hold the answer up, and nothing a
+// check started left running after it (its process group is killed).
 // No cluster needed. Rows run side by side, so the slow ones (timeouts) overlap.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import {
   type ExecCheckOptions,
 } from '../../operator/checks/exec-check.js';
 import { ROOT } from '../support/env.js';
+import { eventually } from '../support/wait.js';
 
 const CHECKS = join(ROOT, 'test', 'fixtures', 'checks');
 const TARGET = 'acme/web#7';
@@ -227,6 +229,17 @@ const rows: Row[] = [
   },
 ];
 
+/** True when no process has this pid any more, or only its zombie (killed, waiting for its reaper). */
+function gone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name in parentheses, which may itself hold spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return true;
+  }
+}
+
 function exited(exitCode: number, stdoutBytes: number, stderrBytes: number): Partial<CheckAnswer> {
   return { exitCode, signal: null, timedOut: false, stdoutBytes, stderrBytes };
 }
@@ -284,7 +297,7 @@ describe('runExecCheck runs a check as the contract says', () => {
   );
 
   test.concurrent(
-    'a grandchild holding the pipes does not hold up the answer',
+    'a grandchild holding the pipes does not hold up the answer, and does not outlive the check',
     async () => {
       const dir = mkdtempSync(join(scratch, 'grandchild-'));
       const pidFile = join(dir, 'grandchild.pid');
@@ -306,14 +319,33 @@ describe('runExecCheck runs a check as the contract says', () => {
         // A floor: what arrived before the pipes were closed.
         expect(answer.stdoutBytes).toBeLessThanOrEqual('left a grandchild behind\n'.length);
         expect(wallMs).toBeLessThan(DRAIN_MS + 1500);
-        // It answered while the grandchild (sleep 30) was still alive.
-        expect(() => process.kill(grandchild, 0)).not.toThrow();
+        // The grandchild (sleep 30) went with the check's process group.
+        await eventually('the grandchild to be gone', () => (gone(grandchild) ? true : undefined), KILL_GRACE_MS + SLACK_MS);
       } finally {
-        try {
-          process.kill(grandchild, 'SIGTERM');
-        } catch {
-          // already gone
-        }
+        if (!gone(grandchild)) process.kill(grandchild, 'SIGKILL');
+      }
+    },
+    ROW_TIMEOUT_MS,
+  );
+
+  test.concurrent(
+    'a timed-out check takes its background child with it',
+    async () => {
+      const dir = mkdtempSync(join(scratch, 'timed-out-child-'));
+      const pidFile = join(dir, 'child.pid');
+      const answer = await runExecCheck({
+        path: join(CHECKS, 'hang-with-child.sh'),
+        target: TARGET,
+        timeoutMs: TIMEOUT_MS,
+        killGraceMs: KILL_GRACE_MS,
+        env: { PATH: process.env['PATH'], WAITGATE_TEST_PIDFILE: pidFile },
+      });
+      const child = Number(readFileSync(pidFile, 'utf8').trim());
+      try {
+        expect(answer).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: true });
+        await eventually('the background child to be gone', () => (gone(child) ? true : undefined), KILL_GRACE_MS + SLACK_MS);
+      } finally {
+        if (!gone(child)) process.kill(child, 'SIGKILL');
       }
     },
     ROW_TIMEOUT_MS,

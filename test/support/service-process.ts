@@ -116,11 +116,17 @@ export function operatorProcess(env: Record<string, string>, label: string): Ser
       WAITGATE_VALKEY_PREFIX: `test-${label}`,
       WAITGATE_METRICS_HOST: '127.0.0.1',
       WAITGATE_METRICS_PORT: '0',
+      // Exec checks see an allow-list of the operator's environment: the variables the tests'
+      // check scripts read (test/support/profiles.ts) are on it.
+      WAITGATE_CHECK_ENV_ALLOW: CHECK_SCRIPT_VARIABLES.join(','),
       ...env,
     },
     label,
   );
 }
+
+/** What the tests' check scripts read from their environment. */
+export const CHECK_SCRIPT_VARIABLES = ['CHECK_STATE_DIR', 'CHECK_LOG'] as const;
 
 export function receiverProcess(env: Record<string, string>, label: string): ServiceProcess {
   return new ServiceProcess(
