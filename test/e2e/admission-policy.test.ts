@@ -176,10 +176,10 @@ describe('who may launch what, with the chart installed', () => {
           const specPatch = await patchAs(only, { spec: { target: 'acme/web#8' } });
           expect(specPatch.code).not.toBe(0);
           expect(specPatch.stderr).toMatch(message);
-          expect((await c.kube.getHeldJob(ns, 'both'))?.spec.target).toBe('acme/web#7');
+          expect(((await c.kube.getHeldJob(ns, 'both')) as { spec?: { target?: string } } | undefined)?.spec?.target).toBe('acme/web#7');
           expect((await patchAs(only, { metadata: { labels: { team: 'a' } } })).code).toBe(0);
           expect((await patchAs(both, { spec: { target: 'acme/web#8' } })).code).toBe(0);
-          expect((await c.kube.getHeldJob(ns, 'both'))?.spec.target).toBe('acme/web#8');
+          expect(((await c.kube.getHeldJob(ns, 'both')) as { spec?: { target?: string } } | undefined)?.spec?.target).toBe('acme/web#8');
         },
       ),
     Timeouts.testMs,
