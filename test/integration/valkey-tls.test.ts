@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { connectValkey } from '../../lib/valkey/connection.js';
+import { ValkeyKeys } from '../../lib/valkey/keys.js';
+import { Leases } from '../../lib/valkey/leases.js';
+import { Slots } from '../../lib/valkey/slots.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
@@ -174,6 +177,42 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
       expect(await firstOutcome(redis)).toMatch(/WRONGPASS|invalid username-password/i);
     } finally {
       redis.disconnect();
+    }
+  });
+
+  test("an ACL user limited to its prefix, as docs/helm.md sets it up, runs waitgate's scripts and markers, and nothing else", async () => {
+    const admin = connectValkey(`rediss://:${PASSWORD}@127.0.0.1:${port}`, { caFile: ours.ca });
+    let user: Redis | undefined;
+    try {
+      expect(await firstOutcome(admin)).toBe('PONG');
+      // The line docs/helm.md gives, for the prefix wgacl.
+      await admin.call(
+        'ACL',
+        'SETUSER',
+        'waitgate',
+        'on',
+        '>acl-pw',
+        '~wgacl:*',
+        '+@read',
+        '+@write',
+        '+@scripting',
+        '+ping',
+        '+time',
+        '+info',
+      );
+      user = connectValkey(`rediss://waitgate:acl-pw@127.0.0.1:${port}`, { caFile: ours.ca });
+      expect(await firstOutcome(user)).toBe('PONG');
+      const keys = new ValkeyKeys('wgacl');
+      const slots = new Slots(user);
+      expect(await slots.acquire([keys.checkSlots()], [1], 'token-1', 10_000)).toMatchObject({ acquired: true });
+      expect(await slots.holders(keys.checkSlots())).toBe(1);
+      await slots.release([keys.checkSlots()], 'token-1');
+      const lease = await new Leases(user).acquire('wgacl:lease', 10_000);
+      expect(lease).toBeDefined();
+      await expect(user.set('other-prefix:x', '1')).rejects.toThrow(/NOPERM/);
+    } finally {
+      admin.disconnect();
+      user?.disconnect();
     }
   });
 
