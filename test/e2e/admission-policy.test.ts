@@ -139,12 +139,14 @@ describe('the chart and policies/ ship the same admission policies', () => {
 describe('who may launch what, with the chart installed', () => {
   test.concurrent(
     'create heldjobs without create jobs is refused, naming the missing permission; with both, or as the receiver, admitted; spec updates too',
-    () =>
-      withChart(
+    async () => {
+      let release = '';
+      await withChart(
         'admission-hj',
         (ns) => ({ ...baseValues(ns), watchNamespace: ns }),
         async (c) => {
           const ns = c.namespace;
+          release = ns;
           const only = await userWith(c, 'heldjobs-only', [heldJobRules]);
           const both = await userWith(c, 'heldjobs-and-jobs', [heldJobRules, jobRules]);
           const receiver = await serviceAccountKubeconfig(c.kube, ns, RECEIVER_SA);
@@ -181,7 +183,14 @@ describe('who may launch what, with the chart installed', () => {
           expect((await patchAs(both, { spec: { target: 'acme/web#8' } })).code).toBe(0);
           expect(((await c.kube.getHeldJob(ns, 'both')) as { spec?: { target?: string } } | undefined)?.spec?.target).toBe('acme/web#8');
         },
-      ),
+      );
+      // The policies are cluster-scoped: helm uninstall takes them away with the release.
+      for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
+        for (const name of ['heldjob-launchers', 'operator-pods']) {
+          expect((await kubectl(['get', kind, `${release}-waitgate-${name}`])).stderr).toMatch(/NotFound/);
+        }
+      }
+    },
     Timeouts.testMs,
   );
 
