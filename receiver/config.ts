@@ -3,22 +3,20 @@
 import { z } from 'zod';
 import { integer, logLevel, parseEnv, text, textOr, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
 
-export const receiverEnvSchema = z
-  .object({
-    KUBECONFIG: text(),
-    VALKEY_URL: valkeyUrl('the receiver deduplicates deliveries and serialises holds in Valkey'),
-    WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
-    WAITGATE_VALKEY_CA_FILE: text(),
-    WAITGATE_RECEIVER_PORT: integer(8080, { min: 0, max: 65535 }),
-    WAITGATE_RECEIVER_HOST: textOr('0.0.0.0'),
-    WAITGATE_GITHUB_WEBHOOK_SECRET: text(),
-    WAITGATE_GITLAB_WEBHOOK_TOKEN: text(),
-    WAITGATE_JOB_NAMESPACE: textOr('default'),
-    WAITGATE_NAMESPACE: textOr('waitgate-system'),
-    WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
-    WAITGATE_LOG_LEVEL: logLevel(),
-  })
-  .superRefine(valkeyCaNeedsTls);
+export const receiverEnvSchema = z.object({
+  KUBECONFIG: text(),
+  VALKEY_URL: valkeyUrl('the receiver deduplicates deliveries and serialises holds in Valkey'),
+  WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
+  WAITGATE_VALKEY_CA_FILE: text(),
+  WAITGATE_RECEIVER_PORT: integer(8080, { min: 0, max: 65535 }),
+  WAITGATE_RECEIVER_HOST: textOr('0.0.0.0'),
+  WAITGATE_GITHUB_WEBHOOK_SECRET: text(),
+  WAITGATE_GITLAB_WEBHOOK_TOKEN: text(),
+  WAITGATE_JOB_NAMESPACE: textOr('default'),
+  WAITGATE_NAMESPACE: textOr('waitgate-system'),
+  WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
+  WAITGATE_LOG_LEVEL: logLevel(),
+});
 
 export interface ReceiverConfig {
   readonly kubeconfigPath: string | undefined;
@@ -37,7 +35,7 @@ export interface ReceiverConfig {
 }
 
 export function parseReceiverConfig(env: Record<string, string | undefined>): ReceiverConfig {
-  const e = parseEnv(receiverEnvSchema, env);
+  const e = parseEnv(receiverEnvSchema.superRefine(valkeyCaNeedsTls), env);
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,

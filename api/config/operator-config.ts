@@ -26,35 +26,33 @@ const jsonOf = <T extends z.ZodType>(schema: T, def: z.infer<T>) =>
       .transform((v): z.infer<T> => v ?? def),
   );
 
-export const operatorEnvSchema = z
-  .object({
-    KUBECONFIG: text(),
-    VALKEY_URL: valkeyUrl('check slots and scope slots are leased in Valkey'),
-    WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
-    WAITGATE_VALKEY_CA_FILE: text(),
-    WAITGATE_WAIT_INTERVAL_MS: integer(60_000, { min: 1 }),
-    WAITGATE_WAIT_CHECK_TIMEOUT_MS: integer(10_000, { min: 1 }),
-    WAITGATE_WAIT_CHECK_SLOTS: integer(1, { min: 1 }),
-    WAITGATE_WAIT_MAX_MS: integer(86_400_000, { min: 1 }),
-    WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
-    WAITGATE_WAIT_MAX_CHECKS: integer(96, { min: 1 }),
-    WAITGATE_WAIT_MAX_FAULTS: integer(5, { min: 1 }),
-    WAITGATE_CONCURRENCY: integer(4, { min: 1, max: 10_000 }),
-    WAITGATE_WORKER_NAME: textOr('waitgate'),
-    WAITGATE_NAMESPACE: textOr('waitgate-system'),
-    WAITGATE_WATCH_NAMESPACE: textOr(''),
-    WAITGATE_RECONCILE_WORKERS: integer(8, { min: 1, max: 256 }),
-    WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
-    WAITGATE_PAUSE_WINDOWS: jsonOf(pauseWindowsSchema, []),
-    WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),
-    WAITGATE_PROFILES_DIR: text(),
-    WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
-    WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
-    WAITGATE_LEADER_ELECTION: boolean(false),
-    WAITGATE_LEADER_ELECTION_ID: textOr('waitgate-operator'),
-    WAITGATE_LOG_LEVEL: logLevel(),
-  })
-  .superRefine(valkeyCaNeedsTls);
+export const operatorEnvSchema = z.object({
+  KUBECONFIG: text(),
+  VALKEY_URL: valkeyUrl('check slots and scope slots are leased in Valkey'),
+  WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
+  WAITGATE_VALKEY_CA_FILE: text(),
+  WAITGATE_WAIT_INTERVAL_MS: integer(60_000, { min: 1 }),
+  WAITGATE_WAIT_CHECK_TIMEOUT_MS: integer(10_000, { min: 1 }),
+  WAITGATE_WAIT_CHECK_SLOTS: integer(1, { min: 1 }),
+  WAITGATE_WAIT_MAX_MS: integer(86_400_000, { min: 1 }),
+  WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
+  WAITGATE_WAIT_MAX_CHECKS: integer(96, { min: 1 }),
+  WAITGATE_WAIT_MAX_FAULTS: integer(5, { min: 1 }),
+  WAITGATE_CONCURRENCY: integer(4, { min: 1, max: 10_000 }),
+  WAITGATE_WORKER_NAME: textOr('waitgate'),
+  WAITGATE_NAMESPACE: textOr('waitgate-system'),
+  WAITGATE_WATCH_NAMESPACE: textOr(''),
+  WAITGATE_RECONCILE_WORKERS: integer(8, { min: 1, max: 256 }),
+  WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
+  WAITGATE_PAUSE_WINDOWS: jsonOf(pauseWindowsSchema, []),
+  WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),
+  WAITGATE_PROFILES_DIR: text(),
+  WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
+  WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
+  WAITGATE_LEADER_ELECTION: boolean(false),
+  WAITGATE_LEADER_ELECTION_ID: textOr('waitgate-operator'),
+  WAITGATE_LOG_LEVEL: logLevel(),
+});
 
 export interface OperatorConfig {
   readonly kubeconfigPath: string | undefined;
@@ -93,7 +91,7 @@ export interface OperatorConfig {
 }
 
 export function parseOperatorConfig(env: Record<string, string | undefined>): OperatorConfig {
-  const e = parseEnv(operatorEnvSchema, env);
+  const e = parseEnv(operatorEnvSchema.superRefine(valkeyCaNeedsTls), env);
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,
