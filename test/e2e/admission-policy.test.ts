@@ -152,6 +152,7 @@ describe('who may launch what, with the chart installed', () => {
           const receiver = await serviceAccountKubeconfig(c.kube, ns, RECEIVER_SA);
           expect(await canI(only, ['create', 'heldjobs.waitgate.dev', '-n', ns])).toBe(true);
           expect(await canI(only, ['create', 'jobs.batch', '-n', ns])).toBe(false);
+          expect(await canI(both, ['create', 'jobs.batch', '-n', ns])).toBe(true);
           expect(await canI(receiver, ['create', 'jobs.batch', '-n', ns])).toBe(false);
 
           const message = new RegExp(
