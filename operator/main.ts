@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   const kc = loadKubeConfig(config.kubeconfigPath);
   const ns = config.watchNamespace;
   const metrics = new OperatorMetrics();
-  const redis = connectValkey(config.valkeyUrl);
+  const redis = connectValkey(config.valkeyUrl, { caFile: config.valkeyCaFile });
   redis.on('error', (err) => log.debug({ err }, 'Valkey connection error'));
   const slots = new Slots(redis);
   const keys = new ValkeyKeys(config.valkeyPrefix);

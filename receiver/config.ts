@@ -1,7 +1,7 @@
 // Receiver configuration, from the environment; parsed once, in main.ts. Empty strings
 // count as unset; a bad value stops the receiver naming the variable.
 import { z } from 'zod';
-import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../lib/config/env.js';
+import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
 
 /** A list of secrets, one a line or comma-separated; blanks around each are dropped. */
 function secretList() {
@@ -23,6 +23,7 @@ export const receiverEnvSchema = z.object({
   KUBECONFIG: text(),
   VALKEY_URL: valkeyUrl('the receiver deduplicates deliveries and serialises holds in Valkey'),
   WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
+  WAITGATE_VALKEY_CA_FILE: text(),
   WAITGATE_RECEIVER_PORT: integer(8080, { min: 0, max: 65535 }),
   WAITGATE_RECEIVER_HOST: textOr('0.0.0.0'),
   /** /metrics and /readyz, apart from the public webhook port. */
@@ -56,6 +57,8 @@ export interface ReceiverConfig {
   readonly kubeconfigPath: string | undefined;
   readonly valkeyUrl: string;
   readonly valkeyPrefix: string;
+  /** A PEM file of the CA that signed Valkey's certificate (rediss:// only); unset: the system's CAs. */
+  readonly valkeyCaFile: string | undefined;
   readonly port: number;
   readonly host: string;
   readonly metricsPort: number;
@@ -74,11 +77,12 @@ export interface ReceiverConfig {
 const union = (one: string | undefined, more: readonly string[]) => [...new Set([...(one === undefined ? [] : [one]), ...more])];
 
 export function parseReceiverConfig(env: Record<string, string | undefined>): ReceiverConfig {
-  const e = parseEnv(receiverEnvSchema, env);
+  const e = parseEnv(receiverEnvSchema.superRefine(valkeyCaNeedsTls), env);
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,
     valkeyPrefix: e.WAITGATE_VALKEY_PREFIX,
+    valkeyCaFile: e.WAITGATE_VALKEY_CA_FILE,
     port: e.WAITGATE_RECEIVER_PORT,
     host: e.WAITGATE_RECEIVER_HOST,
     metricsPort: e.WAITGATE_RECEIVER_METRICS_PORT,

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   const kc = loadKubeConfig(config.kubeconfigPath);
   const metrics = new ReceiverMetrics();
-  const redis = connectValkey(config.valkeyUrl);
+  const redis = connectValkey(config.valkeyUrl, { caFile: config.valkeyCaFile });
   redis.on('error', (err) => log.warn({ err }, 'Valkey connection error'));
   const view = new ConfigMapTriggerView(kc, config.namespace, log);
   view.onRefusedFile = () => metrics.triggersFileRefusals.inc();

@@ -81,3 +81,19 @@ describe('parseOperatorConfig', () => {
     expect(() => parseOperatorConfig({ ...BASE, [name]: value })).toThrow(name);
   });
 });
+
+describe('WAITGATE_VALKEY_CA_FILE', () => {
+  test('read with a rediss:// URL; unset or empty, none', () => {
+    expect(
+      parseOperatorConfig({ VALKEY_URL: 'rediss://valkey:6380', WAITGATE_VALKEY_CA_FILE: '/etc/waitgate/valkey-ca/ca.crt' }).valkeyCaFile,
+    ).toBe('/etc/waitgate/valkey-ca/ca.crt');
+    expect(parseOperatorConfig({ VALKEY_URL: 'rediss://valkey:6380' }).valkeyCaFile).toBeUndefined();
+    expect(parseOperatorConfig({ VALKEY_URL: 'redis://valkey:6379', WAITGATE_VALKEY_CA_FILE: '' }).valkeyCaFile).toBeUndefined();
+  });
+
+  test('refused with a redis:// URL, naming the variable and why', () => {
+    const bad = () => parseOperatorConfig({ VALKEY_URL: 'redis://valkey:6379', WAITGATE_VALKEY_CA_FILE: '/ca.crt' });
+    expect(bad).toThrow(ConfigError);
+    expect(bad).toThrow(/WAITGATE_VALKEY_CA_FILE: is set, but VALKEY_URL is not a rediss:\/\/ URL/);
+  });
+});

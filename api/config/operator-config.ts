@@ -1,7 +1,7 @@
 // Operator configuration, from the environment. Parsed once, in main.ts; nothing else
 // reads process.env. Empty strings (Helm renders unset values as "") count as unset.
 import { z } from 'zod';
-import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyUrl } from '../../lib/config/env.js';
+import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
 
@@ -47,6 +47,7 @@ export const operatorEnvSchema = z.object({
   KUBECONFIG: text(),
   VALKEY_URL: valkeyUrl('check slots and scope slots are leased in Valkey'),
   WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
+  WAITGATE_VALKEY_CA_FILE: text(),
   WAITGATE_WAIT_INTERVAL_MS: integer(60_000, { min: 1 }),
   WAITGATE_WAIT_CHECK_TIMEOUT_MS: integer(10_000, { min: 1 }),
   WAITGATE_WAIT_CHECK_SLOTS: integer(1, { min: 1 }),
@@ -77,6 +78,8 @@ export interface OperatorConfig {
   readonly kubeconfigPath: string | undefined;
   readonly valkeyUrl: string;
   readonly valkeyPrefix: string;
+  /** A PEM file of the CA that signed Valkey's certificate (rediss:// only); unset: the system's CAs. */
+  readonly valkeyCaFile: string | undefined;
   readonly wait: {
     readonly intervalMs: number;
     /** True when the configured interval was under the floor and was raised to it. */
@@ -112,11 +115,12 @@ export interface OperatorConfig {
 }
 
 export function parseOperatorConfig(env: Record<string, string | undefined>): OperatorConfig {
-  const e = parseEnv(operatorEnvSchema, env);
+  const e = parseEnv(operatorEnvSchema.superRefine(valkeyCaNeedsTls), env);
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,
     valkeyPrefix: e.WAITGATE_VALKEY_PREFIX,
+    valkeyCaFile: e.WAITGATE_VALKEY_CA_FILE,
     wait: {
       intervalMs: Math.max(e.WAITGATE_WAIT_INTERVAL_MS, WAIT_INTERVAL_FLOOR_MS),
       intervalFloored: e.WAITGATE_WAIT_INTERVAL_MS < WAIT_INTERVAL_FLOOR_MS,

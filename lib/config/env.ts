@@ -66,6 +66,20 @@ export function valkeyUrl(why: string) {
   return text().pipe(z.string({ message: `is required: ${why}` }).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'));
 }
 
+/**
+ * The cross-field rule of WAITGATE_VALKEY_CA_FILE (a PEM file of the CA that signed Valkey's
+ * certificate): it is read for TLS only, so it needs a rediss:// VALKEY_URL. For superRefine.
+ */
+export function valkeyCaNeedsTls(e: { VALKEY_URL: string; WAITGATE_VALKEY_CA_FILE?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (e.WAITGATE_VALKEY_CA_FILE !== undefined && !e.VALKEY_URL.startsWith('rediss://')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WAITGATE_VALKEY_CA_FILE'],
+      message: 'is set, but VALKEY_URL is not a rediss:// URL: the CA is only used for TLS',
+    });
+  }
+}
+
 /** Parses `env` with `schema`, throwing a ConfigError that names each bad variable. */
 export function parseEnv<T extends z.ZodType>(schema: T, env: Record<string, string | undefined>): z.infer<T> {
   const r = schema.safeParse(env);

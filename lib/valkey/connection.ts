@@ -1,4 +1,5 @@
 // The one way a program connects to Valkey.
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 
 /**
@@ -11,6 +12,11 @@ export const VALKEY_COMMAND_TIMEOUT_MS = 5_000;
 export interface ValkeyOptions {
   /** Default VALKEY_COMMAND_TIMEOUT_MS. */
   readonly commandTimeoutMs?: number;
+  /**
+   * A PEM file of the CA that signed Valkey's certificate, trusted for a rediss:// URL instead
+   * of the system's CAs (WAITGATE_VALKEY_CA_FILE). Read once, here; an unreadable file throws.
+   */
+  readonly caFile?: string | undefined;
 }
 
 /** Connects without retrying each command forever: callers decide what a failure means. */
@@ -22,5 +28,7 @@ export function connectValkey(url: string, options: ValkeyOptions = {}): Redis {
     lazyConnect: false,
     commandTimeout: timeoutMs,
     socketTimeout: timeoutMs,
+    // ioredis turns TLS on for rediss:// by itself; given here, these options replace its default ones.
+    ...(options.caFile !== undefined ? { tls: { ca: readFileSync(options.caFile) } } : {}),
   });
 }

@@ -440,7 +440,9 @@ describe('helm install', () => {
       let ns = '';
       await withChart(
         'chart-install',
-        (n) => baseValues(n),
+        // Installed for every namespace, the heldjob-launchers policy would also refuse the
+        // receivers of the other tests' releases running meanwhile (admission-policy.test.ts tests it).
+        (n) => ({ ...baseValues(n), admissionPolicy: { enabled: false } }),
         async (c) => {
           ns = c.namespace;
           clusterRole = `${ns}-waitgate-operator`;

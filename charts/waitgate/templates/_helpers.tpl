@@ -101,6 +101,43 @@ url
 {{- end -}}
 {{- end -}}
 
+{{/* Valkey's CA certificate, mounted where WAITGATE_VALKEY_CA_FILE points (valkey.tls). */}}
+{{- define "waitgate.valkeyCaDir" -}}/etc/waitgate/valkey-ca{{- end -}}
+
+{{- define "waitgate.valkeyCaEnv" -}}
+{{- if or .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap }}
+- name: WAITGATE_VALKEY_CA_FILE
+  value: {{ printf "%s/ca.crt" (include "waitgate.valkeyCaDir" .) | toJson }}
+{{- end }}
+{{- end -}}
+
+{{- define "waitgate.valkeyCaMount" -}}
+{{- if or .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap }}
+- name: valkey-ca
+  mountPath: {{ include "waitgate.valkeyCaDir" . }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "waitgate.valkeyCaVolume" -}}
+{{- $t := .Values.valkey.tls -}}
+{{- if $t.caSecret }}
+- name: valkey-ca
+  secret:
+    secretName: {{ $t.caSecret }}
+    defaultMode: 292
+    items:
+      - { key: {{ $t.caKey | quote }}, path: ca.crt }
+{{- else if $t.caConfigMap }}
+- name: valkey-ca
+  configMap:
+    name: {{ $t.caConfigMap }}
+    defaultMode: 292
+    items:
+      - { key: {{ $t.caKey | quote }}, path: ca.crt }
+{{- end }}
+{{- end -}}
+
 {{- define "waitgate.receiverSecretName" -}}
 {{- if .Values.receiver.existingSecret -}}
 {{- .Values.receiver.existingSecret -}}
@@ -135,6 +172,12 @@ profiles.json: {{ $profiles | toJson | toJson }}
 {{- end -}}
 {{- if not (or .Values.valkey.url .Values.valkey.existingSecret) -}}
 {{- fail "set valkey.url or valkey.existingSecret: the operator and the receiver need Valkey." -}}
+{{- end -}}
+{{- if and .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap -}}
+{{- fail "valkey.tls: set caSecret or caConfigMap, not both." -}}
+{{- end -}}
+{{- if and (or .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap) (not .Values.valkey.existingSecret) (not (hasPrefix "rediss://" .Values.valkey.url)) -}}
+{{- fail "valkey.tls: a CA certificate is set, but valkey.url is not a rediss:// URL: the CA is only used for TLS." -}}
 {{- end -}}
 {{- range $i, $w := .Values.pauseWindows -}}
 {{- if eq $w.start $w.end -}}

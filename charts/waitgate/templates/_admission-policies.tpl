@@ -1,0 +1,73 @@
+{{/* The spec of the heldjob-launchers ValidatingAdmissionPolicy. Include with
+(dict "receiver" "<the receiver's user name, or empty when there is none>"). */}}
+{{- define "waitgate.heldJobLaunchersSpec" -}}
+failurePolicy: Fail
+matchConstraints:
+  resourceRules:
+    - apiGroups: [waitgate.dev]
+      apiVersions: ["*"]
+      operations: [CREATE, UPDATE]
+      resources: [heldjobs]
+matchConditions:
+  # Status and metadata writes (the operator's finalizer, labels) launch nothing new.
+  - name: writes-spec
+    expression: "request.operation == 'CREATE' || object.spec != oldObject.spec"
+  {{- with .receiver }}
+  - name: not-the-receiver
+    expression: {{ printf "request.userInfo.username != '%s'" . | quote }}
+  {{- end }}
+validations:
+  - expression: "authorizer.group('batch').resource('jobs').namespace(request.namespace).check('create').allowed()"
+    reason: Forbidden
+    message: "waitgate: a HeldJob launches a Job in its namespace, so writing one needs the permission to create jobs.batch there too"
+    messageExpression: >-
+      'waitgate: ' + request.userInfo.username + ' lacks the permission to create jobs.batch in namespace '
+      + request.namespace + ', and a HeldJob there is launched as a Job; writing a HeldJob needs that permission too'
+{{- end -}}
+
+{{/* The spec of the operator-pods ValidatingAdmissionPolicy. Include with
+(dict "operator" "<the operator's user name>"). */}}
+{{- define "waitgate.operatorPodsSpec" -}}
+failurePolicy: Fail
+matchConstraints:
+  resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+matchConditions:
+  - name: from-the-operator
+    expression: {{ printf "request.userInfo.username == '%s'" .operator | quote }}
+variables:
+  - name: containers
+    expression: "object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : [])"
+validations:
+  - expression: "has(object.spec.automountServiceAccountToken) && object.spec.automountServiceAccountToken == false"
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates mounts no service-account token (automountServiceAccountToken: false)"
+  - expression: "!has(object.spec.serviceAccountName) || object.spec.serviceAccountName in ['', 'default']"
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates runs as its namespace's default ServiceAccount"
+  - expression: >-
+      has(object.spec.securityContext) && has(object.spec.securityContext.runAsNonRoot) && object.spec.securityContext.runAsNonRoot
+      && !(has(object.spec.securityContext.runAsUser) && object.spec.securityContext.runAsUser == 0)
+      && variables.containers.all(c, !has(c.securityContext)
+        || (!(has(c.securityContext.runAsNonRoot) && !c.securityContext.runAsNonRoot)
+          && !(has(c.securityContext.runAsUser) && c.securityContext.runAsUser == 0)))
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates runs as a user other than root (runAsNonRoot: true, no runAsUser 0)"
+  - expression: >-
+      !(has(object.spec.hostNetwork) && object.spec.hostNetwork) && !(has(object.spec.hostPID) && object.spec.hostPID)
+      && !(has(object.spec.hostIPC) && object.spec.hostIPC)
+      && variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || !c.securityContext.privileged)
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates shares no host namespace and is not privileged"
+  - expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, has(v.configMap) || has(v.emptyDir) || has(v.downwardAPI))"
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates mounts only configMap, emptyDir and downwardAPI volumes (no Secret, token, hostPath or other volume)"
+  - expression: >-
+      variables.containers.all(c, (!has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef)))
+        && (!has(c.envFrom) || c.envFrom.all(f, !has(f.secretRef))))
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates reads no Secret into its environment"
+{{- end -}}

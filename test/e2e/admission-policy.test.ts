@@ -1,0 +1,302 @@
+// Who may launch what, against the real apiserver with the chart installed: the chart's
+// ValidatingAdmissionPolicies refuse a HeldJob from whoever may not create Jobs in its namespace
+// (the receiver's ServiceAccount excepted), and refuse any Pod from the operator's
+// ServiceAccount that is not a check Pod; the chart's RBAC keeps the operator away from Secrets
+// and from Pods outside its namespace. policies/ holds the same policies as plain manifests.
+import { describe, expect, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { Profile } from '../../api/profiles.js';
+import { checkPod } from '../../operator/checks/pod-check.js';
+import { heldJob } from '../support/builders.js';
+import {
+  baseValues,
+  canI,
+  CHART_DIR,
+  kubectl,
+  mustRun,
+  OPERATOR_SA,
+  RECEIVER_SA,
+  RELEASE,
+  serviceAccountKubeconfig,
+  withChart,
+  type ChartInstall,
+  type ToolResult,
+} from '../support/chart.js';
+import { kubeconfigPath, ROOT } from '../support/env.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually } from '../support/wait.js';
+
+type Manifest = { kind: string; metadata: { name: string }; spec: Record<string, unknown> };
+
+async function render(ns: string, args: readonly string[] = []): Promise<Manifest[]> {
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, ...args]);
+  return parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+const policyKinds = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+
+/** kubectl create of one object as whoever the kubeconfig names; `dryRun` asks the server to admit it without storing it. */
+function createAs(kubeconfig: string, obj: object, namespace: string, dryRun = false): Promise<ToolResult> {
+  return kubectl(['create', '-n', namespace, '-f', '-', '-o', 'name', ...(dryRun ? ['--dry-run=server'] : [])], {
+    kubeconfig,
+    input: JSON.stringify(obj),
+  });
+}
+
+/** A ServiceAccount of the test namespace bound to a Role with these rules; its kubeconfig. */
+async function userWith(c: ChartInstall, name: string, rules: object[]): Promise<string> {
+  const n = c.namespace;
+  const docs = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: n } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: n }, rules },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace: n },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: n }],
+    },
+  ];
+  await mustRun(
+    'kubectl',
+    ['--kubeconfig', kubeconfigPath(), 'apply', '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }),
+  );
+  return serviceAccountKubeconfig(c.kube, n, name);
+}
+
+const heldJobRules = { apiGroups: ['waitgate.dev'], resources: ['heldjobs'], verbs: ['create', 'get', 'update', 'patch'] };
+const jobRules = { apiGroups: ['batch'], resources: ['jobs'], verbs: ['create'] };
+const randomName = (p: string) => `${p}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** Admission policies take effect a moment after they are made: wait until this one refuses (a dry run stores nothing). */
+async function refusedOnceActive(kubeconfig: string, obj: object, namespace: string, message: RegExp): Promise<ToolResult> {
+  return eventually(
+    'the admission policy to refuse',
+    async () => {
+      const r = await createAs(kubeconfig, obj, namespace, true);
+      return r.code !== 0 && message.test(r.stderr) ? r : undefined;
+    },
+    Timeouts.shortMs,
+  );
+}
+
+describe('the chart and policies/ ship the same admission policies', () => {
+  test.concurrent(
+    "policies/ equals the chart's rendering for a release named waitgate in waitgate-system",
+    async () => {
+      const chart = (await render('waitgate-system')).filter((m) => policyKinds.has(m.kind));
+      const plain = parseAllDocuments(readFileSync(join(ROOT, 'policies', 'waitgate-admission-policies.yaml'), 'utf8'))
+        .map((d) => d.toJS() as Manifest | null)
+        .filter((m): m is Manifest => m !== null);
+      const byName = (ms: Manifest[], strip: string) =>
+        Object.fromEntries(
+          ms.map((m) => {
+            const spec = { ...m.spec };
+            if (typeof spec['policyName'] === 'string') spec['policyName'] = spec['policyName'].replace(strip, '');
+            return [`${m.kind}/${m.metadata.name.replace(strip, '')}`, spec];
+          }),
+        );
+      expect(byName(plain, 'waitgate-')).toEqual(byName(chart, 'waitgate-system-waitgate-'));
+      expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
+        'ValidatingAdmissionPolicy/heldjob-launchers',
+        'ValidatingAdmissionPolicy/operator-pods',
+        'ValidatingAdmissionPolicyBinding/heldjob-launchers',
+        'ValidatingAdmissionPolicyBinding/operator-pods',
+      ]);
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'the launchers binding covers watchNamespace when set, every namespace when not; admissionPolicy.enabled=false renders none',
+    async () => {
+      const binding = (ms: Manifest[]) =>
+        ms.find((m) => m.kind === 'ValidatingAdmissionPolicyBinding' && m.metadata.name.endsWith('-heldjob-launchers'));
+      expect(binding(await render('team-a'))?.spec['matchResources']).toBeUndefined();
+      expect(
+        binding(await render('team-a', ['--set', 'watchNamespace=team-b', '--set', 'receiver.jobNamespace=team-b']))?.spec,
+      ).toMatchObject({
+        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-b' } } },
+      });
+      expect((await render('team-a', ['--set', 'admissionPolicy.enabled=false'])).filter((m) => policyKinds.has(m.kind))).toEqual([]);
+      // Without a receiver there is no one to except.
+      const noReceiver = (await render('team-a', ['--set', 'receiver.enabled=false'])).find(
+        (m) => m.kind === 'ValidatingAdmissionPolicy' && m.metadata.name.endsWith('-heldjob-launchers'),
+      );
+      expect(JSON.stringify(noReceiver?.spec)).not.toMatch(/receiver/);
+      // A cluster older than 1.30 has no admissionregistration.k8s.io/v1 policies: nothing is rendered.
+      expect((await render('team-a', ['--kube-version', '1.29.0'])).filter((m) => policyKinds.has(m.kind))).toEqual([]);
+    },
+    Timeouts.testMs,
+  );
+});
+
+describe('who may launch what, with the chart installed', () => {
+  test.concurrent(
+    'create heldjobs without create jobs is refused, naming the missing permission; with both, or as the receiver, admitted; spec updates too',
+    async () => {
+      let release = '';
+      await withChart(
+        'admission-hj',
+        (ns) => ({ ...baseValues(ns), watchNamespace: ns }),
+        async (c) => {
+          const ns = c.namespace;
+          release = ns;
+          const only = await userWith(c, 'heldjobs-only', [heldJobRules]);
+          const both = await userWith(c, 'heldjobs-and-jobs', [heldJobRules, jobRules]);
+          const receiver = await serviceAccountKubeconfig(c.kube, ns, RECEIVER_SA);
+          expect(await canI(only, ['create', 'heldjobs.waitgate.dev', '-n', ns])).toBe(true);
+          expect(await canI(only, ['create', 'jobs.batch', '-n', ns])).toBe(false);
+          expect(await canI(both, ['create', 'jobs.batch', '-n', ns])).toBe(true);
+          expect(await canI(receiver, ['create', 'jobs.batch', '-n', ns])).toBe(false);
+
+          const message = new RegExp(
+            `waitgate: system:serviceaccount:${ns}:heldjobs-only lacks the permission to create jobs\\.batch in namespace ${ns}`,
+          );
+          const refused = await refusedOnceActive(only, heldJob({ name: randomName('only') }), ns, message);
+          expect(refused.stderr).toMatch(/Forbidden/);
+          expect(refused.stderr).toMatch(new RegExp(`ValidatingAdmissionPolicy '${ns}-waitgate-heldjob-launchers'`));
+          // For real, too: nothing stored.
+          const stored = await createAs(only, heldJob({ name: 'only-real' }), ns);
+          expect(stored.stderr).toMatch(message);
+          expect(await c.kube.getHeldJob(ns, 'only-real')).toBeUndefined();
+
+          const admitted = await createAs(both, heldJob({ name: 'both' }), ns);
+          expect(admitted.stderr).toBe('');
+          expect(admitted.stdout.trim()).toBe('heldjob.waitgate.dev/both');
+          const byReceiver = await createAs(receiver, heldJob({ name: 'from-receiver' }), ns);
+          expect(byReceiver.stderr).toBe('');
+          expect(await c.kube.getHeldJob(ns, 'from-receiver')).toBeDefined();
+
+          // An update that changes spec needs create jobs as well; one that only labels does not.
+          const patchAs = (kc: string, patch: object) =>
+            kubectl(['patch', 'heldjob', 'both', '-n', ns, '--type=merge', '-p', JSON.stringify(patch)], { kubeconfig: kc });
+          const specPatch = await patchAs(only, { spec: { target: 'acme/web#8' } });
+          expect(specPatch.code).not.toBe(0);
+          expect(specPatch.stderr).toMatch(message);
+          expect(((await c.kube.getHeldJob(ns, 'both')) as { spec?: { target?: string } } | undefined)?.spec?.target).toBe('acme/web#7');
+          expect((await patchAs(only, { metadata: { labels: { team: 'a' } } })).code).toBe(0);
+          expect((await patchAs(both, { spec: { target: 'acme/web#8' } })).code).toBe(0);
+          expect(((await c.kube.getHeldJob(ns, 'both')) as { spec?: { target?: string } } | undefined)?.spec?.target).toBe('acme/web#8');
+        },
+      );
+      // The policies are cluster-scoped: helm uninstall takes them away with the release.
+      for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
+        for (const name of ['heldjob-launchers', 'operator-pods']) {
+          expect((await kubectl(['get', kind, `${release}-waitgate-${name}`])).stderr).toMatch(/NotFound/);
+        }
+      }
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    "the operator's ServiceAccount: no Secrets anywhere, Pods only in its namespace, and only check Pods there",
+    () =>
+      withChart(
+        'admission-op',
+        (ns) => ({ ...baseValues(ns), watchNamespace: ns }),
+        async (c) => {
+          const ns = c.namespace;
+          const op = await serviceAccountKubeconfig(c.kube, ns, OPERATOR_SA);
+          const denied = [
+            ['get', 'secrets', '-n', ns],
+            ['list', 'secrets', '-n', ns],
+            ['get', 'secrets', '-n', 'kube-system'],
+            ['list', 'secrets', '--all-namespaces'],
+            ['watch', 'secrets', '--all-namespaces'],
+            ['create', 'pods', '-n', 'default'],
+            ['create', 'pods', '-n', 'kube-system'],
+            ['create', 'pods', '--all-namespaces'],
+            ['create', 'pods', '--subresource=ephemeralcontainers', '-n', ns],
+            ['update', 'pods', '-n', ns],
+          ];
+          const answers = await Promise.all(denied.map(async (a) => [a.join(' '), await canI(op, a)] as const));
+          expect(Object.fromEntries(answers)).toEqual(Object.fromEntries(denied.map((a) => [a.join(' '), false])));
+          expect(await canI(op, ['create', 'pods', '-n', ns])).toBe(true);
+
+          // A check Pod exactly as the operator builds it is admitted...
+          const profile: Profile = { name: 'ci', mode: 'pod', script: 'ci.sh', image: 'busybox:1.36' };
+          const base = checkPod({
+            name: 'waitgate-check-x',
+            namespace: ns,
+            profile,
+            target: 'acme/web#7',
+            key: `${ns}/web-7-deploy`,
+            worker: 'waitgate',
+            configMap: 'waitgate-profiles',
+            timeoutMs: 10_000,
+          });
+          // ... and every way out of a check Pod's bounds is refused, naming the bound.
+          const variant = (f: (p: typeof base) => void) => {
+            const p = structuredClone(base);
+            f(p);
+            return p;
+          };
+          const spec = (p: typeof base) => p.spec as NonNullable<typeof base.spec>;
+          const container = (p: typeof base) => spec(p).containers[0] as NonNullable<typeof base.spec>['containers'][number];
+          const cases: [string, typeof base, RegExp][] = [
+            ['a mounted token', variant((p) => (spec(p).automountServiceAccountToken = true)), /mounts no service-account token/],
+            ['no word on the token', variant((p) => delete spec(p).automountServiceAccountToken), /mounts no service-account token/],
+            ["the operator's own ServiceAccount", variant((p) => (spec(p).serviceAccountName = OPERATOR_SA)), /default ServiceAccount/],
+            ['no runAsNonRoot', variant((p) => delete spec(p).securityContext?.runAsNonRoot), /other than root/],
+            ['a container as uid 0', variant((p) => (container(p).securityContext = { runAsUser: 0 })), /other than root/],
+            ['a privileged container', variant((p) => (container(p).securityContext = { privileged: true })), /not privileged/],
+            ['the host network', variant((p) => (spec(p).hostNetwork = true)), /no host namespace/],
+            [
+              'a Secret volume',
+              variant((p) => spec(p).volumes?.push({ name: 's', secret: { secretName: 'waitgate-valkey' } })),
+              /only configMap, emptyDir and downwardAPI volumes/,
+            ],
+            [
+              'a hostPath volume',
+              variant((p) => spec(p).volumes?.push({ name: 'h', hostPath: { path: '/' } })),
+              /only configMap, emptyDir and downwardAPI volumes/,
+            ],
+            [
+              'a Secret in the environment',
+              variant((p) => (container(p).env = [{ name: 'V', valueFrom: { secretKeyRef: { name: 'waitgate-valkey', key: 'url' } } }])),
+              /reads no Secret into its environment/,
+            ],
+            [
+              'a Secret as envFrom',
+              variant((p) => (container(p).envFrom = [{ secretRef: { name: 'waitgate-valkey' } }])),
+              /reads no Secret into its environment/,
+            ],
+          ];
+          // The first refusal waits for the policy to take effect; the rest are then immediate.
+          await refusedOnceActive(op, cases[0]?.[1] as object, ns, cases[0]?.[2] as RegExp);
+          const results = await Promise.all(
+            cases.map(async ([what, pod, message]) => {
+              const r = await createAs(op, pod, ns, true);
+              return [
+                what,
+                r.code !== 0 && message.test(r.stderr) ? 'refused as expected' : `code ${String(r.code)}: ${r.stderr}`,
+              ] as const;
+            }),
+          );
+          expect(Object.fromEntries(results)).toEqual(Object.fromEntries(cases.map(([what]) => [what, 'refused as expected'])));
+          const ok = await createAs(op, base, ns, true);
+          expect(ok.stderr).toBe('');
+          expect(ok.code).toBe(0);
+          // Other users' Pods are not the operator's policy's business.
+          expect(
+            (
+              await createAs(
+                kubeconfigPath(),
+                variant((p) => (spec(p).automountServiceAccountToken = true)),
+                ns,
+                true,
+              )
+            ).code,
+          ).toBe(0);
+        },
+      ),
+    Timeouts.testMs,
+  );
+});

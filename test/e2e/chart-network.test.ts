@@ -1,0 +1,176 @@
+// The chart's network boundaries: NetworkPolicies that let nothing reach the operator and the
+// receiver but their own ports, and only them reach Valkey; Valkey over TLS with a CA mounted
+// from a Secret or a ConfigMap. Rendered with helm, then installed on the real apiserver.
+import { describe, expect, test } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { baseValues, CHART_DIR, mustRun, RELEASE, runTool, withChart } from '../support/chart.js';
+import { Timeouts } from '../support/timeouts.js';
+
+type Manifest = { kind: string; metadata: { name: string; namespace?: string }; spec: Record<string, unknown> };
+type PodSpec = {
+  containers: { env?: { name: string; value?: string }[]; volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+  volumes?: { name: string; secret?: object; configMap?: object }[];
+};
+
+async function render(ns: string, args: readonly string[] = []): Promise<Manifest[]> {
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, ...args]);
+  return parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+const policies = (ms: Manifest[]) => ms.filter((m) => m.kind === 'NetworkPolicy');
+const named = (ms: Manifest[], kind: string, name: string) => ms.find((m) => m.kind === kind && m.metadata.name === name);
+const podSpec = (d: Manifest | undefined) => (d?.spec as { template: { spec: PodSpec } } | undefined)?.template.spec;
+const selector = (component: string) => ({
+  'app.kubernetes.io/name': 'waitgate',
+  'app.kubernetes.io/instance': RELEASE,
+  'app.kubernetes.io/component': component,
+});
+
+describe('NetworkPolicies', () => {
+  test.concurrent(
+    'by default: the operator takes its metrics port only, the receiver its webhook port only; no Valkey policy, no egress rule',
+    async () => {
+      const ms = await render('team-a');
+      expect(policies(ms).map((m) => m.metadata.name)).toEqual(['waitgate-operator', 'waitgate-receiver']);
+      expect(named(ms, 'NetworkPolicy', 'waitgate-operator')?.spec).toEqual({
+        podSelector: { matchLabels: selector('operator') },
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ port: 'metrics', protocol: 'TCP' }] }],
+      });
+      expect(named(ms, 'NetworkPolicy', 'waitgate-receiver')?.spec).toEqual({
+        podSelector: { matchLabels: selector('receiver') },
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ port: 'http', protocol: 'TCP' }] }],
+      });
+      expect(policies(await render('team-a', ['--set', 'networkPolicy.enabled=false']))).toEqual([]);
+      expect(policies(await render('team-a', ['--set', 'receiver.enabled=false'])).map((m) => m.metadata.name)).toEqual([
+        'waitgate-operator',
+      ]);
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'metricsFrom narrows the metrics port; valkey.podLabels fences Valkey to the operator, the receiver and extraFrom',
+    async () => {
+      const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+      const fleet = { ipBlock: { cidr: '10.20.0.0/16' } };
+      const ms = await render('team-a', [
+        '--set-json',
+        `networkPolicy.metricsFrom=${JSON.stringify([monitoring])}`,
+        '--set-json',
+        'networkPolicy.valkey.podLabels={"app.kubernetes.io/name":"valkey"}',
+        '--set',
+        'networkPolicy.valkey.namespace=data',
+        '--set',
+        'networkPolicy.valkey.port=6380',
+        '--set-json',
+        `networkPolicy.valkey.extraFrom=${JSON.stringify([fleet])}`,
+      ]);
+      expect(named(ms, 'NetworkPolicy', 'waitgate-operator')?.spec['ingress']).toEqual([
+        { ports: [{ port: 'metrics', protocol: 'TCP' }], from: [monitoring] },
+      ]);
+      const valkey = named(ms, 'NetworkPolicy', 'waitgate-valkey');
+      expect(valkey?.metadata.namespace).toBe('data');
+      const ours = (component: string) => ({
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-a' } },
+        podSelector: { matchLabels: selector(component) },
+      });
+      expect(valkey?.spec).toEqual({
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'valkey' } },
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ port: 6380, protocol: 'TCP' }], from: [ours('operator'), ours('receiver'), fleet] }],
+      });
+    },
+    Timeouts.testMs,
+  );
+});
+
+describe("Valkey's CA certificate", () => {
+  test.concurrent(
+    'valkey.tls.caSecret or caConfigMap: mounted read-only into the operator and the receiver, WAITGATE_VALKEY_CA_FILE names it',
+    async () => {
+      for (const [value, source] of [
+        ['caSecret', { secret: { secretName: 'valkey-ca', defaultMode: 0o444, items: [{ key: 'tls.ca', path: 'ca.crt' }] } }],
+        ['caConfigMap', { configMap: { name: 'valkey-ca', defaultMode: 0o444, items: [{ key: 'tls.ca', path: 'ca.crt' }] } }],
+      ] as const) {
+        const ms = await render('team-a', [
+          '--set',
+          'valkey.url=rediss://:pw@valkey.data:6380',
+          '--set',
+          `valkey.tls.${value}=valkey-ca`,
+          '--set',
+          'valkey.tls.caKey=tls.ca',
+        ]);
+        for (const name of ['waitgate-operator', 'waitgate-receiver']) {
+          const spec = podSpec(named(ms, 'Deployment', name));
+          expect(spec?.volumes).toContainEqual({ name: 'valkey-ca', ...source });
+          expect(spec?.containers[0]?.volumeMounts).toContainEqual({
+            name: 'valkey-ca',
+            mountPath: '/etc/waitgate/valkey-ca',
+            readOnly: true,
+          });
+          expect(spec?.containers[0]?.env).toContainEqual({ name: 'WAITGATE_VALKEY_CA_FILE', value: '/etc/waitgate/valkey-ca/ca.crt' });
+        }
+      }
+      // Unset: nothing mounted, nothing named.
+      const plain = await render('team-a');
+      for (const name of ['waitgate-operator', 'waitgate-receiver']) {
+        const spec = podSpec(named(plain, 'Deployment', name));
+        expect((spec?.volumes ?? []).map((v) => v.name)).not.toContain('valkey-ca');
+        expect((spec?.containers[0]?.env ?? []).map((e) => e.name)).not.toContain('WAITGATE_VALKEY_CA_FILE');
+      }
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent.each<[string, string[], RegExp]>([
+    ['a CA with a redis:// URL', ['--set', 'valkey.tls.caSecret=valkey-ca'], /valkey.url is not a rediss:\/\/ URL/],
+    [
+      'both a Secret and a ConfigMap',
+      ['--set', 'valkey.url=rediss://v:6380', '--set', 'valkey.tls.caSecret=a', '--set', 'valkey.tls.caConfigMap=b'],
+      /set caSecret or caConfigMap, not both/,
+    ],
+  ])(
+    'refused: %s',
+    async (_what, args, message) => {
+      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', ...args]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    },
+    Timeouts.testMs,
+  );
+});
+
+describe('installed', () => {
+  test.concurrent(
+    'the apiserver accepts the NetworkPolicies, the Valkey fence and the CA mount',
+    async () => {
+      await withChart(
+        'chart-net',
+        (n) => ({
+          ...baseValues(n),
+          // The URL is only rendered into a Secret here; nothing dials it.
+          valkey: { url: 'rediss://:pw@valkey:6380', prefix: `test-${n}`, tls: { caSecret: 'valkey-ca' } },
+          watchNamespace: n,
+          networkPolicy: { valkey: { podLabels: { 'app.kubernetes.io/name': 'valkey' } } },
+        }),
+        async (c) => {
+          const ns = c.namespace;
+          const net = c.kube.kc.makeApiClient(k8s.NetworkingV1Api);
+          const names = (await net.listNamespacedNetworkPolicy({ namespace: ns })).items.map((p) => p.metadata?.name).sort();
+          expect(names).toEqual(['waitgate-operator', 'waitgate-receiver', 'waitgate-valkey']);
+          const apps = c.kube.kc.makeApiClient(k8s.AppsV1Api);
+          for (const name of ['waitgate-operator', 'waitgate-receiver']) {
+            const d = await apps.readNamespacedDeployment({ name, namespace: ns });
+            expect(d.spec?.template.spec?.volumes?.find((v) => v.name === 'valkey-ca')?.secret?.secretName).toBe('valkey-ca');
+          }
+        },
+      );
+    },
+    Timeouts.testMs,
+  );
+});
