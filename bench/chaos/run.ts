@@ -386,6 +386,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       WAITGATE_JOB_NAMESPACE: ns,
       WAITGATE_RECEIVER_HOST: '127.0.0.1',
       WAITGATE_RECEIVER_PORT: String(receiverPort),
+      WAITGATE_RECEIVER_METRICS_HOST: '127.0.0.1',
+      WAITGATE_RECEIVER_METRICS_PORT: '0',
       WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
