@@ -18,7 +18,7 @@ const common = {
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{api,operator,receiver,cli,hack,lib}/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{api,operator,receiver,cli,hack,lib,bench}/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',

@@ -1,0 +1,140 @@
+import { describe, expect, test } from '@jest/globals';
+import { audit, faultsDuringChecks, mostAtOnce, type Observations, type SeenHeldJob, type SeenJob } from './audit.js';
+import { HoldKind, HoldSource, type PlannedHold } from './population.js';
+
+const T = Date.parse('2026-12-03T10:00:00Z');
+const s = (n: number) => T + n * 1000;
+
+const plan: PlannedHold[] = [
+  {
+    name: 'c-0',
+    source: HoldSource.Direct,
+    kind: HoldKind.After,
+    target: 'acme/r0#1',
+    repo: 'acme/r0',
+    afterAt: s(10),
+    clearAt: undefined,
+    runForS: 5,
+  },
+  {
+    name: 'c-1',
+    source: HoldSource.Direct,
+    kind: HoldKind.Exec,
+    target: 'acme/r0#2',
+    repo: 'acme/r0',
+    afterAt: undefined,
+    clearAt: s(20),
+    runForS: 5,
+  },
+];
+const ok: SeenHeldJob[] = [
+  { name: 'c-0', target: 'acme/r0#1', phase: 'Succeeded', reason: undefined, checks: 0 },
+  { name: 'c-1', target: 'acme/r0#2', phase: 'Succeeded', reason: undefined, checks: 2 },
+];
+const okJobs: SeenJob[] = [
+  { name: 'c-0-a', owner: 'c-0', createdAt: s(10), endedAt: s(16) },
+  { name: 'c-1-a', owner: 'c-1', createdAt: s(20), endedAt: s(26) },
+];
+const base: Observations = {
+  plan,
+  heldJobs: ok,
+  terminalPhasesSeen: new Map([
+    ['c-0', new Set(['Succeeded'])],
+    ['c-1', new Set(['Succeeded'])],
+  ]),
+  jobs: okJobs,
+  checksRun: new Map([['acme/r0#2', [s(1), s(19)]]]),
+  faultTimes: [],
+  jobsDeleted: new Set(),
+  slotHighs: { checkSlots: 1, all: 1, scope: 1, samples: 10 },
+  limits: { checkSlots: 1, concurrency: 2, scope: 1 },
+  redeliveries: { sent: 1, answered2xx: 1 },
+};
+
+describe('audit', () => {
+  test.each<[string, Partial<Observations>, RegExp | undefined]>([
+    ['a clean run', {}, undefined],
+    ['a hold with no HeldJob is lost', { heldJobs: [ok[0] as SeenHeldJob] }, /acme\/r0#2: no HeldJob \(lost\)/],
+    [
+      'two HeldJobs for one target (a redelivery made one)',
+      { heldJobs: [...ok, { ...(ok[1] as SeenHeldJob), name: 'c-1b' }] },
+      /2 HeldJobs/,
+    ],
+    [
+      'still Running at the deadline is wedged',
+      { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), phase: 'Running' }] },
+      /still Running/,
+    ],
+    ['two terminal phases seen', { terminalPhasesSeen: new Map([['c-0', new Set(['Succeeded', 'Failed'])]]) }, /ended more than once/],
+    [
+      'JobMissing without a deletion is a loss',
+      { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), phase: 'Failed', reason: 'JobMissing' }] },
+      /ended Failed JobMissing/,
+    ],
+    [
+      'JobMissing after the run deleted its Job is expected',
+      {
+        heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), phase: 'Failed', reason: 'JobMissing' }],
+        jobsDeleted: new Set(['c-1']),
+      },
+      undefined,
+    ],
+    ['a second Job for a hold', { jobs: [...okJobs, { name: 'c-1-b', owner: 'c-1', createdAt: s(30), endedAt: s(35) }] }, /c-1: 2 Jobs/],
+    [
+      'a Job before its profile cleared',
+      { jobs: [okJobs[0] as SeenJob, { name: 'c-1-a', owner: 'c-1', createdAt: s(19), endedAt: s(25) }] },
+      /before its conditions cleared/,
+    ],
+    [
+      'two Jobs of one repository at once over a scope limit of 1',
+      { jobs: [okJobs[0] as SeenJob, { ...(okJobs[1] as SeenJob), createdAt: s(12) }] },
+      /one repository: 2 at once/,
+    ],
+    ['a check slot high over its limit', { slotHighs: { checkSlots: 2, all: 1, scope: 1, samples: 10 } }, /check slots held: 2/],
+    ['two checks lost with no fault', { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), checks: 0 }] }, /lost 2 checks/],
+    [
+      'one check lost per fault during a check is allowed',
+      { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), checks: 0 }], faultTimes: [s(2), s(20)] },
+      undefined,
+    ],
+    ['a redelivery never answered', { redeliveries: { sent: 2, answered2xx: 1 } }, /never answered 2xx/],
+  ])('%s', (_name, over, violation) => {
+    const v = audit({ ...base, ...over });
+    if (violation) expect(v.violations.join('\n')).toMatch(violation);
+    else expect(v.violations).toEqual([]);
+  });
+});
+
+describe('mostAtOnce', () => {
+  test.each<[string, { start: number; end: number | undefined }[], number]>([
+    ['none', [], 0],
+    [
+      'one ending as the next starts does not overlap it (second precision)',
+      [
+        { start: 0, end: 10 },
+        { start: 10, end: 20 },
+      ],
+      1,
+    ],
+    [
+      'overlapping',
+      [
+        { start: 0, end: 10 },
+        { start: 9, end: 20 },
+      ],
+      2,
+    ],
+    [
+      'one still running',
+      [
+        { start: 0, end: undefined },
+        { start: 50, end: 60 },
+      ],
+      2,
+    ],
+  ])('%s', (_n, intervals, most) => expect(mostAtOnce(intervals)).toBe(most));
+});
+
+test('faultsDuringChecks: a fault counts when a check began at most 15 s before it', () => {
+  expect(faultsDuringChecks([s(0), s(100)], [s(5), s(50), s(114), s(116)])).toBe(2);
+});
