@@ -5,6 +5,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { head, rawExchange, type RawAnswer, type RawRequest } from './raw-http.js';
+import { seededRandom } from './common.js';
 
 /**
  * The receiver's node options as the chart runs it (`receiver.nodeOptions`). With Node's
@@ -20,18 +21,6 @@ export interface FuzzTarget {
   readonly gitlabToken: string;
   /** The label a trigger of the receiver's fires on (for GitHub and GitLab). */
   readonly label: string;
-}
-
-/** A small seeded generator (mulberry32): the same seed sends the same run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Rng = () => number;
@@ -354,7 +343,7 @@ export async function runFuzz(
   t: FuzzTarget,
   opts: { deliveries: number; concurrency: number; seed: number; pid: number },
 ): Promise<FuzzFigures> {
-  const rng = seeded(opts.seed);
+  const rng = seededRandom(opts.seed);
   const replayable: Planned['signedBody'][] = [];
   const exchanges: Exchange[] = [];
   let handled = 0;
@@ -414,7 +403,7 @@ export async function runSlowSenders(
   t: FuzzTarget,
   opts: { slow: number; signed: number; seed: number; pid: number },
 ): Promise<SlowSenderFigures> {
-  const rng = seeded(opts.seed);
+  const rng = seededRandom(opts.seed);
   const rss = watchRss(opts.pid);
   const started = Date.now();
   const count = (answers: RawAnswer[]) => {

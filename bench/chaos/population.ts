@@ -2,6 +2,8 @@
 // each of their conditions clears, how long each Job runs. Pure: the run creates what this
 // plans, and the audit holds the world against it.
 
+import { seededRandom } from '../common.js';
+
 /** How a hold waits. Profile holds clear when the harness says so, at a whole second. */
 export const HoldKind = {
   After: 'after',
@@ -64,18 +66,6 @@ const MIX: readonly { source: HoldSource; kind: HoldKind; per100: number }[] = [
   { source: HoldSource.Delivery, kind: HoldKind.Exec, per100: 8 },
   { source: HoldSource.Delivery, kind: HoldKind.Pod, per100: 6 },
 ];
-
-/** mulberry32: a small seeded generator, so a run can be replayed from its printed seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const wholeSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 

@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
@@ -24,12 +23,11 @@ import {
   HoldSource,
   planPopulation,
   POD_PROFILE,
-  seededRandom,
   targetKey,
   type PlannedHold,
 } from './population.js';
 import { OwnRedisServer } from './redis-server.js';
-import { inParallel, sleep } from '../common.js';
+import { freePort, inParallel, seededRandom, sleep } from '../common.js';
 
 export const KillMoment = { Check: 'mid-check', Launch: 'mid-launch', StatusWrite: 'mid-status-write' } as const;
 export type KillMoment = (typeof KillMoment)[keyof typeof KillMoment];
@@ -79,18 +77,6 @@ export interface ChaosReport {
 
 const GITHUB_SECRET = 'chaos-github-secret';
 const LEASE_NAME = 'waitgate-operator';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, stepMs = 200): Promise<T> {
   const deadline = Date.now() + timeoutMs;

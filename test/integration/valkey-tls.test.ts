@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -14,20 +13,9 @@ import { Leases } from '../../lib/valkey/leases.js';
 import { Slots } from '../../lib/valkey/slots.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
+import { freePort } from '../../bench/common.js';
 
 const PASSWORD = 'tls-test-password';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
 
 /** A CA, and a server certificate for 127.0.0.1 signed by it; the file paths. */
 function makeCa(dir: string, name: string): { ca: string; key: string; cert: string } {
