@@ -3,7 +3,7 @@
 // Valkey restarted twice (once losing its keys), kube-apiserver restarted once and frozen for
 // 20 s, 20 running Jobs deleted, 50 deliveries sent again after their dedup window. Prints
 // the figures; exits non-zero on any violation. CHAOS_* variables scale it down.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { env } from './common.js';
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     say: (line) => console.log(line),
   });
   console.log(formatReport(report));
+  writeFileSync(join(workDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`chaos: logs and scripts' state in ${workDir}`);
   process.exit(report.verdict.violations.length === 0 ? 0 : 1);
 }

@@ -44,7 +44,7 @@ const base: Observations = {
   ]),
   jobs: okJobs,
   checksRun: new Map([['acme/r0#2', [s(1), s(19)]]]),
-  faultTimes: [],
+  faultSpans: [],
   jobsDeleted: new Set(),
   slotHighs: { checkSlots: 1, all: 1, scope: 1, samples: 10 },
   limits: { checkSlots: 1, concurrency: 2, scope: 1 },
@@ -94,7 +94,13 @@ describe('audit', () => {
     ['two checks lost with no fault', { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), checks: 0 }] }, /lost 2 checks/],
     [
       'one check lost per fault during a check is allowed',
-      { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), checks: 0 }], faultTimes: [s(2), s(20)] },
+      {
+        heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), checks: 0 }],
+        faultSpans: [
+          { start: s(2), end: s(2) },
+          { start: s(20), end: s(20) },
+        ],
+      },
       undefined,
     ],
     ['a redelivery never answered', { redeliveries: { sent: 2, answered2xx: 1 } }, /never answered 2xx/],
@@ -135,6 +141,16 @@ describe('mostAtOnce', () => {
   ])('%s', (_n, intervals, most) => expect(mostAtOnce(intervals)).toBe(most));
 });
 
-test('faultsDuringChecks: a fault counts when a check began at most 15 s before it', () => {
-  expect(faultsDuringChecks([s(0), s(100)], [s(5), s(50), s(114), s(116)])).toBe(2);
+test.each<[string, number[], { start: number; end: number }[], number]>([
+  [
+    'a kill counts when a check began at most 15 s before it',
+    [s(0), s(100)],
+    [s(5), s(50), s(114), s(116)].map((t) => ({ start: t, end: t })),
+    2,
+  ],
+  ['a kill before the check does not', [s(10)], [{ start: s(9), end: s(9) }], 0],
+  ['an outage counts for a check begun during it, or before its leader stepped down', [s(30)], [{ start: s(10), end: s(25) }], 1],
+  ['an outage long over does not', [s(60)], [{ start: s(10), end: s(25) }], 0],
+])('faultsDuringChecks: %s', (_n, checks, faults, n) => {
+  expect(faultsDuringChecks(checks, faults)).toBe(n);
 });

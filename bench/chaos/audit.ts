@@ -44,8 +44,8 @@ export interface Observations {
   readonly jobs: readonly SeenJob[];
   /** When each check of a target began (its script ran, or its check Pod appeared), epoch ms, by target. */
   readonly checksRun: ReadonlyMap<string, readonly number[]>;
-  /** When each crash or stall began: leader kills, Valkey restarts, kube-apiserver restarts and freezes. */
-  readonly faultTimes: readonly number[];
+  /** When each crash or stall began and was over: leader kills (an instant), Valkey restarts, kube-apiserver restarts and freezes. */
+  readonly faultSpans: readonly FaultSpan[];
   /** HeldJobs whose running Job the run deleted. */
   readonly jobsDeleted: ReadonlySet<string>;
   readonly slotHighs: SlotHighs;
@@ -80,10 +80,27 @@ export interface Verdict {
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Refused']);
 /** A check under way at a fault began at most this long before it: the check timeout and its kill grace, and slack. */
 export const CHECK_SPAN_MS = 15_000;
+/**
+ * After an outage a leader may still run checks it cannot record, until it steps down: it
+ * exits when it has not renewed its Lease for 10 s.
+ */
+export const STEP_DOWN_MS = 10_000;
 
-/** The faults that may each have cost this hold one check: those with a check of its under way. */
-export function faultsDuringChecks(checks: readonly number[], faults: readonly number[]): number {
-  return faults.filter((f) => checks.some((c) => c <= f && f - c <= CHECK_SPAN_MS)).length;
+export interface FaultSpan {
+  readonly start: number;
+  /** The same as start for a kill; when the server answered again for a restart or a freeze. */
+  readonly end: number;
+}
+
+/**
+ * The faults that may each have cost this hold one check: a kill with a check of its under way,
+ * or an outage during which (or just before which, or before its leader stepped down) one began.
+ */
+export function faultsDuringChecks(checks: readonly number[], faults: readonly FaultSpan[]): number {
+  return faults.filter((f) => {
+    const after = f.end > f.start ? f.end + STEP_DOWN_MS : f.start;
+    return checks.some((c) => c >= f.start - CHECK_SPAN_MS && c <= after);
+  }).length;
 }
 
 /** The most intervals open at once; one that ends when another starts does not overlap it. */
@@ -211,8 +228,8 @@ export function audit(o: Observations): Verdict {
     checksLostMax = Math.max(checksLostMax, lostChecks);
     checksLostTotal += Math.max(0, lostChecks);
     // At most one check per hold per fault: each lost check needs a fault of its own while one ran.
-    const faults = faultsDuringChecks(starts, o.faultTimes);
-    if (lostChecks > 0) checksLostPerFaultMax = Math.max(checksLostPerFaultMax, faults === 0 ? Infinity : lostChecks / faults);
+    const faults = faultsDuringChecks(starts, o.faultSpans);
+    if (lostChecks > 0) checksLostPerFaultMax = Math.max(checksLostPerFaultMax, lostChecks / Math.max(1, faults));
     if (lostChecks > faults)
       violations.push(`${h.name}: lost ${lostChecks} checks (ran ${ran}, recorded ${h.checks}) with ${faults} faults during its checks`);
   }

@@ -21,7 +21,7 @@ export function formatReport(r: ChaosReport): string {
     `  wedged       ${f.wedged}`,
     `  early        ${f.earlyLaunches}`,
     `  breaches     ${f.limitBreaches} (most held at once: check slots ${f.highs.checkSlots}, scope all ${f.highs.all}, one scope ${f.highs.scope}, over ${f.highs.samples} samples; Jobs running ${f.highs.jobsAtOnce}, for one repository ${f.highs.jobsPerScopeAtOnce})`,
-    `  checks       ${f.checksRun} run, ${f.checksRecorded} recorded; lost to faults ${f.checksLostTotal} (at most ${f.checksLostMax} for one hold, ${f.checksLostPerFaultMax === 0 ? 'none' : f.checksLostPerFaultMax <= 1 ? 'never more than one per fault' : `${f.checksLostPerFaultMax} per fault`})`,
+    `  checks       ${f.checksRun} run, ${f.checksRecorded} recorded; lost to faults ${f.checksLostTotal} (at most ${f.checksLostMax} for one hold, ${f.checksLostPerFaultMax === 0 ? 'none' : f.checksLostPerFaultMax <= 1 ? 'never more than one per fault' : `up to ${f.checksLostPerFaultMax.toFixed(1)} per fault`})`,
     ...r.verdict.violations.slice(0, 30).map((v) => `  VIOLATION ${v}`),
   ];
   if (r.verdict.violations.length > 30) lines.push(`  ... and ${r.verdict.violations.length - 30} more`);

@@ -14,7 +14,7 @@ import { API_GROUP, API_VERSION, ConditionType, HELDJOB_PLURAL, isTerminal, type
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { loadKubeConfig } from '../../lib/kube/client.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
-import { audit, type Limits, type SeenHeldJob, type SeenJob, type Verdict } from './audit.js';
+import { audit, type FaultSpan, type Limits, type SeenHeldJob, type SeenJob, type Verdict } from './audit.js';
 import { ApiserverFaults } from './control-plane-faults.js';
 import {
   DeliveryTrigger,
@@ -407,7 +407,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     longestTakeoverMs: 0,
   };
   const jobsDeleted = new Set<string>();
-  const faultTimes: number[] = [];
+  const faultSpans: FaultSpan[] = [];
+  /** Runs a fault, noting when it began and when it was over. */
+  const spanOf = async <T>(fault: () => Promise<T>): Promise<T> => {
+    const start = Date.now();
+    try {
+      return await fault();
+    } finally {
+      faultSpans.push({ start, end: Date.now() });
+    }
+  };
   const redeliveries = { sent: 0, answered2xx: 0 };
   let verdict: Verdict;
   try {
@@ -511,7 +520,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         if (pid === undefined) continue;
         // At the moment asked for, or after 20 s without one (then counted as it is).
         const hit = await Promise.race([moment(m, pid).then(() => m), sleep(20_000).then(() => 'no moment' as const)]);
-        faultTimes.push(Date.now());
+        faultSpans.push({ start: Date.now(), end: Date.now() });
         await victim.kill('SIGKILL');
         faults.kills[hit] = (faults.kills[hit] ?? 0) + 1;
         const killedAt = Date.now();
@@ -522,8 +531,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const restartingValkey = (async () => {
       for (const [i, keep] of o.valkeyRestarts.entries()) {
         await at(0.15 + 0.35 * i);
-        faultTimes.push(Date.now());
-        await valkey.restart({ keepKeys: keep });
+        await spanOf(() => valkey.restart({ keepKeys: keep }));
         if (keep) faults.valkeyRestarts.keptKeys++;
         else faults.valkeyRestarts.lostKeys++;
         o.say(`chaos: Valkey restarted, ${keep ? 'keys kept' : 'keys lost'}`);
@@ -532,15 +540,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const apiserverFaults = (async () => {
       for (let i = 0; i < o.apiserverRestarts; i++) {
         await at(0.35 + 0.1 * i);
-        faultTimes.push(Date.now());
-        await apiserver?.restart();
+        await spanOf(async () => apiserver?.restart());
         faults.apiserverRestarts++;
         o.say('chaos: kube-apiserver restarted');
       }
       if (o.apiserverFreezeMs > 0) {
         await at(0.7);
-        faultTimes.push(Date.now());
-        await apiserver?.freeze(o.apiserverFreezeMs);
+        await spanOf(async () => apiserver?.freeze(o.apiserverFreezeMs));
         faults.apiserverFreezes++;
         o.say(`chaos: kube-apiserver frozen for ${o.apiserverFreezeMs / 1000}s`);
       }
@@ -647,7 +653,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       terminalPhasesSeen,
       jobs: [...jobsSeen.values()] satisfies SeenJob[],
       checksRun,
-      faultTimes,
+      faultSpans,
       jobsDeleted,
       slotHighs: { ...highs },
       limits: o.limits,
