@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     kubeconfig: env('KUBECONFIG'),
     clusterDir: env('WAITGATE_CLUSTER_DIR'),
     workDir,
-    settleMs: n('CHAOS_SETTLE_S', 300) * 1000,
+    settleMs: n('CHAOS_SETTLE_S', 900) * 1000,
     say: (line) => console.log(line),
   });
   console.log(formatReport(report));

@@ -599,10 +599,21 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     // --- the end --------------------------------------------------------------------------
     const settleBy = Math.max(Date.now(), t0 + o.spreadMs) + o.settleMs;
+    let lastProgress = Date.now();
     await until(
       'every hold to end',
       () => {
         const all = heldJobs.list(ns);
+        if (Date.now() - lastProgress >= 60_000) {
+          lastProgress = Date.now();
+          const byPhase: Record<string, number> = {};
+          for (const h of all) byPhase[h.status?.phase ?? 'none'] = (byPhase[h.status?.phase ?? 'none'] ?? 0) + 1;
+          o.say(
+            `chaos: ${Object.entries(byPhase)
+              .map(([p, n]) => `${p} ${n}`)
+              .join(', ')}`,
+          );
+        }
         return all.length >= plan.length && all.every((h) => isTerminal(h.status?.phase)) ? true : undefined;
       },
       Math.max(0, settleBy - Date.now()),
