@@ -31,7 +31,7 @@ describe('chaos, short form', () => {
         kubeconfig: kubeconfigPath(),
         clusterDir: undefined,
         workDir: mkdtempSync(join(tmpdir(), 'waitgate-chaos-short-')),
-        settleMs: 180_000,
+        settleMs: 300_000,
         say: (line) => lines.push(line),
       });
       const summary = `${lines.join('\n')}\n${formatReport(report)}`;
