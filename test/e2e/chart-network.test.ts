@@ -31,7 +31,7 @@ const selector = (component: string) => ({
 
 describe('NetworkPolicies', () => {
   test.concurrent(
-    'by default: the operator takes its metrics port only, the receiver its webhook port only; no Valkey policy, no egress rule',
+    'by default: the operator takes its metrics port only, the receiver its webhook port and its metrics port; no Valkey policy, no egress rule',
     async () => {
       const ms = await render('team-a');
       expect(policies(ms).map((m) => m.metadata.name)).toEqual(['waitgate-operator', 'waitgate-receiver']);
@@ -43,7 +43,7 @@ describe('NetworkPolicies', () => {
       expect(named(ms, 'NetworkPolicy', 'waitgate-receiver')?.spec).toEqual({
         podSelector: { matchLabels: selector('receiver') },
         policyTypes: ['Ingress'],
-        ingress: [{ ports: [{ port: 'http', protocol: 'TCP' }] }],
+        ingress: [{ ports: [{ port: 'http', protocol: 'TCP' }] }, { ports: [{ port: 8082, protocol: 'TCP' }] }],
       });
       expect(policies(await render('team-a', ['--set', 'networkPolicy.enabled=false']))).toEqual([]);
       expect(policies(await render('team-a', ['--set', 'receiver.enabled=false'])).map((m) => m.metadata.name)).toEqual([
