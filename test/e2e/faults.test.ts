@@ -31,6 +31,9 @@ function invalidJob(name: string, waitFor: object[]): Record<string, unknown> {
 }
 
 const reasonsOf = async (s: Scenario, name: string) => (await s.kube.eventsFor(s.namespace, name)).map((e) => e.reason);
+/** An Event is recorded just after the status write it goes with: poll for it. */
+const eventSaid = (s: Scenario, name: string, reason: string) =>
+  eventually(`a ${reason} Event on ${name}`, async () => ((await reasonsOf(s, name)).includes(reason) ? true : undefined));
 
 describe('a Job the apiserver rejects ends its hold and frees the repository', () => {
   test.concurrent(
@@ -42,7 +45,7 @@ describe('a Job the apiserver rejects ends its hold and frees the repository', (
         const hj = await reaches(s, 'bad', Phase.Failed, Timeouts.shortMs);
         expect(hj.status?.reason).toBe(FailureReason.JobRejected);
         expect(hj.status?.message).toMatch(/containers/);
-        expect(await reasonsOf(s, 'bad')).toContain('JobRejected');
+        await eventSaid(s, 'bad', 'JobRejected');
         expect(await s.kube.listJobs(s.namespace)).toHaveLength(0);
       }),
     Timeouts.testMs,
@@ -123,7 +126,7 @@ describe('a Job that disappears under a Running hold ends it', () => {
         await s.kube.batch.deleteNamespacedJob({ name: jobName, namespace: s.namespace, propagationPolicy: 'Background' });
         const hj = await reaches(s, 'first', Phase.Failed);
         expect(hj.status?.reason).toBe(FailureReason.JobMissing);
-        expect(await reasonsOf(s, 'first')).toContain('JobMissing');
+        await eventSaid(s, 'first', 'JobMissing');
         await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#8' }));
         await reaches(s, 'second', Phase.Succeeded);
         // Never launched twice.
@@ -245,7 +248,7 @@ describe('a profiles ConfigMap that cannot be read pauses profile holds; it refu
             },
             Timeouts.shortMs,
           );
-          expect(await reasonsOf(s, 'p')).toContain('ProfilesUnreadable');
+          await eventSaid(s, 'p', 'ProfilesUnreadable');
           const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
           expect(await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text()).toContain('waitgate_profiles_readable 0');
           await staysTrue(
