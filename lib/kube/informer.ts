@@ -1,6 +1,9 @@
-// A client-node informer that restarts itself. client-node stops an informer on any watch
-// error other than 410 Gone; a controller must not go deaf, so this one starts again with
-// backoff and re-lists, which replays every object as an add.
+// A client-node informer that restarts itself. client-node (2.x) reconnects by itself after a
+// watch closes or goes quiet past its inactivity timeout, and re-lists after 410 Gone; on any
+// other error (the apiserver refusing the watch or the list, a connection refused) it stops and
+// emits `error`. A controller must not go deaf, so this one starts it again with backoff: the
+// watch resumes from the last resourceVersion it saw (so nothing in between is missed), or
+// re-lists when that is gone, which replays every object as an add or update.
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 

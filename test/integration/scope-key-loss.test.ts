@@ -68,12 +68,12 @@ describe.each(losses)('after %s', (_name, lose) => {
       expect(await redis.zcard(WEB)).toBe(0);
 
       expect(await launch(scope, 'new')).toBe('full');
-      expect((await redis.zrange(WEB, 0, -1)).sort()).toEqual(['run-1', 'run-2']);
+      expect((await redis.zrange(WEB, '0', '-1')).sort()).toEqual(['run-1', 'run-2']);
 
       // A running Job ends: the next one gets its place, as ever.
       await scope.release('acme/web', 'run-1');
       expect(await launch(scope, 'new')).toBe('acquired');
-      expect((await redis.zrange(WEB, 0, -1)).sort()).toEqual(['new', 'run-2']);
+      expect((await redis.zrange(WEB, '0', '-1')).sort()).toEqual(['new', 'run-2']);
     } finally {
       redis.disconnect();
     }
@@ -103,7 +103,7 @@ describe.each(losses)('after %s', (_name, lose) => {
 
       expect(results).toEqual(Array.from({ length: 12 }, () => 'full'));
       expect(most).toBeLessThanOrEqual(SCOPE_LIMIT);
-      expect((await redis.zrange(WEB, 0, -1)).sort()).toEqual(['run-1', 'run-2']);
+      expect((await redis.zrange(WEB, '0', '-1')).sort()).toEqual(['run-1', 'run-2']);
     } finally {
       redis.disconnect();
       watcher.disconnect();

@@ -25,7 +25,7 @@ async function expectLease(redis: Redis, key: string, token: string, ttl: number
 }
 
 async function members(redis: Redis, key: string): Promise<string[]> {
-  return (await redis.zrange(key, 0, -1)).sort();
+  return (await redis.zrange(key, '0', '-1')).sort();
 }
 
 function slotsTest(label: string, body: (v: ValkeyTest, slots: Slots) => Promise<void>) {

@@ -90,7 +90,7 @@ export async function serverTimed<T>(redis: Redis, body: () => Promise<T>): Prom
  */
 export async function ageSlots(redis: Redis, keys: readonly string[], ms: number): Promise<void> {
   for (const key of keys) {
-    const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
+    const flat = await redis.zrange(key, '0', '-1', 'WITHSCORES');
     const pipeline = redis.pipeline();
     for (let i = 0; i < flat.length; i += 2) pipeline.zadd(key, 'XX', Number(flat[i + 1]) - ms, flat[i] as string);
     await pipeline.exec();
