@@ -100,7 +100,7 @@ export function buildCrd(): Schema {
           subresources: { status: {} },
           additionalPrinterColumns: [
             { name: 'Target', type: 'string', jsonPath: '.spec.target' },
-            { name: 'Conditions', type: 'string', jsonPath: '.status.waitLabel' },
+            { name: 'Waiting For', type: 'string', jsonPath: '.status.waitLabel' },
             { name: 'State', type: 'string', jsonPath: '.status.phase' },
             {
               name: 'Waited',

@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { Command } from './commands/command.js';
 import type { CliIo } from './io.js';
 import { run, usage } from './main.js';
+import { VERSION } from '../lib/version.js';
 
 function capture(files: Record<string, string> = {}) {
   const out = { stdout: [] as string[], stderr: [] as string[] };
@@ -27,6 +28,13 @@ describe('waitgate', () => {
     expect(help).toMatch(/Usage: waitgate <command>[\s\S]*triggers check FILE/);
     for (const command of ['held', 'cancel NAME', 'check PROFILE TARGET', 'doctor']) expect(help).toContain(`  ${command}`);
     expect(out.stderr).toEqual([]);
+  });
+
+  test.each([['--version'], ['version']])('%s prints the version from package.json and exits 0', async (flag) => {
+    const { io, out } = capture();
+    expect(await run([flag], io)).toBe(0);
+    expect(out.stdout).toEqual([`waitgate ${VERSION}`]);
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   test.each([[['frobnicate']], [['triggers']], [['triggers', 'lint', 'x']], [[]]])('%j is an error with usage, exit 2', async (argv) => {

@@ -3,6 +3,7 @@
 import { COMMANDS } from './commands/index.js';
 import { ExitCode, usageLine, type Command } from './commands/command.js';
 import { processIo, type CliIo } from './io.js';
+import { VERSION } from '../lib/version.js';
 
 export function usage(commands: readonly Command[] = COMMANDS): string {
   const lines = commands.map((c) => [usageLine(c).slice('waitgate '.length), c.summary] as const);
@@ -13,7 +14,7 @@ export function usage(commands: readonly Command[] = COMMANDS): string {
     'Commands:',
     ...lines.map(([u, summary]) => `  ${u.padEnd(width)}  ${summary}`),
     '',
-    'Run `waitgate <command> --help` for more about one command.',
+    'Run `waitgate <command> --help` for more about one command; `waitgate --version` prints the version.',
   ].join('\n');
 }
 
@@ -22,6 +23,10 @@ export async function run(argv: readonly string[], io: CliIo, commands: readonly
   const [first] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     io.stdout(usage(commands));
+    return ExitCode.Ok;
+  }
+  if (first === '--version' || first === 'version') {
+    io.stdout(`waitgate ${VERSION}`);
     return ExitCode.Ok;
   }
   const command = commands.find((c) => c.words.every((w, i) => argv[i] === w));

@@ -27,7 +27,7 @@ kind get kubeconfig --name "$cluster" > "$KUBECONFIG"
 kubectl apply -f "$root/crds/"
 kubectl create namespace waitgate-system --dry-run=client -o yaml | kubectl apply -f -
 helm upgrade --install waitgate "$root/charts/waitgate" -n waitgate-system \
-  --set image.repository=ghcr.io/waitgate/waitgate --set image.tag=e2e --set valkey.url=redis://127.0.0.1:36903 --skip-crds
+  --set image.repository=ghcr.io/waitgate/waitgate --set image.tag=e2e --set valkey.url=redis://127.0.0.1:36903 --set crds.enabled=false
 
 redis-server --bind 127.0.0.1 --port 36903 --save '' --appendonly no --daemonize yes
 trap 'redis-cli -p 36903 shutdown nosave >/dev/null 2>&1 || true' EXIT

@@ -74,9 +74,13 @@ export function valuesFile(label: string, values: object): string {
   return path;
 }
 
-/** Values every test install starts from: the test's Valkey, a key prefix of its own. */
+/**
+ * Values every test install starts from: the test's Valkey, a key prefix of its own, and the
+ * CRD left to the cluster (cluster-up applies it; a release owning it would take it away from
+ * the tests running beside it on uninstall; test/e2e/chart-crd.test.ts installs it).
+ */
 export function baseValues(namespace: string): Record<string, unknown> {
-  return { valkey: { url: requireEnv('VALKEY_URL'), prefix: `test-${namespace}` } };
+  return { valkey: { url: requireEnv('VALKEY_URL'), prefix: `test-${namespace}` }, crds: { enabled: false } };
 }
 
 export interface ChartInstall {
@@ -88,7 +92,7 @@ export interface ChartInstall {
 
 /**
  * A fresh namespace, `helm install` of the chart into it (the CRD is the cluster's already:
- * --skip-crds), the body, then `helm uninstall` (which takes the cluster-scoped RBAC away)
+ * baseValues turns crds.enabled off), the body, then `helm uninstall` (which takes the cluster-scoped RBAC away)
  * and the namespace.
  */
 export async function withChart(
@@ -107,7 +111,6 @@ export async function withChart(
       CHART_DIR,
       '-n',
       namespace,
-      '--skip-crds',
       '-f',
       valuesFile(namespace, v),
       '--kubeconfig',

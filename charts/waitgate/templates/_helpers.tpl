@@ -65,8 +65,13 @@ app.kubernetes.io/component: {{ .component }}
 {{- default .Chart.AppVersion .Values.image.tag -}}
 {{- end -}}
 
+{{/* repository@digest when image.digest is set (the tag is then ignored), else repository:tag. */}}
 {{- define "waitgate.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (include "waitgate.imageTag" .) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Settings derived from several values ---------------------------------------------------- */}}
@@ -171,7 +176,7 @@ profiles.json: {{ $profiles | toJson | toJson }}
 {{- fail (printf "receiver.jobNamespace (%s) is outside watchNamespace (%s): no operator would see the HeldJobs the receiver creates." (include "waitgate.jobNamespace" .) .Values.watchNamespace) -}}
 {{- end -}}
 {{- if not (or .Values.valkey.url .Values.valkey.existingSecret) -}}
-{{- fail "set valkey.url or valkey.existingSecret: the operator and the receiver need Valkey." -}}
+{{- fail "valkey.url is required (or valkey.existingSecret naming a Secret that holds it): the chart deploys no Valkey and has no default, and the operator and the receiver need one. Install Valkey first, then e.g. --set valkey.url=redis://valkey.valkey.svc:6379" -}}
 {{- end -}}
 {{- if and .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap -}}
 {{- fail "valkey.tls: set caSecret or caConfigMap, not both." -}}
@@ -226,5 +231,28 @@ affinity:
           labelSelector:
             matchLabels:
               {{- include "waitgate.selectorLabels" (dict "ctx" .ctx "component" .component) | nindent 14 }}
+{{- end }}
+{{- with .c.topologySpreadConstraints }}
+topologySpreadConstraints:
+{{- range . }}
+{{- $tsc := . }}
+{{- if not (hasKey $tsc "labelSelector") }}
+{{- $tsc = merge (dict "labelSelector" (dict "matchLabels" (include "waitgate.selectorLabels" (dict "ctx" $.ctx "component" $.component) | fromYaml))) $tsc }}
+{{- end }}
+  - {{ toYaml $tsc | indent 4 | trim }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Extra volumes of a pod: include with (dict "c" .Values.operator). */}}
+{{- define "waitgate.extraVolumes" -}}
+{{- with .c.extraVolumes }}
+{{- toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "waitgate.extraVolumeMounts" -}}
+{{- with .c.extraVolumeMounts }}
+{{- toYaml . }}
 {{- end }}
 {{- end -}}
