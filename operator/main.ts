@@ -122,10 +122,14 @@ async function main(): Promise<void> {
   });
 
   const queue = new WorkQueue(
-    (key) => reconciler.reconcile(key),
+    (key) => metrics.timeReconcile(() => reconciler.reconcile(key)),
     { workers: config.reconcileWorkers, retryBaseMs: RECONCILE_RETRY_BASE_MS, retryMaxMs: RECONCILE_RETRY_MAX_MS },
-    (key, err, retryInMs) => log.error({ heldjob: key, err, retryInMs }, 'Failed to reconcile'),
+    (key, err, retryInMs) => {
+      metrics.workQueueRetries.inc();
+      log.error({ heldjob: key, err, retryInMs }, 'Failed to reconcile');
+    },
   );
+  metrics.queueDepth = () => queue.length;
   const waker = new WakeTimers(systemClock, (key) => queue.add(key));
 
   const enqueueAll = () => {
@@ -150,6 +154,7 @@ async function main(): Promise<void> {
     list: () => jobsApi.list(ns),
     labelSelector: JOB_LABEL_SELECTOR,
     log,
+    onRestart: () => metrics.informerRestarts.inc({ informer: 'jobs' }),
     onEvent: (event, job) => {
       if (event === 'delete') tombstones.remember(job);
       else if (event === 'add') tombstones.forget(job);
@@ -165,6 +170,7 @@ async function main(): Promise<void> {
       : `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`,
     list: () => heldJobsApi.list(ns),
     log,
+    onRestart: () => metrics.informerRestarts.inc({ informer: 'heldjobs' }),
     onEvent: (event, hj) => {
       const key = keyOf(hj.metadata.namespace, hj.metadata.name);
       if (event === 'delete') waker.cancel(key);
@@ -208,7 +214,7 @@ async function main(): Promise<void> {
   });
 
   // Gauges are read from the informer cache when scraped: no extra apiserver calls.
-  metrics.onScrape = () => metrics.setHeldJobCounts(countHeldJobs(heldJobInformer.list()));
+  metrics.onScrape = () => metrics.setHeldJobCounts(metrics.isLeader() ? countHeldJobs(heldJobInformer.list()) : undefined);
   const renewal = new ScopeRenewal(
     () => heldJobInformer.list(),
     scope,
@@ -228,6 +234,8 @@ async function main(): Promise<void> {
         now: () => systemClock.now(),
       })
     : undefined;
+
+  metrics.isLeader = () => elector === undefined || elector.isLeader;
 
   // A follower is ready: it stands by. The leader is ready once its caches are synced.
   const server = createOperatorServer(

@@ -4,6 +4,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { CheckVerdict } from '../api/check-verdict.js';
 import type { RefusalToken } from '../api/vocabulary.js';
 import type { HeldJobCounts } from './controller/held-job-gauges.js';
+import { VERSION } from '../lib/version.js';
+
+/** How one reconcile of one HeldJob ended. */
+export const ReconcileResult = { Success: 'success', Error: 'error' } as const;
+export type ReconcileResult = (typeof ReconcileResult)[keyof typeof ReconcileResult];
 
 export class OperatorMetrics {
   readonly registry = new Registry();
@@ -74,8 +79,79 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly reconciles = new Counter({
+    name: 'waitgate_reconcile_total',
+    help: 'Reconciles of a HeldJob, by result (an error is retried with backoff).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly reconcileDuration = new Histogram({
+    name: 'waitgate_reconcile_duration_seconds',
+    help: 'How long one reconcile took, by result (a check it waited for included).',
+    labelNames: ['result'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  /** Set by the wiring: the work queue's length when scraped. */
+  queueDepth: () => number = () => 0;
+  readonly workQueueDepth: Gauge = new Gauge({
+    name: 'waitgate_workqueue_depth',
+    help: 'HeldJobs waiting in the work queue for a worker.',
+    registers: [this.registry],
+    collect: (): void => this.workQueueDepth.set(this.queueDepth()),
+  });
+
+  readonly workQueueRetries = new Counter({
+    name: 'waitgate_workqueue_retries_total',
+    help: 'Reconciles that failed and were put back with backoff.',
+    registers: [this.registry],
+  });
+
+  readonly informerRestarts = new Counter({
+    name: 'waitgate_informer_restarts_total',
+    help: 'Watches restarted after an error, by informer.',
+    labelNames: ['informer'] as const,
+    registers: [this.registry],
+  });
+
+  /** Set by the wiring: whether this replica leads (always, without leader election). */
+  isLeader: () => boolean = () => true;
+  readonly leader: Gauge = new Gauge({
+    name: 'waitgate_leader',
+    help: '1 on the replica that leads (reconciles), 0 on a follower.',
+    registers: [this.registry],
+    collect: (): void => this.leader.set(this.isLeader() ? 1 : 0),
+  });
+
+  readonly buildInfo = new Gauge({
+    name: 'waitgate_build_info',
+    help: 'Always 1; the version of waitgate running, as a label.',
+    labelNames: ['version', 'component'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'waitgate_operator_' });
+    // Standard names (process_*, nodejs_*), so stock Node.js dashboards work.
+    collectDefaultMetrics({ register: this.registry });
+    this.buildInfo.set({ version: VERSION, component: 'operator' }, 1);
+    // Every series from the start, at 0, so rate() and alerts see them before the first event.
+    for (const result of Object.values(ReconcileResult)) this.reconciles.inc({ result }, 0);
+    for (const informer of ['heldjobs', 'jobs']) this.informerRestarts.inc({ informer }, 0);
+  }
+
+  /** Runs one reconcile, counting and timing it by result; its error is passed on. */
+  async timeReconcile(reconcile: () => Promise<void>): Promise<void> {
+    const end = this.reconcileDuration.startTimer();
+    let result: ReconcileResult = ReconcileResult.Error;
+    try {
+      await reconcile();
+      result = ReconcileResult.Success;
+    } finally {
+      end({ result });
+      this.reconciles.inc({ result });
+    }
   }
 
   checked(profile: string, verdict: CheckVerdict, seconds: number): void {
@@ -87,9 +163,12 @@ export class OperatorMetrics {
     this.refusals.inc({ token });
   }
 
-  setHeldJobCounts(counts: HeldJobCounts): void {
-    for (const [phase, n] of counts.byPhase) this.heldJobs.set({ phase }, n);
+  /** The per-phase and per-profile gauges; a follower (counts undefined) exports none, so sums over replicas count each HeldJob once. */
+  setHeldJobCounts(counts: HeldJobCounts | undefined): void {
+    this.heldJobs.reset();
     this.heldByProfile.reset();
+    if (!counts) return;
+    for (const [phase, n] of counts.byPhase) this.heldJobs.set({ phase }, n);
     for (const [profile, n] of counts.heldByProfile) this.heldByProfile.set({ profile }, n);
   }
 }

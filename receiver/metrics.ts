@@ -1,4 +1,5 @@
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { VERSION } from '../lib/version.js';
 
 /** Every way a delivery can end. Labels are closed vocabularies: nothing author-typed. */
 export const DeliveryOutcome = {
@@ -19,6 +20,12 @@ export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutc
 
 export class ReceiverMetrics {
   readonly registry = new Registry();
+  readonly buildInfo = new Gauge({
+    name: 'waitgate_build_info',
+    help: 'Always 1; the version of waitgate running, as a label.',
+    labelNames: ['version', 'component'] as const,
+    registers: [this.registry],
+  });
   readonly deliveries = new Counter({
     name: 'waitgate_receiver_deliveries_total',
     help: 'Webhook deliveries by forge and outcome.',
@@ -38,6 +45,8 @@ export class ReceiverMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'waitgate_receiver_' });
+    // Standard names (process_*, nodejs_*), so stock Node.js dashboards work.
+    collectDefaultMetrics({ register: this.registry });
+    this.buildInfo.set({ version: VERSION, component: 'receiver' }, 1);
   }
 }

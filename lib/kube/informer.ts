@@ -16,6 +16,8 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   readonly labelSelector?: string;
   readonly onEvent: (event: InformerEvent, obj: T) => void;
   readonly log: Logger;
+  /** Called each time the informer is restarted after an error (for a metric). */
+  readonly onRestart?: () => void;
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
 }
@@ -73,6 +75,7 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 30_000);
     this.restarts++;
+    this.opts.onRestart?.();
     this.opts.log.warn({ err, path: this.opts.path, retryInMs: delay }, 'Informer stopped; restarting');
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;

@@ -7,7 +7,8 @@
 // after another inside one test, change nothing but a printer column's name, and hand the CRD
 // back as they found it (no Helm ownership) at the end.
 import { describe, expect, test } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterIn, heldJob } from '../support/builders.js';
 import { baseValues, canI, CHART_DIR, helm, kubectl, mustRun, RELEASE, valuesFile, withChart } from '../support/chart.js';
@@ -48,6 +49,18 @@ function olderCrd(): string {
   const older = text.replace('name: Waiting For', 'name: Conditions');
   expect(older).not.toBe(text);
   return older;
+}
+
+/** A copy of the chart whose CRD differs in one printer column's name: a later release. */
+function nextChart(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgate-next-chart-'));
+  cpSync(CHART_DIR, dir, { recursive: true });
+  const template = join(dir, 'templates', 'crd-heldjobs.yaml');
+  const text = readFileSync(template, 'utf8');
+  const changed = text.replace('name: Waiting For', 'name: Waiting For (next)');
+  expect(changed).not.toBe(text);
+  writeFileSync(template, changed);
+  return dir;
 }
 
 /** Hands the CRD back as cluster-up leaves it: the generated spec, no Helm ownership. */
@@ -104,8 +117,17 @@ describe('the chart owns the HeldJob CRD', () => {
           ),
         );
 
-        // With --take-ownership (docs/helm.md): the changed CRD arrives, owned and kept.
-        const upgraded = await helmIn(a, ['upgrade', RELEASE, CHART_DIR, '--take-ownership', '-f', valuesFile(a, owning(a))]);
+        // With --take-ownership, and --force-conflicts for the fields kubectl's apply had set
+        // (docs/helm.md): the changed CRD arrives, owned and kept.
+        const upgraded = await helmIn(a, [
+          'upgrade',
+          RELEASE,
+          CHART_DIR,
+          '--take-ownership',
+          '--force-conflicts',
+          '-f',
+          valuesFile(a, owning(a)),
+        ]);
         expect(upgraded.stderr).not.toMatch(/Error/);
         expect(upgraded.code).toBe(0);
         const owned = await readCrd();
@@ -118,16 +140,14 @@ describe('the chart owns the HeldJob CRD', () => {
         });
         expect(owned.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
 
-        // A later change of the CRD comes with a plain `helm upgrade` now.
-        await mustRun(
-          'kubectl',
-          ['--kubeconfig', requireEnv('KUBECONFIG'), 'apply', '--server-side', '--force-conflicts', '-f', '-'],
-          olderCrd(),
-        );
-        expect(columns(await readCrd())).toContain('Conditions');
-        const again = await helmIn(a, ['upgrade', RELEASE, CHART_DIR, '-f', valuesFile(a, owning(a))]);
-        expect(again.stderr).not.toMatch(/Error/);
-        expect(again.code).toBe(0);
+        // From then on a chart whose CRD changed brings the change with a plain `helm upgrade`.
+        const next = nextChart();
+        const toNext = await helmIn(a, ['upgrade', RELEASE, next, '-f', valuesFile(a, owning(a))]);
+        expect(toNext.stderr).not.toMatch(/Error/);
+        expect(toNext.code).toBe(0);
+        expect(columns(await readCrd())).toContain('Waiting For (next)');
+        const back = await helmIn(a, ['upgrade', RELEASE, CHART_DIR, '-f', valuesFile(a, owning(a))]);
+        expect(back.code).toBe(0);
         expect(columns(await readCrd())).toContain('Waiting For');
 
         // Uninstall keeps the CRD (resource-policy keep), so no HeldJob is lost.

@@ -46,7 +46,7 @@ type Container = { env?: { name: string; value?: string }[]; volumeMounts?: { na
 
 /** `helm template` of the chart into namespace ns with extra helm arguments; the parsed manifests. */
 async function render(ns: string, args: readonly string[] = []): Promise<Manifest[]> {
-  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, ...args]);
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, '--set', 'valkey.url=redis://valkey:6379', ...args]);
   return parseAllDocuments(r.stdout)
     .map((d) => d.toJS() as Manifest | null)
     .filter((m): m is Manifest => m !== null);
@@ -98,7 +98,6 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
     ['a concurrency over 10000', ['--set', 'concurrency=10001'], /\/concurrency': maximum/],
     ['an empty worker name', ['--set', 'workerName='], /\/workerName'/],
     ['a Valkey URL that is not redis:// or rediss://', ['--set', 'valkey.url=http://valkey:6379'], /\/valkey\/url'/],
-    ['no Valkey at all', ['--set', 'valkey.url='], /valkey\.url is required \(or valkey\.existingSecret/],
     [
       'a pause window at 25:00',
       ['--set-json', 'pauseWindows=[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'],
@@ -142,6 +141,7 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
       ['--set', 'watchNamespace=elsewhere'],
       /receiver.jobNamespace \(chart-lint\) is outside watchNamespace \(elsewhere\)/,
     ],
+    ['no Valkey at all (the chart has no default URL)', ['--set', 'valkey.url='], /valkey\.url is required \(or valkey\.existingSecret/],
     [
       'a pause window that starts where it ends',
       ['--set-json', 'pauseWindows=[{"start":"22:00","end":"22:00","timeZone":"UTC"}]'],
@@ -155,7 +155,16 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
   ])(
     '`helm template` fails on %s, saying why',
     async (_what, args, message) => {
-      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'chart-lint', ...args]);
+      const r = await runTool('helm', [
+        'template',
+        RELEASE,
+        CHART_DIR,
+        '-n',
+        'chart-lint',
+        '--set',
+        'valkey.url=redis://valkey:6379',
+        ...args,
+      ]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(message);
     },
@@ -181,6 +190,9 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
         ]);
         expect(r.code).not.toBe(0);
         expect(r.stderr).toMatch(/\/wait\/intervalMs': minimum: got 1,000, want 30,000/);
+        const noValkey = await helm(['install', RELEASE, CHART_DIR, '-n', ns, '--set', 'crds.enabled=false']);
+        expect(noValkey.code).not.toBe(0);
+        expect(noValkey.stderr).toMatch(/valkey\.url is required \(or valkey\.existingSecret naming a Secret that holds it\)/);
         expect((await helm(['list', '-n', ns, '-q'])).stdout.trim()).toBe('');
         expect((await kube.core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => c.metadata?.name)).not.toContain(
           'waitgate-profiles',
@@ -203,9 +215,7 @@ describe("the chart's CRD", () => {
       expect(check.stderr).toBe('');
       expect(check.code).toBe(0);
       const source = parseAllDocuments(readFileSync(join(ROOT, 'crds', 'waitgate.dev_heldjobs.yaml'), 'utf8'))[0]?.toJS() as Manifest;
-      const base = ['--set', 'valkey.url=redis://valkey:6379'];
-      const crdOf = async (args: string[]) =>
-        (await render('default', [...base, ...args])).find((m) => m.kind === 'CustomResourceDefinition');
+      const crdOf = async (args: string[]) => (await render('default', args)).find((m) => m.kind === 'CustomResourceDefinition');
       const byDefault = await crdOf([]);
       expect(byDefault?.['spec']).toEqual(source['spec']);
       expect(byDefault?.metadata).toMatchObject({
@@ -390,9 +400,14 @@ describe('what the chart renders', () => {
         ).map((p) => `${p.name}:${String(p.port)}->${p.targetPort}`);
       expect(servicePorts('waitgate-receiver')).toEqual(['http:80->http']);
       expect(servicePorts('waitgate-receiver-metrics')).toEqual(['metrics:9102->metrics']);
-      // Existing Secrets are used, never made; no ClusterRole when one namespace is watched.
+      // Existing Secrets are used, never made; no ClusterRole for the operator or the receiver when
+      // one namespace is watched (only the HeldJob roles aggregated to view and edit).
       expect(ms.filter((m) => m.kind === 'Secret')).toHaveLength(0);
-      expect(ms.filter((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toHaveLength(0);
+      expect(ms.filter((m) => m.kind === 'ClusterRoleBinding')).toHaveLength(0);
+      expect(ms.filter((m) => m.kind === 'ClusterRole').map((m) => m.metadata.name)).toEqual([
+        'team-a-waitgate-heldjobs-view',
+        'team-a-waitgate-heldjobs-edit',
+      ]);
 
       const profiles = find(ms, 'ConfigMap', 'waitgate-profiles') as unknown as { data: Record<string, string> };
       expect(JSON.parse(profiles.data['profiles.json'] as string)).toEqual({
@@ -424,6 +439,48 @@ describe('what the chart renders', () => {
       );
 
       // The optional ServiceMonitors, for the operator's and the receiver's /metrics.
+      // Pinned by digest: the tag is ignored, for both Deployments.
+      const digest = `sha256:${'ab'.repeat(32)}`;
+      const pinned = await render('team-a', ['--set', `image.digest=${digest}`, '--set', 'image.tag=9.9.9']);
+      for (const d of ['waitgate-operator', 'waitgate-receiver']) {
+        expect((podSpecOf(find(pinned, 'Deployment', d)).containers[0] as { image?: string }).image).toBe(
+          `ghcr.io/waitgate/waitgate@${digest}`,
+        );
+      }
+      // Startup probes, extra volumes and spread constraints (a labelSelector filled in).
+      const extras = await render('team-a', [
+        '--set-json',
+        'operator.extraVolumes=[{"name":"ca","configMap":{"name":"corp-ca"}}]',
+        '--set-json',
+        'operator.extraVolumeMounts=[{"name":"ca","mountPath":"/etc/corp-ca","readOnly":true}]',
+        '--set-json',
+        'receiver.topologySpreadConstraints=[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"ScheduleAnyway"}]',
+      ]);
+      const extraOp = podSpecOf(find(extras, 'Deployment', 'waitgate-operator')) as unknown as {
+        volumes: { name: string }[];
+        containers: { volumeMounts: { name: string; mountPath: string }[]; startupProbe?: object }[];
+      };
+      expect(extraOp.volumes.map((v) => v.name)).toContain('ca');
+      expect(extraOp.containers[0]?.volumeMounts).toContainEqual(expect.objectContaining({ name: 'ca', mountPath: '/etc/corp-ca' }));
+      expect(extraOp.containers[0]?.startupProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'metrics' } });
+      const extraRc = podSpecOf(find(extras, 'Deployment', 'waitgate-receiver')) as unknown as {
+        topologySpreadConstraints: { labelSelector: { matchLabels: Record<string, string> } }[];
+        containers: { startupProbe?: object }[];
+      };
+      expect(extraRc.topologySpreadConstraints[0]?.labelSelector.matchLabels).toMatchObject({ 'app.kubernetes.io/component': 'receiver' });
+      expect(extraRc.containers[0]?.startupProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'http' } });
+      // The PrometheusRule: one alert per fault docs/metrics.md names.
+      const rules = (await render('team-a', ['--set', 'prometheusRule.enabled=true'])).filter((m) => m.kind === 'PrometheusRule');
+      const alerts =
+        (rules[0] as unknown as { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }).spec.groups[0]?.rules ?? [];
+      expect(alerts.map((r) => r.alert)).toEqual([
+        'WaitgateTriggersUnreadable',
+        'WaitgateProfilesUnreadable',
+        'WaitgateCapacityExceeded',
+        'WaitgateRefusalRateHigh',
+        'WaitgateNoLeader',
+      ]);
+      for (const r of alerts) expect(r.expr).toContain('namespace="team-a"');
       const monitors = (await render('team-a', ['--set', 'serviceMonitor.enabled=true'])).filter((m) => m.kind === 'ServiceMonitor');
       expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['waitgate-operator', 'waitgate-receiver']);
       const endpoints = monitors.map((m) => (m as unknown as { spec: { endpoints: { port: string; path: string }[] } }).spec.endpoints);

@@ -13,6 +13,7 @@ import { phaseReached, withScenario } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
 import { TestKube } from '../support/kube.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { VERSION } from '../../lib/version.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
 
@@ -92,6 +93,17 @@ describe('profile checks: the exit-code contract, end to end', () => {
           expect(metrics).toContain('waitgate_checks_total{profile="chatty",verdict="not-yet"} 1');
           expect(metrics).toContain('waitgate_refusals_total{token="wait-expired"} 1');
           expect(metrics).toContain('waitgate_heldjobs{phase="Refused"} 1');
+          // Standard process and Node.js names, and the operator's own (docs/metrics.md).
+          for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_heap_size_used_bytes']) {
+            expect(metrics).toMatch(new RegExp(`^${name}[ {]`, 'm'));
+          }
+          expect(metrics).toContain(`waitgate_build_info{version="${VERSION}",component="operator"} 1`);
+          expect(metrics).toContain('waitgate_leader 1');
+          expect(metrics).toMatch(/^waitgate_reconcile_total\{result="success"\} [1-9]/m);
+          expect(metrics).toMatch(/^waitgate_reconcile_duration_seconds_count\{result="success"\} [1-9]/m);
+          expect(metrics).toMatch(/^waitgate_workqueue_depth \d+$/m);
+          expect(metrics).toContain('waitgate_informer_restarts_total{informer="heldjobs"} 0');
+          expect(metrics).not.toMatch(/^waitgate_operator_/m);
         },
         {
           env: { WAITGATE_WAIT_MAX_CHECKS: '1' },
