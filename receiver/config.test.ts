@@ -5,8 +5,14 @@ import { parseReceiverConfig } from './config.js';
 const env = (over: Record<string, string>) => ({ VALKEY_URL: 'redis://v:6379', ...over });
 
 describe('parseReceiverConfig', () => {
-  test('defaults: limits, a metrics port of its own, no secrets', () => {
-    expect(parseReceiverConfig(env({}))).toMatchObject({
+  test('defaults: every address (IPv6 and IPv4), a 5 s drain, limits, a metrics port of its own, no secrets', () => {
+    const c = parseReceiverConfig(env({}));
+    expect(c.host).toBeUndefined();
+    expect(c.metricsHost).toBeUndefined();
+    expect(parseReceiverConfig(env({ WAITGATE_RECEIVER_HOST: '' })).host).toBeUndefined();
+    expect(parseReceiverConfig(env({ WAITGATE_RECEIVER_HOST: '127.0.0.1' })).host).toBe('127.0.0.1');
+    expect(c).toMatchObject({
+      drainMs: 5_000,
       port: 8080,
       metricsPort: 8082,
       limits: { headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, maxConnections: 256, maxInflightBodyBytes: 16 * 1024 * 1024 },
@@ -33,6 +39,8 @@ describe('parseReceiverConfig', () => {
     ['WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES', '1000'],
     ['WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS', 'soon'],
     ['WAITGATE_RECEIVER_METRICS_PORT', '70000'],
+    ['WAITGATE_RECEIVER_DRAIN_MS', '-1'],
+    ['WAITGATE_RECEIVER_DRAIN_MS', '600000'],
   ])('a bad %s is refused, naming it', (name, value) => {
     expect(() => parseReceiverConfig(env({ [name]: value }))).toThrow(ConfigError);
     expect(() => parseReceiverConfig(env({ [name]: value }))).toThrow(name);

@@ -25,10 +25,13 @@ export const receiverEnvSchema = z.object({
   WAITGATE_VALKEY_PREFIX: textOr('waitgate'),
   WAITGATE_VALKEY_CA_FILE: text(),
   WAITGATE_RECEIVER_PORT: integer(8080, { min: 0, max: 65535 }),
-  WAITGATE_RECEIVER_HOST: textOr('0.0.0.0'),
+  /** Unset: every address, IPv6 and IPv4 (Node listens on :: dual-stack, or 0.0.0.0 without IPv6). */
+  WAITGATE_RECEIVER_HOST: text(),
   /** /metrics and /readyz, apart from the public webhook port. */
   WAITGATE_RECEIVER_METRICS_PORT: integer(8082, { min: 0, max: 65535 }),
-  WAITGATE_RECEIVER_METRICS_HOST: textOr('0.0.0.0'),
+  WAITGATE_RECEIVER_METRICS_HOST: text(),
+  /** On SIGTERM, how long readiness fails before the listener closes (endpoints catch up meanwhile). */
+  WAITGATE_RECEIVER_DRAIN_MS: integer(5_000, { min: 0, max: 120_000 }),
   WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS: integer(10_000, { min: 100, max: 600_000 }),
   WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS: integer(15_000, { min: 100, max: 600_000 }),
   WAITGATE_RECEIVER_MAX_CONNECTIONS: integer(256, { min: 1, max: 100_000 }),
@@ -60,9 +63,12 @@ export interface ReceiverConfig {
   /** A PEM file of the CA that signed Valkey's certificate (rediss:// only); unset: the system's CAs. */
   readonly valkeyCaFile: string | undefined;
   readonly port: number;
-  readonly host: string;
+  /** undefined: every address, IPv6 and IPv4. */
+  readonly host: string | undefined;
   readonly metricsPort: number;
-  readonly metricsHost: string;
+  readonly metricsHost: string | undefined;
+  /** On SIGTERM, how long readiness fails before the listener closes, ms. */
+  readonly drainMs: number;
   readonly limits: ReceiverLimits;
   /** Every GitHub secret that may sign; empty refuses GitHub deliveries. */
   readonly githubSecrets: readonly string[];
@@ -87,6 +93,7 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
     host: e.WAITGATE_RECEIVER_HOST,
     metricsPort: e.WAITGATE_RECEIVER_METRICS_PORT,
     metricsHost: e.WAITGATE_RECEIVER_METRICS_HOST,
+    drainMs: e.WAITGATE_RECEIVER_DRAIN_MS,
     limits: {
       headersTimeoutMs: e.WAITGATE_RECEIVER_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS,

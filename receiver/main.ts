@@ -10,8 +10,12 @@ import { KubeRecords } from './adapters/kube-records.js';
 import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
 import { parseReceiverConfig } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
+import { drainServer } from './http/drain.js';
 import { createMetricsServer, createReceiverServer } from './http/server.js';
 import { ReceiverMetrics } from './metrics.js';
+
+/** After its body has arrived, the most a delivery takes to be handled (Valkey and apiserver calls), ms. */
+const DELIVERY_HANDLING_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = configOrExit('waitgate-receiver', () => parseReceiverConfig(process.env));
@@ -45,21 +49,30 @@ async function main(): Promise<void> {
     metrics,
     log,
   });
+  let draining = false;
   const metricsServer = createMetricsServer({
-    ready: async () => view.triggers() !== undefined && (await redis.ping()) === 'PONG',
+    ready: async () => !draining && view.triggers() !== undefined && (await redis.ping()) === 'PONG',
     metrics,
   });
 
-  const shutdown = (signal: string) => {
-    log.info({ signal }, 'Stopping');
-    server.close();
+  // Readiness fails first, the deliveries in flight finish, then the process exits.
+  const shutdown = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    log.info({ signal, drainMs: config.drainMs }, 'Draining');
+    const { drained } = await drainServer(server, {
+      graceMs: config.drainMs,
+      deadlineMs: config.limits.requestTimeoutMs + DELIVERY_HANDLING_MS,
+    });
+    if (!drained) log.warn({ deadlineMs: config.limits.requestTimeoutMs + DELIVERY_HANDLING_MS }, 'Cut deliveries still open');
     metricsServer.close();
-    void view.stop();
-    redis.disconnect();
-    setTimeout(() => process.exit(0), 2000).unref();
+    await view.stop();
+    await redis.quit().catch(() => redis.disconnect());
+    log.info({ drained }, 'Stopped');
+    process.exit(0);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await view.start();
   await new Promise<void>((resolve) => metricsServer.listen(config.metricsPort, config.metricsHost, resolve));
@@ -71,9 +84,9 @@ async function main(): Promise<void> {
   log.info(
     {
       port: portOf(server, config.port),
-      host: config.host,
+      host: config.host ?? '(every address)',
       metricsPort: portOf(metricsServer, config.metricsPort),
-      metricsHost: config.metricsHost,
+      metricsHost: config.metricsHost ?? '(every address)',
       jobNamespace: config.jobNamespace,
       limits: config.limits,
       githubSecrets: config.githubSecrets.length,

@@ -1,0 +1,105 @@
+// The receiver on its way out and on every address: on SIGTERM /readyz fails first, a
+// delivery already arriving is still answered and held, new connections are refused once the
+// drain's grace is over, and the process exits 0; with no host configured it listens on IPv6
+// and IPv4 alike.
+import { describe, expect, test } from '@jest/globals';
+import { connect } from 'node:net';
+import { head } from '../../bench/raw-http.js';
+import { githubLabeled } from '../support/forge.js';
+import { trigger, withReceiver } from '../support/receiver-scenario.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually } from '../support/wait.js';
+
+const LABEL = 'waitgate:deploy';
+const portOf = (url: string) => Number(new URL(url).port);
+
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+describe('receiver: draining on SIGTERM', () => {
+  test.concurrent(
+    'readiness fails first; a delivery still arriving is answered 202 and held; then new connections are refused and it exits 0',
+    () =>
+      withReceiver(
+        'drain',
+        { triggers: [trigger({ labels: [LABEL] })] },
+        async (s) => {
+          const port = portOf(s.url);
+          const d = githubLabeled({ label: LABEL, number: 41 });
+          // A delivery whose body arrives over two seconds: in flight when SIGTERM comes.
+          const socket = connect({ host: '127.0.0.1', port });
+          let answer = '';
+          socket.on('data', (b: Buffer) => (answer += b.toString()));
+          await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+          socket.write(`${head(d.path, { ...d.headers, 'content-length': String(d.body.length) })}\r\n\r\n`);
+          const half = Math.floor(d.body.length / 2);
+          socket.write(d.body.subarray(0, half));
+
+          const stopped = s.receiver.kill('SIGTERM');
+          await eventually(
+            '/readyz to fail',
+            async () => ((await fetch(`${s.metricsUrl}/readyz`)).status === 503 ? true : undefined),
+            1_500,
+          );
+          // Inside the grace, the listener still takes connections (the Service may still route here).
+          expect(await accepts('127.0.0.1', port)).toBe(true);
+
+          await new Promise((r) => setTimeout(r, 1_000));
+          socket.end(d.body.subarray(half));
+          const status = await eventually(
+            'the in-flight delivery to be answered',
+            () => /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1],
+            Timeouts.shortMs,
+          );
+          expect(status).toBe('202');
+          await eventually(
+            'its HeldJob',
+            async () => ((await s.kube.listHeldJobs(s.namespace)).length === 1 ? true : undefined),
+            Timeouts.shortMs,
+          );
+
+          // After the grace: no new connection is taken, and the process ends by itself, cleanly.
+          await eventually('the listener to close', async () => ((await accepts('127.0.0.1', port)) ? undefined : true), Timeouts.shortMs);
+          await stopped;
+          expect(await s.receiver.exitCode()).toBe(0);
+          const lines = s.receiver.logLines();
+          expect(lines.find((l) => l['msg'] === 'Draining')).toMatchObject({ signal: 'SIGTERM', drainMs: 2000 });
+          expect(lines.find((l) => l['msg'] === 'Stopped')).toMatchObject({ drained: true });
+        },
+        { WAITGATE_RECEIVER_DRAIN_MS: '2000' },
+      ),
+    Timeouts.testMs,
+  );
+});
+
+describe('receiver: every address', () => {
+  test.concurrent(
+    'with no host set it answers on IPv6 (::1) and IPv4 (127.0.0.1), webhooks and metrics alike',
+    () =>
+      withReceiver(
+        'dual-stack',
+        { triggers: [trigger({ labels: [LABEL] })] },
+        async (s) => {
+          expect(s.receiver.logLines().find((l) => l['msg'] === 'Listening')).toMatchObject({ host: '(every address)' });
+          for (const base of [s.url, s.metricsUrl]) {
+            const port = portOf(base);
+            for (const host of ['127.0.0.1', '[::1]']) {
+              const res = await fetch(`http://${host}:${String(port)}/healthz`);
+              expect(`${host} ${res.status}`).toBe(`${host} 200`);
+            }
+          }
+        },
+        { WAITGATE_RECEIVER_HOST: '', WAITGATE_RECEIVER_METRICS_HOST: '' },
+      ),
+    Timeouts.testMs,
+  );
+});
