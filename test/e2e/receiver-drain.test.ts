@@ -54,7 +54,7 @@ describe('receiver: draining on SIGTERM', () => {
           expect(await accepts('127.0.0.1', port)).toBe(true);
 
           await new Promise((r) => setTimeout(r, 1_000));
-          socket.end(d.body.subarray(half));
+          socket.write(d.body.subarray(half));
           const status = await eventually(
             'the in-flight delivery to be answered',
             () => /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1],
