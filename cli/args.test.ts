@@ -32,6 +32,8 @@ describe('parseArgs', () => {
     [['-x'], 'unknown flag -x'],
     [['-n'], '-n needs a value'],
     [['--all=yes'], '--all takes no value'],
+    [['-n', '-A'], '-n needs a value'],
+    [['--namespace'], '--namespace needs a value'],
   ])('%j is refused: %s', (args, problem) => {
     expect(parseArgs(args, specs)).toEqual({ ok: false, problem });
   });

@@ -1,6 +1,8 @@
-// A small command-line parser: named flags (long `--name`, `--name=value`, short `-n value`,
-// `-nvalue`), positionals, and `--` to end the flags. Unknown flags are refused, so a typo is
-// a usage error rather than a setting that silently does nothing.
+// The command line's flags, read by node:util's parseArgs (strict): long `--name`,
+// `--name=value`, short `-n value`, `-nvalue`, positionals anywhere, and `--` to end the flags.
+// Unknown flags are refused, so a typo is a usage error rather than a setting that silently
+// does nothing; this module only puts parseArgs' errors in the command line's own words.
+import { parseArgs as parseWithNode } from 'node:util';
 
 export interface FlagSpec {
   /** The long name, without the dashes: 'namespace'. */
@@ -19,49 +21,40 @@ export interface ParsedArgs {
 
 export type ArgsResult = ({ readonly ok: true } & ParsedArgs) | { readonly ok: false; readonly problem: string };
 
+/** How the flag was written on the command line (`-n` or `--namespace`), for messages. */
+function shownAs(raw: string, specs: readonly FlagSpec[]): string {
+  if (raw.startsWith('--')) return raw.split('=')[0] as string;
+  if (raw.startsWith('-')) return raw.slice(0, 2);
+  const spec = specs.find((s) => s.name === raw || s.short === raw);
+  return spec ? `--${spec.name}` : raw;
+}
+
 export function parseArgs(args: readonly string[], specs: readonly FlagSpec[]): ArgsResult {
-  const flags = new Map<string, string | true>();
-  const positionals: string[] = [];
-  const byLong = new Map(specs.map((s) => [s.name, s]));
-  const byShort = new Map(specs.flatMap((s) => (s.short ? [[s.short, s] as const] : [])));
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === '--') {
-      positionals.push(...args.slice(i + 1));
-      break;
+  const options = Object.fromEntries(
+    specs.map((s) => [s.name, { type: s.value ? ('string' as const) : ('boolean' as const), ...(s.short ? { short: s.short } : {}) }]),
+  );
+  let parsed;
+  try {
+    parsed = parseWithNode({ args: [...args], options, strict: true, allowPositionals: true, tokens: true });
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    const message = e.message ?? String(err);
+    // node names the flag first, quoted: '--frobnicate', '-n, --namespace <value>', '--all'.
+    const flag = shownAs(/'(-{1,2}[^' ,=]+)/.exec(message)?.[1] ?? '', specs);
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return { ok: false, problem: `unknown flag ${flag}` };
+    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      return { ok: false, problem: /does not take an argument/.test(message) ? `${flag} takes no value` : `${flag} needs a value` };
     }
-    let spec: FlagSpec | undefined;
-    let inline: string | undefined;
-    let shown: string;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq === -1 ? undefined : arg.slice(eq + 1);
-      spec = byLong.get(name);
-      shown = `--${name}`;
-    } else if (arg.startsWith('-') && arg.length > 1) {
-      spec = byShort.get(arg[1] as string);
-      shown = arg.slice(0, 2);
-      if (arg.length > 2) inline = arg[2] === '=' ? arg.slice(3) : arg.slice(2);
-    } else {
-      positionals.push(arg);
-      continue;
-    }
-    if (spec === undefined) return { ok: false, problem: `unknown flag ${shown}` };
-    if (!spec.value) {
-      if (inline !== undefined) return { ok: false, problem: `${shown} takes no value` };
-      flags.set(spec.name, true);
-      continue;
-    }
-    if (inline === undefined) {
-      const next = args[i + 1];
-      if (next === undefined) return { ok: false, problem: `${shown} needs a value` };
-      inline = next;
-      i++;
-    }
-    flags.set(spec.name, inline);
+    return { ok: false, problem: message.split('\n')[0] as string };
   }
-  return { ok: true, flags, positionals };
+  const flags = new Map<string, string | true>();
+  // In token order, so the last occurrence wins; `-n=value` means value, as kubectl reads it.
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option') continue;
+    if (t.value === undefined) flags.set(t.name, true);
+    else flags.set(t.name, t.inlineValue && t.rawName.length === 2 && t.value.startsWith('=') ? t.value.slice(1) : t.value);
+  }
+  return { ok: true, flags, positionals: parsed.positionals };
 }
 
 /** The value of a flag that takes one, or undefined when it was not given. */
