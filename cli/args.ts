@@ -39,8 +39,12 @@ export function parseArgs(args: readonly string[], specs: readonly FlagSpec[]): 
   } catch (err) {
     const e = err as { code?: string; message?: string };
     const message = e.message ?? String(err);
-    // node names the flag first, quoted: '--frobnicate', '-n, --namespace <value>', '--all'.
-    const flag = shownAs(/'(-{1,2}[^' ,=]+)/.exec(message)?.[1] ?? '', specs);
+    // node names the flag first, quoted ('--frobnicate', '-n, --namespace <value>', '--all'),
+    // in both forms for a flag that has both: say it the way it was written.
+    const long = /--([A-Za-z0-9-]+)/.exec(message)?.[1];
+    const spec = specs.find((sp) => sp.name === long);
+    const written = spec ? args.find((a) => a === `--${spec.name}` || (spec.short !== undefined && a === `-${spec.short}`)) : undefined;
+    const flag = written ?? shownAs(/'(-{1,2}[^' ,=]+)/.exec(message)?.[1] ?? '', specs);
     if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return { ok: false, problem: `unknown flag ${flag}` };
     if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       return { ok: false, problem: /does not take an argument/.test(message) ? `${flag} takes no value` : `${flag} needs a value` };
