@@ -19,7 +19,15 @@ import type { HeldJobManifest, Remembered } from '../../receiver/delivery/plan.j
  */
 export function labelEvent(over: Partial<LabelEvent> = {}): LabelEvent {
   const deliveryId = over.deliveryId ?? 'd-1';
-  return { forge: 'github', deliveryId, bodyHash: `body-of-${deliveryId}`, target: 'acme/web#7', addedLabels: ['deploy'], ...over };
+  return {
+    forge: 'github',
+    deliveryId,
+    bodyHash: `body-of-${deliveryId}`,
+    target: 'acme/web#7',
+    kind: 'issue',
+    addedLabels: ['deploy'],
+    ...over,
+  };
 }
 
 /** A label trigger `deploy` on the label `deploy`, for GitHub, with the given conditions. */
