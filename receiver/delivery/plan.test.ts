@@ -137,6 +137,23 @@ describe('heldJobName and manifest', () => {
     expect(refused.metadata.annotations['waitgate.dev/refusal']).toBe('wait-profile-unknown');
   });
 
+  test.each<[string, LabelEvent['kind'], string]>([
+    ['a GitHub issue', 'issue', 'acme/web#7'],
+    ['a GitHub pull request', 'pull_request', 'acme/web#7'],
+    ['a GitLab merge request', 'merge_request', 'acme/web!7'],
+  ])('%s: the kind of target and the delivery are recorded, for the Job to be told', (_n, kind, target) => {
+    const m = heldJobManifest({ ...event, kind, target }, { trigger: t('deploy', ['deploy']), verdict: { kind: 'hold' } }, 'ns');
+    expect(m.metadata.annotations).toMatchObject({ 'waitgate.dev/target-kind': kind, 'waitgate.dev/delivery': 'd-1' });
+  });
+
+  test.each<[string, number | undefined, object]>([
+    ['no replicas: run.job as written', undefined, job],
+    ['replicas: an indexed Job of that many Pods at once', 3, { ...job, completions: 3, parallelism: 3, completionMode: 'Indexed' }],
+  ])('%s', (_n, replicas, want) => {
+    const trig = t('deploy', ['deploy'], replicas === undefined ? {} : { replicas });
+    expect(heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns').spec['job']).toEqual(want);
+  });
+
   test('labels: the keys and hashes the receiver has always written; the sibling selector finds them', () => {
     const m = heldJobManifest(event, { trigger: t('deploy', ['deploy']), verdict: { kind: 'hold' } }, 'ns');
     expect(m.metadata.labels).toEqual({
