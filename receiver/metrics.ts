@@ -4,6 +4,8 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 export const DeliveryOutcome = {
   Held: 'held',
   Refused: 'refused',
+  /** A `once` trigger that had already fired for the target: answered 202, nothing created. */
+  OnceSpent: 'once_spent',
   Ignored: 'ignored',
   Duplicate: 'duplicate',
   Unhandled: 'unhandled',
