@@ -81,7 +81,10 @@ describe('waitgate triggers check', () => {
   });
 
   test('a cron trigger is reported as trigger-cron (and waitfor-on-cron beside a wait), never as loaded', async () => {
-    const cron = (name: string, run: Record<string, unknown> = {}) => ({ ...entry(name, run), on: { type: 'cron', schedule: '0 3 * * *' } });
+    const cron = (name: string, run: Record<string, unknown> = {}) => ({
+      ...entry(name, run),
+      on: { type: 'cron', schedule: '0 3 * * *' },
+    });
     const r = await checkFile('cron.json', json([cron('nightly'), cron('nightly-held', { waitFor: [{ profile: 'jira' }] })]));
     expect(r.code).toBe(2);
     expect(r.stdout.map((l) => l.replace(/(: [a-z-]+): .*$/, '$1'))).toEqual([

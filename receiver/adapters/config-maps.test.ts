@@ -6,7 +6,6 @@ import {
   FakeHoldHistory,
   FakeLeaseStore,
   FakeOnceRecords,
-  heldJobOf,
   labelEvent,
   labelTrigger,
   recordingLog,

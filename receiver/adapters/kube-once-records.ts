@@ -22,7 +22,9 @@ export class KubeOnceRecords implements OnceRecords {
     const { name, namespace } = manifest.metadata;
     for (let attempt = 1; ; attempt++) {
       try {
-        await withRetries(() => this.core.createNamespacedConfigMap({ namespace, body: { ...manifest, apiVersion: 'v1', kind: 'ConfigMap' } }));
+        await withRetries(() =>
+          this.core.createNamespacedConfigMap({ namespace, body: { ...manifest, apiVersion: 'v1', kind: 'ConfigMap' } }),
+        );
         return { created: true };
       } catch (err) {
         if (statusCodeOf(err) !== 409) throw err;

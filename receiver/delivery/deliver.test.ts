@@ -544,7 +544,9 @@ describe('Deliverer: a once trigger fires at most once per target', () => {
     const { records, once, deliverer } = onceSetup();
     const first = results(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' })));
     expect(first).toEqual([held('notify')]);
-    expect([...once.records.values()]).toEqual([expect.objectContaining({ delivery: 'd-1', state: 'fired', heldJob: heldJobOf(first[0]) })]);
+    expect([...once.records.values()]).toEqual([
+      expect.objectContaining({ delivery: 'd-1', state: 'fired', heldJob: heldJobOf(first[0]) }),
+    ]);
     const second = results(await deliverer.deliver(labelEvent({ deliveryId: 'd-2' })));
     expect(second).toEqual([{ trigger: 'notify', outcome: 'once-spent', spentBy: heldJobOf(first[0]) }]);
     expect(records.created).toHaveLength(1);

@@ -3,7 +3,10 @@ import { labelEvent } from '../../test/support/fakes-receiver.js';
 import { decideOnce, onceRecordManifest, onceRecordName, type OnceDecision } from './once.js';
 
 const event = labelEvent({ deliveryId: 'd-1' });
-const data = (over: Record<string, string> = {}) => ({ ...onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa').data, ...over });
+const data = (over: Record<string, string> = {}) => ({
+  ...onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa').data,
+  ...over,
+});
 
 describe('onceRecordName', () => {
   test('one name per trigger and target, a valid ConfigMap name', () => {
