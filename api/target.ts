@@ -19,3 +19,18 @@ export function targetProblem(target: string): string | undefined {
 export function scopeKeyOf(target: string): string {
   return target.replace(/[#!]\d+$/, '');
 }
+
+/** A target taken apart: `acme/web#7` → repository `acme/web`, separator `#`, number `7`. */
+export interface TargetParts {
+  readonly repository: string;
+  readonly separator: '#' | '!';
+  readonly number: string;
+}
+
+/** The parts of a valid target, or undefined for anything targetProblem refuses. */
+export function targetParts(target: string): TargetParts | undefined {
+  if (targetProblem(target) !== undefined) return undefined;
+  const m = /^(.+)([#!])(\d+)$/.exec(target);
+  if (!m) return undefined;
+  return { repository: m[1] as string, separator: m[2] as '#' | '!', number: m[3] as string };
+}

@@ -134,6 +134,16 @@ export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
+/** The forges a delivery comes from. */
+export const Forge = { GitHub: 'github', GitLab: 'gitlab' } as const;
+export type Forge = (typeof Forge)[keyof typeof Forge];
+export const FORGES = Object.values(Forge);
+
+/** What a target is on its forge: `#` is a GitHub issue or pull request or a GitLab issue; `!` a GitLab merge request. */
+export const TargetKind = { Issue: 'issue', PullRequest: 'pull_request', MergeRequest: 'merge_request' } as const;
+export type TargetKind = (typeof TargetKind)[keyof typeof TargetKind];
+export const TARGET_KINDS = Object.values(TargetKind);
+
 /** Labels and annotations waitgate puts on what it creates. */
 export const Labels = {
   managedBy: 'app.kubernetes.io/managed-by',
@@ -180,6 +190,8 @@ export const Annotations = {
    * trigger, target and this number, so two deliveries that would both hold meet one name.
    */
   holdGeneration: 'waitgate.dev/hold-generation',
+  /** What the target is on its forge (TargetKind): a `#` target alone cannot say issue or pull request. */
+  targetKind: 'waitgate.dev/target-kind',
 } as const;
 
 export function isRefusalToken(v: unknown): v is RefusalToken {

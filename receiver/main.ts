@@ -6,6 +6,7 @@ import { connectValkey } from '../lib/valkey/connection.js';
 import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Leases } from '../lib/valkey/leases.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
+import { KubeOnceRecords } from './adapters/kube-once-records.js';
 import { KubeRecords } from './adapters/kube-records.js';
 import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
 import { parseReceiverConfig } from './config.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const deliverer = new Deliverer({
     view,
     records: new KubeRecords(kc),
+    once: new KubeOnceRecords(kc),
     leases: new Leases(redis),
     history: new ValkeyHoldHistory(redis, keys),
     namespace: config.jobNamespace,

@@ -5,6 +5,8 @@ import { VERSION } from '../lib/version.js';
 export const DeliveryOutcome = {
   Held: 'held',
   Refused: 'refused',
+  /** A `once` trigger that had already fired for the target: answered 202, nothing created. */
+  OnceSpent: 'once_spent',
   Ignored: 'ignored',
   Duplicate: 'duplicate',
   Unhandled: 'unhandled',

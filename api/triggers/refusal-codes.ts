@@ -9,6 +9,10 @@ export const TriggerRefusalCode = {
   Shape: 'trigger-shape',
   NameRepeated: 'trigger-name-repeated',
   JobInvalid: 'trigger-job-invalid',
+  /** A cron schedule: waitgate acts on forge events; a CronJob runs schedules. */
+  Cron: 'trigger-cron',
+  /** run.replicas beside run.job's own completions, parallelism or completionMode: one would be dropped. */
+  ReplicasConflict: 'trigger-replicas-conflict',
   // run.waitFor and where it may stand.
   WaitForShape: 'waitfor-shape',
   WaitForCount: 'waitfor-count',

@@ -1,8 +1,9 @@
-// The shape of one entry outside its waits: name, on (label or cron) and run's own fields.
+// The shape of one entry outside its waits: name, on (a label; a cron schedule is refused) and run's own fields.
 // Written as zod schemas; their issues become `trigger-shape` and `trigger-job-invalid`
 // refusals with paths into the file.
 import { z } from 'zod';
 import { heldJobSpecSchema } from '../heldjob-schema.js';
+import { REPLICA_FIELDS } from './job-spec.js';
 import { childPath, joinPath, kindOf, show } from './json-path.js';
 import { TriggerRefusalCode as Code, type TriggerRefusalCode } from './refusal-codes.js';
 import type { PathRefusal } from './types.js';
@@ -42,13 +43,9 @@ export const labelOnSchema = z
   })
   .loose();
 
-export const cronOnSchema = z
-  .object({
-    type: z.literal('cron'),
-    schedule: text('on.schedule', 'a cron trigger fires on the cron expression it holds'),
-    once: flag('on.once').optional(),
-  })
-  .loose();
+/** Why a cron trigger is refused: it would load and never fire. */
+export const CRON_REFUSAL =
+  'waitgate acts on forge events (a label added to an issue, pull request or merge request) and has no scheduler, so a cron trigger would load and never fire; run schedules with a Kubernetes CronJob';
 
 /** run's own fields. Keys it does not know are kept: newer files may carry fields this version ignores. */
 export const runFieldsSchema = z
@@ -61,6 +58,19 @@ export const runFieldsSchema = z
       .optional(),
   })
   .loose();
+
+/** run.replicas beside run.job's own counts: one of them would be dropped, so neither is guessed at. */
+export function replicaConflicts(run: Record<string, unknown>, runPath: string): PathRefusal[] {
+  if (run.replicas === undefined || !isRecordValue(run.job)) return [];
+  const job = run.job;
+  return REPLICA_FIELDS.filter((f) => Object.hasOwn(job, f)).map((f) => ({
+    path: childPath(childPath(runPath, 'job'), f),
+    code: Code.ReplicasConflict,
+    message: `run.replicas sets run.job.${f} itself (completions and parallelism to the replicas, completionMode Indexed); set one or the other, not both`,
+  }));
+}
+
+const isRecordValue = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The HeldJob's own JobSpec rule, so that a trigger cannot hold a job its HeldJob would refuse. */
 const jobSchema = heldJobSpecSchema.shape.job;
@@ -78,16 +88,13 @@ export function onProblems(on: Record<string, unknown>, onPath: string): PathRef
     case 'label':
       return issuesOf(labelOnSchema, on, onPath);
     case 'cron':
-      return issuesOf(cronOnSchema, on, onPath);
+      return [{ path: childPath(onPath, 'type'), code: Code.Cron, message: CRON_REFUSAL }];
     default:
       return [
         {
           path: childPath(onPath, 'type'),
           code: Code.Shape,
-          message:
-            on.type === undefined
-              ? 'on.type is missing; it must be "label" or "cron"'
-              : `on.type must be "label" or "cron", but it is ${show(on.type)}`,
+          message: on.type === undefined ? 'on.type is missing; it must be "label"' : `on.type must be "label", but it is ${show(on.type)}`,
         },
       ];
   }

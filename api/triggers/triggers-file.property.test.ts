@@ -12,12 +12,13 @@ import { checkWaitFor } from './wait-for-rules.js';
 function wellFormed(r: TriggersCheck): true {
   if (r.ok) {
     for (const t of r.triggers) {
+      if (t.on.type !== 'label') throw new Error(`loaded a trigger that is not a label trigger: ${JSON.stringify(t)}`);
       if (typeof t.name !== 'string' || t.name.trim() === '') throw new Error(`loaded a trigger without a name: ${JSON.stringify(t)}`);
       if (t.run.waitFor !== undefined) {
         if (t.run.waitFor.length < 1 || !waitForSchema.safeParse(t.run.waitFor).success) {
           throw new Error(`loaded a waitFor the HeldJob schema refuses: ${JSON.stringify(t.run.waitFor)}`);
         }
-        if (t.on.type === 'cron' || t.on.once === true || t.run.replicas !== undefined) {
+        if (t.on.once === true || t.run.replicas !== undefined) {
           throw new Error(`loaded a wait in a refused combination: ${JSON.stringify(t)}`);
         }
       }

@@ -20,7 +20,8 @@ function without(obj: Record<string, unknown>, key: string): Record<string, unkn
 }
 
 type Expected = { where: string; path: string; code: TriggerRefusalCode };
-type Row = [description: string, input: { value: unknown } | { text: string }, expected: Expected];
+/** The refusals a row expects: one, or (where one mistake breaks two rules) each of them in order. */
+type Row = [description: string, input: { value: unknown } | { text: string }, expected: Expected | Expected[]];
 
 const file = (...entries: unknown[]) => ({ value: entries });
 const at = (where: string, path: string, code: TriggerRefusalCode): Expected => ({ where, path, code });
@@ -50,8 +51,9 @@ const rows: Row[] = [
   ['a label trigger with an empty any', file(label('deploy', {}, { any: [] })), at('deploy', '$[0].on.any', Code.Shape)],
   ['a label trigger whose any is a string', file(label('deploy', {}, { any: 'x' })), at('deploy', '$[0].on.any', Code.Shape)],
   ['a label that is not a string', file(label('deploy', {}, { any: ['ok', 3] })), at('deploy', '$[0].on.any[1]', Code.Shape)],
-  ['a cron trigger without schedule', file({ ...cron('nightly'), on: { type: 'cron' } }), at('nightly', '$[0].on.schedule', Code.Shape)],
-  ['a cron trigger with an empty schedule', file(cron('nightly', {}, { schedule: '' })), at('nightly', '$[0].on.schedule', Code.Shape)],
+  ['a cron trigger', file(cron('nightly')), at('nightly', '$[0].on.type', Code.Cron)],
+  ['a cron trigger with once', file(cron('nightly', {}, { once: true })), at('nightly', '$[0].on.type', Code.Cron)],
+  ['a cron trigger without schedule', file({ ...cron('nightly'), on: { type: 'cron' } }), at('nightly', '$[0].on.type', Code.Cron)],
   ['on.once that is not a boolean', file(label('deploy', {}, { once: 'yes' })), at('deploy', '$[0].on.once', Code.Shape)],
   ['no run', file(without(label('deploy'), 'run')), at('deploy', '$[0].run', Code.Shape)],
   ['run that is an array', file({ ...label('deploy'), run: [] }), at('deploy', '$[0].run', Code.Shape)],
@@ -60,6 +62,16 @@ const rows: Row[] = [
   ['replicas of zero', file(label('deploy', { replicas: 0 })), at('deploy', '$[0].run.replicas', Code.Shape)],
   ['fractional replicas', file(label('deploy', { replicas: 1.5 })), at('deploy', '$[0].run.replicas', Code.Shape)],
   ['replicas as a string', file(label('deploy', { replicas: '2' })), at('deploy', '$[0].run.replicas', Code.Shape)],
+  [
+    "replicas beside the JobSpec's own parallelism",
+    file(label('deploy', { replicas: 3, job: { ...job, parallelism: 2 } })),
+    at('deploy', '$[0].run.job.parallelism', Code.ReplicasConflict),
+  ],
+  [
+    "replicas beside the JobSpec's own completionMode",
+    file(label('deploy', { replicas: 3, job: { ...job, completionMode: 'NonIndexed' } })),
+    at('deploy', '$[0].run.job.completionMode', Code.ReplicasConflict),
+  ],
   [
     'a key written twice (JSON.parse would drop the first)',
     {
@@ -254,7 +266,7 @@ const rows: Row[] = [
   [
     'waitFor on a cron trigger',
     file(cron('nightly', waits({ after: '2026-09-01T09:00:00Z' }))),
-    at('nightly', '$[0].on.type', Code.OnCron),
+    [at('nightly', '$[0].on.type', Code.Cron), at('nightly', '$[0].on.type', Code.OnCron)],
   ],
 ];
 
@@ -267,7 +279,7 @@ describe('refusals', () => {
     const r = check(input);
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.refusals.map(({ where, path, code }) => ({ where, path, code }))).toEqual([expected]);
+    expect(r.refusals.map(({ where, path, code }) => ({ where, path, code }))).toEqual([expected].flat());
     for (const refusal of r.refusals) {
       expect(refusal.message.length).toBeGreaterThan(20);
       expect(refusal.message).not.toMatch(/\n/);
@@ -275,7 +287,7 @@ describe('refusals', () => {
   });
 
   test('the table covers every code of the vocabulary', () => {
-    expect(new Set(rows.map(([, , e]) => e.code))).toEqual(new Set(TRIGGER_REFUSAL_CODES));
+    expect(new Set(rows.flatMap(([, , e]) => [e].flat().map((x) => x.code)))).toEqual(new Set(TRIGGER_REFUSAL_CODES));
   });
 
   test.each([
@@ -283,6 +295,8 @@ describe('refusals', () => {
     [Code.WithOnce, label('d', waits({ profile: 'jira' }), { once: true }), /once/],
     [Code.WithReplicas, label('d', { ...waits({ profile: 'jira' }), replicas: 2 }), /replica/],
     [Code.OnCron, cron('d', waits({ profile: 'jira' })), /cron/],
+    [Code.Cron, cron('d'), /forge events.*CronJob/],
+    [Code.ReplicasConflict, label('d', { replicas: 2, job: { ...job, completions: 4 } }), /not both/],
     [Code.WaitForMisspelled, label('d', { wait_for: [] }), /waitFor/],
     [Code.AfterInvalid, label('d', waits({ after: '2026-02-31T09:00:00Z' })), /2026-02-31 is not a date/],
   ])('the %s message says why', (code, entry, why) => {
@@ -308,7 +322,7 @@ describe('refusals', () => {
       ['deploy', '$[0].on.once', Code.WithOnce],
       ['#1', '$[1]', Code.Shape],
       ['#2', '$[2].name', Code.Shape],
-      ['#2', '$[2].on.schedule', Code.Shape],
+      ['#2', '$[2].on.type', Code.Cron],
       ['#2', '$[2].run.wait_for', Code.WaitForMisspelled],
       ['#2', '$[2].on.type', Code.OnCron],
       ['deploy', '$[3].name', Code.NameRepeated],
@@ -353,14 +367,14 @@ describe('files that load', () => {
     ['a profile that no ConfigMap declares', [label('deploy', waits({ profile: 'nobody-declared-this' }))]],
     ['a profile of 63 characters', [label('deploy', waits({ profile: 'p'.repeat(63) }))]],
     ['a label trigger without waitFor', [label('deploy')]],
-    ['a cron trigger without waitFor', [cron('nightly')]],
-    ['a cron trigger with once and no wait', [cron('nightly', {}, { once: true })]],
+    ['on.once without a wait', [label('deploy', {}, { once: true })]],
     ['on.once false with a wait', [label('deploy', waits({ profile: 'jira' }), { once: false })]],
     ['replicas without a wait', [label('deploy', { replicas: 3 })]],
+    ['replicas beside JobSpec fields it does not set', [label('deploy', { replicas: 3, job: { ...job, activeDeadlineSeconds: 60 } })]],
     ['unknown run keys', [label('deploy', { timeoutMinutes: 30, labels: { team: 'a' }, ...waits({ profile: 'jira' }) })]],
     ['unknown on keys', [label('deploy', {}, { repos: ['acme/web'] })]],
     ['a name of 253 characters', [label('n'.repeat(253))]],
-    ['several triggers', [label('deploy'), label('fix', waits({ profile: 'jira' })), cron('nightly')]],
+    ['several triggers', [label('deploy'), label('fix', waits({ profile: 'jira' })), label('nightly', {}, { once: true })]],
     ['no triggers at all', []],
   ];
 
@@ -376,7 +390,7 @@ describe('files that load', () => {
   test('a loaded trigger keeps its fields, its conditions in order and unknown run keys', () => {
     const r = checkTriggers([
       label('deploy', { timeoutMinutes: 30, ...waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00-05:30' }) }, { once: false }),
-      cron('nightly'),
+      label('nightly', { replicas: 2 }, { once: true }),
     ]);
     expect(r).toEqual({
       ok: true,
@@ -392,7 +406,11 @@ describe('files that load', () => {
             waitFor: [{ profile: 'jira' }, { after: '2026-09-01T09:00:00-05:30' }],
           },
         },
-        { name: 'nightly', on: { type: 'cron', schedule: '0 9 * * 1' }, run: { kind: 'github', flow: 'nightly', job } },
+        {
+          name: 'nightly',
+          on: { type: 'label', any: ['waitgate:deploy'], once: true },
+          run: { kind: 'github', flow: 'deploy', job, replicas: 2 },
+        },
       ],
     });
   });

@@ -3,8 +3,8 @@
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { childPath, isRecord, kindOf, show } from './json-path.js';
 import { TriggerRefusalCode as Code, WHERE_FILE } from './refusal-codes.js';
-import { jobProblems, onProblems, runFieldsSchema, triggerNameSchema, issuesOf } from './trigger-shape.js';
-import type { CronOn, LabelOn, PathRefusal, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from './types.js';
+import { jobProblems, onProblems, replicaConflicts, runFieldsSchema, triggerNameSchema, issuesOf } from './trigger-shape.js';
+import type { LabelOn, PathRefusal, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from './types.js';
 import { misplacedWaits, waitCombinations } from './wait-for-placement.js';
 import { checkWaitFor } from './wait-for-rules.js';
 
@@ -13,9 +13,10 @@ export const TRIGGERS_CONFIGMAP = 'waitgate-triggers';
 export const TRIGGERS_KEY = 'triggers.json';
 
 // The whole API of the triggers file is reachable from this module.
-export type { CronOn, LabelOn, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from './types.js';
+export type { LabelOn, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from './types.js';
 export { TriggerRefusalCode, TRIGGER_REFUSAL_CODES, WHERE_FILE } from './refusal-codes.js';
 export { checkWaitFor, type WaitForCheck } from './wait-for-rules.js';
+export { jobSpecOf } from './job-spec.js';
 
 /** The `where` of entry `index`: its name when it has a usable one, else `#<index>`. */
 export function whereOf(entry: unknown, index: number): string {
@@ -159,9 +160,7 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
       path: onPath,
       code: Code.Shape,
       message:
-        on === undefined
-          ? 'the entry has no on; it says what fires the trigger, a label or a cron schedule'
-          : `on must be an object, but it is ${kindOf(on)}`,
+        on === undefined ? 'the entry has no on; it says what fires the trigger, a label' : `on must be an object, but it is ${kindOf(on)}`,
     });
   } else {
     refusals.push(...onProblems(on, onPath));
@@ -202,17 +201,17 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
       ),
     );
     refusals.push(...jobProblems(own(run, 'job'), childPath(runPath, 'job')));
+    refusals.push(...replicaConflicts(run, runPath));
   }
 
   if (refusals.length > 0 || !isRecord(on) || !isRecord(run)) return { refusals };
   return { refusals, trigger: { name: name as string, on: loadedOn(on), run: loadedRun(run, conditions) } };
 }
 
-function loadedOn(on: Record<string, unknown>): LabelOn | CronOn {
+/** A checked on: onProblems refuses every type but label. */
+function loadedOn(on: Record<string, unknown>): LabelOn {
   const once = own(on, 'once') as boolean | undefined;
-  const extra = once === undefined ? {} : { once };
-  if (own(on, 'type') === 'label') return { type: 'label', any: [...(own(on, 'any') as string[])], ...extra };
-  return { type: 'cron', schedule: own(on, 'schedule') as string, ...extra };
+  return { type: 'label', any: [...(own(on, 'any') as string[])], ...(once === undefined ? {} : { once }) };
 }
 
 function loadedRun(run: Record<string, unknown>, conditions: ReturnType<typeof checkWaitFor>['conditions']): TriggerRun {

@@ -15,18 +15,14 @@ export interface TriggerRefusal {
 export interface LabelOn {
   readonly type: 'label';
   readonly any: readonly string[];
-  readonly once?: boolean;
-}
-
-export interface CronOn {
-  readonly type: 'cron';
-  readonly schedule: string;
+  /** Fires at most once per target: a later delivery for the same target is answered once-spent. */
   readonly once?: boolean;
 }
 
 export interface TriggerRun {
   readonly kind: string;
   readonly flow: string;
+  /** The Job runs this many Pods at once, each with its completion index (api/triggers/job-spec.ts). */
   readonly replicas?: number;
   readonly waitFor?: readonly WaitCondition[];
   /** A batch/v1 JobSpec, checked only for a `template` object; the apiserver checks the rest. */
@@ -37,7 +33,8 @@ export interface TriggerRun {
 
 export interface Trigger {
   readonly name: string;
-  readonly on: LabelOn | CronOn;
+  /** Only label triggers load: a cron trigger is refused (trigger-cron). */
+  readonly on: LabelOn;
   readonly run: TriggerRun;
 }
 

@@ -80,6 +80,21 @@ describe('waitgate triggers check', () => {
     expect(r.stdout[0]).toMatch(/^deploy \$\[0\]\.run\.waitFor\[0\]\.after: waitfor-after-zoneless: .*zone/);
   });
 
+  test('a cron trigger is reported as trigger-cron (and waitfor-on-cron beside a wait), never as loaded', async () => {
+    const cron = (name: string, run: Record<string, unknown> = {}) => ({
+      ...entry(name, run),
+      on: { type: 'cron', schedule: '0 3 * * *' },
+    });
+    const r = await checkFile('cron.json', json([cron('nightly'), cron('nightly-held', { waitFor: [{ profile: 'jira' }] })]));
+    expect(r.code).toBe(2);
+    expect(r.stdout.map((l) => l.replace(/(: [a-z-]+): .*$/, '$1'))).toEqual([
+      'nightly $[0].on.type: trigger-cron',
+      'nightly-held $[1].on.type: trigger-cron',
+      'nightly-held $[1].on.type: waitfor-on-cron',
+    ]);
+    expect(r.stdout[0]).toMatch(/forge events.*CronJob/);
+  });
+
   test('a name that would break the columns is quoted', async () => {
     const r = await checkFile('spaced.json', json([entry('deploy now', { waitFor: [] })]));
     expect(r.stdout).toEqual([expect.stringMatching(/^"deploy now" \$\[0\]\.run\.waitFor: waitfor-count: /)]);

@@ -1,22 +1,28 @@
 // The batch/v1 Job a HeldJob launches, and what a Job's status says. Pure.
 import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobSpec } from '../../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_KIND, JOB_LAUNCH_FINALIZER, Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { jobContextEnv, jobContextOf, type JobEnvName } from '../../api/job-context.js';
 import { labelValue } from '../../api/label-value.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, JOB_LAUNCH_FINALIZER, Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { shortHash } from '../../lib/hash.js';
 import { JobOutcome, type ObservedJob } from './observed.js';
 
 /**
  * The Job, owned by its HeldJob (so a cancel deletes it), under the name derived from the
- * HeldJob, fenced by the launch finalizer until its creation is recorded.
+ * HeldJob, fenced by the launch finalizer until its creation is recorded. Every container
+ * is told its context (api/job-context.ts) and the Job and its Pods carry the HeldJob's name
+ * and the target's hash as labels.
  */
 export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: string): k8s.V1Job {
+  const ids = { [Labels.heldJob]: labelValue(heldJob.metadata.name), [Labels.targetHash]: shortHash(spec.target) };
+  const env = jobContextEnv(jobContextOf({ metadata: heldJob.metadata, spec }));
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
       name: jobName,
       namespace: heldJob.metadata.namespace,
-      labels: { [Labels.managedBy]: MANAGED_BY, [Labels.heldJob]: labelValue(heldJob.metadata.name) },
+      labels: { [Labels.managedBy]: MANAGED_BY, ...ids },
       finalizers: [JOB_LAUNCH_FINALIZER],
       ownerReferences: [
         {
@@ -29,7 +35,52 @@ export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: str
         },
       ],
     },
-    spec: spec.job,
+    spec: withContext(spec.job, ids, env),
+  };
+}
+
+type Env = readonly { name: JobEnvName; value: string }[];
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The JobSpec with the labels on its Pod template and the context on each container; the input is not changed. */
+function withContext(job: HeldJobSpec['job'], labels: Record<string, string>, env: Env): k8s.V1JobSpec {
+  const template = job.template;
+  const metadata = isObj(template.metadata) ? template.metadata : {};
+  const podSpec = template.spec;
+  return {
+    ...job,
+    template: {
+      ...template,
+      metadata: { ...metadata, labels: { ...(isObj(metadata.labels) ? metadata.labels : {}), ...labels } },
+      ...(isObj(podSpec)
+        ? {
+            spec: {
+              ...podSpec,
+              ...containersWithEnv(podSpec, 'containers', env),
+              ...containersWithEnv(podSpec, 'initContainers', env),
+            },
+          }
+        : {}),
+    },
+  } as k8s.V1JobSpec;
+}
+
+/**
+ * Each container of the list with the context put before its own env, so its own entries can
+ * refer to them as $(WAITGATE_TARGET). A name the template sets itself is its own: the
+ * template wins, and that variable is not added.
+ */
+function containersWithEnv(podSpec: Obj, key: 'containers' | 'initContainers', env: Env): Obj {
+  const list = podSpec[key];
+  if (!Array.isArray(list)) return {};
+  return {
+    [key]: list.map((c: unknown) => {
+      if (!isObj(c)) return c;
+      const own: unknown[] = Array.isArray(c.env) ? c.env : [];
+      const named = new Set(own.flatMap((e) => (isObj(e) && typeof e.name === 'string' ? [e.name] : [])));
+      return { ...c, env: [...env.filter((e) => !named.has(e.name)), ...own] };
+    }),
   };
 }
 

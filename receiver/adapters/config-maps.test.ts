@@ -5,6 +5,7 @@ import {
   FakeHeldJobRecords,
   FakeHoldHistory,
   FakeLeaseStore,
+  FakeOnceRecords,
   labelEvent,
   labelTrigger,
   recordingLog,
@@ -87,6 +88,7 @@ describe('a missing profiles ConfigMap never refuses a delivery at the receiver'
     const deliverer = new Deliverer({
       view: v,
       records,
+      once: new FakeOnceRecords(),
       leases: new FakeLeaseStore(now),
       history: new FakeHoldHistory(),
       namespace: 'jobs',

@@ -9,6 +9,8 @@ import {
   FakeHeldJobRecords,
   FakeHoldHistory,
   FakeLeaseStore,
+  FakeOnceRecords,
+  heldJobOf,
   FakeTriggerView,
   labelEvent,
   labelTrigger,
@@ -78,6 +80,7 @@ function run(s: Setup) {
   const deliverer = new Deliverer({
     view,
     records,
+    once: new FakeOnceRecords(),
     leases,
     history,
     namespace: 'jobs',
@@ -259,7 +262,7 @@ describe('Deliverer: what it writes and asks', () => {
     expect(records.marked).toEqual([
       {
         namespace: 'jobs',
-        name: r.results[0]?.heldJob,
+        name: heldJobOf(r.results[0]),
         refusal: { token: RefusalToken.ProfileUnknown, message: 'profile "jira" is not declared in waitgate-profiles' },
         now: NOW,
       },
@@ -299,6 +302,7 @@ function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = 
   const deliverer = new Deliverer({
     view: new FakeTriggerView(triggers, profilesDeclaring('jira')),
     records,
+    once: new FakeOnceRecords(),
     leases,
     history,
     namespace: 'jobs',
@@ -417,7 +421,7 @@ describe('Deliverer: hold generations', () => {
     const { records, history, deliverer } = onClock([onJira]);
     history.generations.set('deploy\nacme/web#7', 4);
     const r = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
-    expect(r.results[0]?.heldJob).toMatch(/-5$/);
+    expect(heldJobOf(r.results[0])).toMatch(/-5$/);
     expect(records.created[0]?.metadata.annotations['waitgate.dev/hold-generation']).toBe('5');
     expect(history.generations.get('deploy\nacme/web#7')).toBe(5);
   });
@@ -445,7 +449,7 @@ describe('Deliverer: the 15-minute window outlives the hold', () => {
   test('a hold that launched and was deleted: its marker refuses, naming it; once the marker goes, a delivery holds', async () => {
     const { records, history, deliverer } = onClock([onJira]);
     const first = (await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
-    const hold = first.results[0]!.heldJob;
+    const hold = heldJobOf(first.results[0])!;
     history.leaveMarker('deploy', 'acme/web#7', hold);
     records.remove(hold);
 
@@ -459,7 +463,7 @@ describe('Deliverer: the 15-minute window outlives the hold', () => {
     const third = (await deliverer.deliver(labelEvent({ deliveryId: 'd-3' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
     expect(third.results).toMatchObject([{ outcome: 'held' }]);
     // Not the deleted hold's name again: the generation moved on.
-    expect(third.results[0]?.heldJob).not.toBe(hold);
+    expect(heldJobOf(third.results[0])).not.toBe(hold);
   });
 
   test('a stale marker, naming a HeldJob still there that never launched, refuses nothing', async () => {
@@ -509,5 +513,98 @@ describe('Deliverer: the same signed body under another delivery id', () => {
     expect(leases.released).toEqual(expect.arrayContaining([DEDUP_KEY, BODY_KEY]));
     records.failCreateOf = () => undefined;
     expect(await deliverer.deliver(replay('d-again'))).toMatchObject({ outcome: 'handled' });
+  });
+});
+
+describe('Deliverer: a once trigger fires at most once per target', () => {
+  const onceTrigger = { ...plain, on: { ...plain.on, once: true } } satisfies Trigger;
+  /** A receiver with a Valkey of its own (fresh, as after a flush), over the given apiserver records. */
+  function onceSetup(world: { records?: FakeHeldJobRecords; once?: FakeOnceRecords } = {}) {
+    const records = world.records ?? new FakeHeldJobRecords();
+    const once = world.once ?? new FakeOnceRecords();
+    const { log, lines } = recordingLog();
+    const deliverer = new Deliverer({
+      view: new FakeTriggerView([onceTrigger], profilesDeclaring()),
+      records,
+      once,
+      leases: new FakeLeaseStore(() => NOW),
+      history: new FakeHoldHistory(),
+      namespace: 'jobs',
+      keys: new ValkeyKeys(PREFIX),
+      afterMaxMs: 30 * DAY,
+      now: () => NOW,
+      log,
+      lockWaitMs: 0,
+    });
+    return { records, once, deliverer, lines };
+  }
+  const results = (r: DeliveryResult) => (r as Extract<DeliveryResult, { outcome: 'handled' }>).results;
+
+  test('the first delivery holds; a later one is once-spent, names the HeldJob that spent it, and creates nothing', async () => {
+    const { records, once, deliverer } = onceSetup();
+    const first = results(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' })));
+    expect(first).toEqual([held('notify')]);
+    expect([...once.records.values()]).toEqual([
+      expect.objectContaining({ delivery: 'd-1', state: 'fired', heldJob: heldJobOf(first[0]) }),
+    ]);
+    const second = results(await deliverer.deliver(labelEvent({ deliveryId: 'd-2' })));
+    expect(second).toEqual([{ trigger: 'notify', outcome: 'once-spent', spentBy: heldJobOf(first[0]) }]);
+    expect(records.created).toHaveLength(1);
+  });
+
+  test('still spent when its HeldJob is deleted and Valkey forgets everything', async () => {
+    const { records, once, deliverer } = onceSetup();
+    const first = results(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' })));
+    records.remove(heldJobOf(first[0])!);
+    const again = onceSetup({ records, once }).deliverer;
+    expect(results(await again.deliver(labelEvent({ deliveryId: 'd-2' })))).toMatchObject([{ outcome: 'once-spent' }]);
+    // The same delivery handled again (its dedup key gone) creates nothing either: its record says fired.
+    expect(results(await again.deliver(labelEvent({ deliveryId: 'd-1' })))).toEqual([{ ...held('notify'), recordedEarlier: true }]);
+    expect(records.created).toHaveLength(1);
+  });
+
+  test('another target, or another once trigger, is not spent', async () => {
+    const { records, deliverer } = onceSetup();
+    await deliverer.deliver(labelEvent({ deliveryId: 'd-1' }));
+    expect(results(await deliverer.deliver(labelEvent({ deliveryId: 'd-2', target: 'acme/web#8' })))).toMatchObject([{ outcome: 'held' }]);
+    expect(records.created).toHaveLength(2);
+  });
+
+  test('the HeldJob create fails after the claim: the delivery is not lost; the same delivery again goes on', async () => {
+    const { records, once, deliverer } = onceSetup();
+    records.failCreate = new UnavailableError('the apiserver is unavailable');
+    await expect(deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))).rejects.toBeInstanceOf(UnavailableError);
+    expect([...once.records.values()]).toEqual([expect.objectContaining({ delivery: 'd-1', state: 'claimed' })]);
+    records.failCreate = undefined;
+    // Another delivery meanwhile finds the trigger spent: the claim holds.
+    expect(results(await deliverer.deliver(labelEvent({ deliveryId: 'd-2' })))).toMatchObject([{ outcome: 'once-spent' }]);
+    // The forge's redelivery of d-1 creates its HeldJob.
+    expect(results(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' })))).toEqual([held('notify')]);
+    expect(records.created).toHaveLength(1);
+    expect([...once.records.values()]).toEqual([expect.objectContaining({ delivery: 'd-1', state: 'fired' })]);
+  });
+
+  test('two deliveries at once: one holds, the other is once-spent', async () => {
+    const { records, once, deliverer } = onceSetup();
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const both = new Promise<void>((r) => (release = r));
+    once.beforeClaim = async () => {
+      if (++arrived === 2) release();
+      await both;
+    };
+    const [a, b] = await Promise.all([
+      deliverer.deliver(labelEvent({ deliveryId: 'd-1' })),
+      deliverer.deliver(labelEvent({ deliveryId: 'd-2' })),
+    ]);
+    expect([...results(a), ...results(b)].map((x) => x.outcome).sort()).toEqual(['held', 'once-spent']);
+    expect(records.created).toHaveLength(1);
+  });
+
+  test('marking the record fired fails: held all the same, and a warning', async () => {
+    const { once, deliverer, lines } = onceSetup();
+    once.failMarkFired = apiError;
+    expect(results(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' })))).toEqual([held('notify')]);
+    expect(lines).toContainEqual({ level: 'warn', msg: 'Failed to mark once record fired' });
   });
 });

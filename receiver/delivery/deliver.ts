@@ -7,11 +7,13 @@ import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { RefusalToken } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LabelEvent } from '../forges/event.js';
+import { decideOnce, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
   BODY_DEDUP_WINDOW_MS,
   DEDUP_WINDOW_MS,
   decideHold,
   heldJobManifest,
+  heldJobName,
   isOwnRecord,
   plan,
   recordedOutcome,
@@ -42,6 +44,16 @@ export interface HeldJobRecords {
   liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]>;
 }
 
+/** The records of `once` triggers that fired (receiver/delivery/once.ts), on the apiserver. */
+export interface OnceRecords {
+  /** Creates the record; when one of that name is there, what it holds instead. */
+  claim(
+    manifest: OnceRecordManifest,
+  ): Promise<{ readonly created: true } | { readonly created: false; readonly data: Readonly<Record<string, string>> | undefined }>;
+  /** Marks the record fired: its HeldJob was created. */
+  markFired(namespace: string, name: string): Promise<void>;
+}
+
 export interface LeaseStore {
   acquire(key: string, ttlMs: number): Promise<{ key: string; token: string } | undefined>;
   renew(lease: { key: string; token: string }, ttlMs: number): Promise<boolean>;
@@ -68,7 +80,14 @@ export class UnavailableError extends Error {
  * What became of one trigger. `recordedEarlier`: this delivery was handled before (its answer
  * lost, or its dedup key gone) and this is the HeldJob that handling made; nothing was written now.
  */
-export type TriggerOutcome = RecordedOutcome & { readonly trigger: string; readonly recordedEarlier?: true };
+export type TriggerOutcome = (RecordedOutcome | OnceSpent) & { readonly trigger: string; readonly recordedEarlier?: true };
+
+/** A `once` trigger that had already fired for this target, for the delivery `spentBy` made. Nothing was created. */
+export interface OnceSpent {
+  readonly outcome: 'once-spent';
+  /** The HeldJob of the delivery that fired it (it may since have been deleted). */
+  readonly spentBy: string;
+}
 
 export type DeliveryResult =
   | { readonly outcome: 'ignored' }
@@ -78,6 +97,7 @@ export type DeliveryResult =
 export interface DelivererDeps {
   readonly view: TriggerView;
   readonly records: HeldJobRecords;
+  readonly once: OnceRecords;
   readonly leases: LeaseStore;
   readonly history: HoldHistory;
   readonly namespace: string;
@@ -136,6 +156,40 @@ export class Deliverer {
   }
 
   private async one(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
+    return planned.trigger.on.once === true ? this.once(event, planned) : this.fire(event, planned);
+  }
+
+  /**
+   * A `once` trigger: its record first, then its HeldJob. The record is claimed before the
+   * HeldJob is created, so of two deliveries only one goes on; the one that claimed it goes
+   * on again if handled again (its create failed, or its answer was lost), and once its
+   * HeldJob is created the record says so, so nothing ever creates it twice. A once trigger
+   * has no waits (waitfor-with-once), so its HeldJob is named by the delivery.
+   */
+  private async once(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
+    const { trigger } = planned;
+    const { namespace, log } = this.deps;
+    const manifest = onceRecordManifest(event, trigger.name, namespace, heldJobName(event, trigger));
+    const claim = await this.deps.once.claim(manifest);
+    if (!claim.created) {
+      const decision = decideOnce(claim.data, event);
+      switch (decision.kind) {
+        case 'spent':
+          return { trigger: trigger.name, outcome: 'once-spent', spentBy: decision.by };
+        case 'fired':
+          return { trigger: trigger.name, outcome: 'held', heldJob: decision.heldJob, recordedEarlier: true };
+        case 'fire':
+          break;
+      }
+    }
+    const outcome = await this.fire(event, planned);
+    await this.deps.once.markFired(namespace, manifest.metadata.name).catch((err: unknown) => {
+      log.warn({ err, record: manifest.metadata.name }, 'Failed to mark once record fired');
+    });
+    return outcome;
+  }
+
+  private async fire(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
     const { trigger, verdict } = planned;
     if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, planned);
     if (verdict.kind === 'refuse') {

@@ -28,7 +28,14 @@ const t = (name: string, any: string[], extra: Partial<Trigger['run']> = {}, kin
   on: { type: 'label', any },
   run: { kind, flow: 'f', job, ...extra },
 });
-const event: LabelEvent = { forge: 'github', deliveryId: 'd-1', bodyHash: 'b0d1', target: 'acme/web#7', addedLabels: ['deploy'] };
+const event: LabelEvent = {
+  forge: 'github',
+  deliveryId: 'd-1',
+  bodyHash: 'b0d1',
+  target: 'acme/web#7',
+  kind: 'issue',
+  addedLabels: ['deploy'],
+};
 
 describe('matchTriggers', () => {
   test.each<[string, Trigger[], string[]]>([
@@ -37,7 +44,6 @@ describe('matchTriggers', () => {
     ['another label', [t('a', ['x'])], []],
     ['a trigger for the other forge', [t('a', ['deploy'], {}, 'gitlab')], []],
     ['a kind that names no forge', [t('a', ['deploy'], {}, 'agent')], ['a']],
-    ['a cron trigger', [{ name: 'c', on: { type: 'cron', schedule: '* * * * *' }, run: { kind: 'github', flow: 'f', job } }], []],
     ['two matching triggers', [t('a', ['deploy']), t('b', ['deploy'])], ['a', 'b']],
   ])('%s', (_n, triggers, names) => {
     expect(matchTriggers(event, triggers).map((x) => x.name)).toEqual(names);
@@ -129,6 +135,23 @@ describe('heldJobName and manifest', () => {
       'ns',
     );
     expect(refused.metadata.annotations['waitgate.dev/refusal']).toBe('wait-profile-unknown');
+  });
+
+  test.each<[string, LabelEvent['kind'], string]>([
+    ['a GitHub issue', 'issue', 'acme/web#7'],
+    ['a GitHub pull request', 'pull_request', 'acme/web#7'],
+    ['a GitLab merge request', 'merge_request', 'acme/web!7'],
+  ])('%s: the kind of target and the delivery are recorded, for the Job to be told', (_n, kind, target) => {
+    const m = heldJobManifest({ ...event, kind, target }, { trigger: t('deploy', ['deploy']), verdict: { kind: 'hold' } }, 'ns');
+    expect(m.metadata.annotations).toMatchObject({ 'waitgate.dev/target-kind': kind, 'waitgate.dev/delivery': 'd-1' });
+  });
+
+  test.each<[string, number | undefined, object]>([
+    ['no replicas: run.job as written', undefined, job],
+    ['replicas: an indexed Job of that many Pods at once', 3, { ...job, completions: 3, parallelism: 3, completionMode: 'Indexed' }],
+  ])('%s', (_n, replicas, want) => {
+    const trig = t('deploy', ['deploy'], replicas === undefined ? {} : { replicas });
+    expect(heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns').spec['job']).toEqual(want);
   });
 
   test('labels: the keys and hashes the receiver has always written; the sibling selector finds them', () => {

@@ -2,7 +2,7 @@
 // whether it may hold or is refused before anything is created.
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { waitForRefusal, type DeclaredProfiles } from '../../api/refusal-rules.js';
-import type { Trigger } from '../../api/triggers/triggers-file.js';
+import { jobSpecOf, type Trigger } from '../../api/triggers/triggers-file.js';
 import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import type { LabelEvent } from '../forges/event.js';
@@ -200,6 +200,7 @@ export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, name
   const { trigger, verdict } = planned;
   const annotations: Record<string, string> = {
     [Annotations.delivery]: event.deliveryId,
+    [Annotations.targetKind]: event.kind,
     [Annotations.receiverSchema]: RECEIVER_SCHEMA_VERSION,
   };
   if (verdict.kind === 'refuse') {
@@ -226,7 +227,7 @@ export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, name
       target: event.target,
       trigger: trigger.name,
       ...(trigger.run.waitFor && trigger.run.waitFor.length > 0 ? { waitFor: trigger.run.waitFor } : {}),
-      job: trigger.run.job,
+      job: jobSpecOf(trigger.run),
     },
   };
 }

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-
 // What the receiver keeps of a forge delivery: ids only. No title, body or other text an
 // author typed goes further than the parser.
+import { createHash } from 'node:crypto';
+import { Forge, type TargetKind } from '../../api/vocabulary.js';
 
-export const Forge = { GitHub: 'github', GitLab: 'gitlab' } as const;
-export type Forge = (typeof Forge)[keyof typeof Forge];
+export { Forge };
 
 export interface LabelEvent {
   readonly forge: Forge;
@@ -14,6 +13,8 @@ export interface LabelEvent {
   readonly bodyHash: string;
   /** `owner/repo#7`, or `group/repo!12` for a GitLab merge request. */
   readonly target: string;
+  /** Whether the target is an issue, a pull request or a merge request. */
+  readonly kind: TargetKind;
   /** Labels this event added; matched against triggers, never stored or logged. */
   readonly addedLabels: readonly string[];
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { targetProblem } from '../../api/target.js';
+import { TargetKind } from '../../api/vocabulary.js';
 import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
 
 const repo = z.object({ full_name: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/) });
@@ -31,6 +32,7 @@ export function parseGithub(eventName: string | undefined, deliveryId: string | 
       deliveryId: deliveryId || bodyHash,
       bodyHash,
       target,
+      kind: eventName === 'issues' ? TargetKind.Issue : TargetKind.PullRequest,
       addedLabels: [p.label.name],
     },
   };

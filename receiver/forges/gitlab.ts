@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { targetProblem } from '../../api/target.js';
+import { TargetKind } from '../../api/vocabulary.js';
 import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
 
 const labelList = z.array(z.object({ title: z.string() })).optional();
@@ -31,6 +32,7 @@ export function parseGitlab(eventName: string | undefined, deliveryId: string | 
       deliveryId: deliveryId || bodyHash,
       bodyHash,
       target,
+      kind: sep === '!' ? TargetKind.MergeRequest : TargetKind.Issue,
       addedLabels: added,
     },
   };

@@ -157,7 +157,11 @@ export function createReceiverServer(deps: ServerDeps): Server {
         return send(res, 200, { outcome: 'duplicate' });
       case 'handled':
         for (const r of result.results) {
-          if (r.recordedEarlier) {
+          if (r.outcome === 'once-spent') {
+            // A once trigger that already fired for this target: nothing created, and said so.
+            count(DeliveryOutcome.OnceSpent);
+            dlog.info({ trigger: r.trigger, spentBy: r.spentBy }, 'Found once trigger already fired for this target');
+          } else if (r.recordedEarlier) {
             // Counted when it was first handled; this is the same delivery again.
             count(DeliveryOutcome.Duplicate);
             dlog.info(

@@ -861,6 +861,8 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
           triggers: [
             trigger({ name: 'deploy', labels: ['waitgate:deploy'], waitFor: [{ profile: PROFILE }] }),
             trigger({ name: 'deploy-undeclared', labels: ['waitgate:deploy'], waitFor: [{ profile: 'undeclared' }] }),
+            // Its record is a ConfigMap the receiver creates, reads and patches in the job namespace.
+            trigger({ name: 'deploy-once', labels: ['waitgate:deploy'], once: true }),
           ],
           receiver: { github: { webhookSecret: GITHUB_SECRET } },
         },
@@ -893,9 +895,14 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               expect.arrayContaining([
                 expect.objectContaining({ trigger: 'deploy', outcome: 'held' }),
                 expect.objectContaining({ trigger: 'deploy-undeclared', outcome: 'refused', token: RefusalToken.ProfileUnknown }),
+                expect.objectContaining({ trigger: 'deploy-once', outcome: 'held' }),
               ]),
             );
-            const held = results.find((x) => x.outcome === 'held')?.heldJob as string;
+            const again = await post(url, githubLabeled({ label: 'waitgate:deploy' }));
+            expect(again.json['results']).toEqual(
+              expect.arrayContaining([expect.objectContaining({ trigger: 'deploy-once', outcome: 'once-spent' })]),
+            );
+            const held = results.find((x) => x.trigger === 'deploy')?.heldJob as string;
             const refused = results.find((x) => x.outcome === 'refused')?.heldJob as string;
             // The refusal record's status was written by the receiver (patch heldjobs/status).
             expect((await r.kube.getHeldJob(r.namespace, refused))?.status).toMatchObject({
@@ -919,6 +926,9 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               ['patch', 'heldjobs.waitgate.dev', '--subresource=status', ...n],
               ['list', 'configmaps', ...n],
               ['watch', 'configmaps', ...n],
+              ['create', 'configmaps', ...n],
+              ['get', 'configmaps', ...n],
+              ['patch', 'configmaps', ...n],
             ];
             const denied = [
               ['get', 'secrets', ...n],
@@ -929,6 +939,8 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               ['create', 'jobs.batch', ...n],
               ['create', 'pods', ...n],
               ['update', 'configmaps', ...n],
+              ['delete', 'configmaps', ...n],
+              ['create', 'configmaps', '-n', 'default'],
             ];
             const answers = await Promise.all([...allowed, ...denied].map(async (a) => [a.join(' '), await canI(kc, a)] as const));
             expect(Object.fromEntries(answers)).toEqual(

@@ -7,7 +7,8 @@ import { refusedStatus, type DeclaredProfiles, type Refusal } from '../../api/re
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { Labels } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
-import type { HeldJobRecords, HoldHistory, LeaseStore, TriggerView } from '../../receiver/delivery/deliver.js';
+import type { HeldJobRecords, HoldHistory, LeaseStore, OnceRecords, TriggerView } from '../../receiver/delivery/deliver.js';
+import type { OnceRecordManifest } from '../../receiver/delivery/once.js';
 import type { LabelEvent } from '../../receiver/forges/event.js';
 import type { HeldJobManifest, Remembered } from '../../receiver/delivery/plan.js';
 
@@ -19,7 +20,15 @@ import type { HeldJobManifest, Remembered } from '../../receiver/delivery/plan.j
  */
 export function labelEvent(over: Partial<LabelEvent> = {}): LabelEvent {
   const deliveryId = over.deliveryId ?? 'd-1';
-  return { forge: 'github', deliveryId, bodyHash: `body-of-${deliveryId}`, target: 'acme/web#7', addedLabels: ['deploy'], ...over };
+  return {
+    forge: 'github',
+    deliveryId,
+    bodyHash: `body-of-${deliveryId}`,
+    target: 'acme/web#7',
+    kind: 'issue',
+    addedLabels: ['deploy'],
+    ...over,
+  };
 }
 
 /** A label trigger `deploy` on the label `deploy`, for GitHub, with the given conditions. */
@@ -149,6 +158,38 @@ export class FakeHeldJobRecords implements HeldJobRecords {
     const wanted = labelSelector.split(',').map((kv) => kv.split('=') as [string, string]);
     return this.objects.filter((o) => o.metadata.namespace === namespace && wanted.every(([k, v]) => o.metadata.labels?.[k] === v));
   }
+}
+
+/**
+ * Once records in memory, as ConfigMaps by name. `failMarkFired` makes markFired reject;
+ * `beforeClaim` runs while a claim is in flight, before the apiserver has it.
+ */
+export class FakeOnceRecords implements OnceRecords {
+  readonly records = new Map<string, Record<string, string>>();
+  readonly claims: OnceRecordManifest[] = [];
+  failMarkFired: Error | undefined = undefined;
+  beforeClaim: ((manifest: OnceRecordManifest) => Promise<void>) | undefined = undefined;
+
+  async claim(manifest: OnceRecordManifest): Promise<{ created: true } | { created: false; data: Record<string, string> | undefined }> {
+    this.claims.push(manifest);
+    if (this.beforeClaim) await this.beforeClaim(manifest);
+    const key = `${manifest.metadata.namespace}/${manifest.metadata.name}`;
+    const there = this.records.get(key);
+    if (there) return { created: false, data: { ...there } };
+    this.records.set(key, { ...manifest.data });
+    return { created: true };
+  }
+
+  async markFired(namespace: string, name: string): Promise<void> {
+    if (this.failMarkFired !== undefined) throw this.failMarkFired;
+    const r = this.records.get(`${namespace}/${name}`);
+    if (r) r['state'] = 'fired';
+  }
+}
+
+/** The HeldJob a trigger's outcome names, if it names one. */
+export function heldJobOf(outcome: object | undefined): string | undefined {
+  return outcome && 'heldJob' in outcome && typeof outcome.heldJob === 'string' ? outcome.heldJob : undefined;
 }
 
 /**

@@ -17,15 +17,36 @@ export interface ReceiverScenario {
   readonly env: Record<string, string>;
 }
 
-export function trigger(opts: { name?: string; labels?: string[]; waitFor?: object[]; kind?: string } = {}): object {
+export function trigger(
+  opts: {
+    name?: string;
+    labels?: string[];
+    waitFor?: object[];
+    kind?: string;
+    once?: boolean;
+    replicas?: number;
+    containers?: object[];
+    initContainers?: object[];
+  } = {},
+): object {
   return {
     name: opts.name ?? 'deploy',
-    on: { type: 'label', any: opts.labels ?? ['waitgate:deploy'] },
+    on: { type: 'label', any: opts.labels ?? ['waitgate:deploy'], ...(opts.once === undefined ? {} : { once: opts.once }) },
     run: {
       kind: opts.kind ?? 'github',
       flow: 'deploy',
       ...(opts.waitFor ? { waitFor: opts.waitFor } : {}),
-      job: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'deploy', image: 'busybox' }] } } },
+      ...(opts.replicas === undefined ? {} : { replicas: opts.replicas }),
+      job: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: opts.containers ?? [{ name: 'deploy', image: 'busybox' }],
+            ...(opts.initContainers ? { initContainers: opts.initContainers } : {}),
+          },
+        },
+      },
     },
   };
 }

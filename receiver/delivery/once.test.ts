@@ -1,0 +1,51 @@
+import { describe, expect, test } from '@jest/globals';
+import { labelEvent } from '../../test/support/fakes-receiver.js';
+import { decideOnce, onceRecordManifest, onceRecordName, type OnceDecision } from './once.js';
+
+const event = labelEvent({ deliveryId: 'd-1' });
+const data = (over: Record<string, string> = {}) => ({
+  ...onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa').data,
+  ...over,
+});
+
+describe('onceRecordName', () => {
+  test('one name per trigger and target, a valid ConfigMap name', () => {
+    const name = onceRecordName('deploy', 'acme/web#7');
+    expect(name).toMatch(/^waitgate-once-[0-9a-f]{20}$/);
+    expect(onceRecordName('deploy', 'acme/web#7')).toBe(name);
+    expect(onceRecordName('deploy', 'acme/web#8')).not.toBe(name);
+    expect(onceRecordName('other', 'acme/web#7')).not.toBe(name);
+  });
+});
+
+describe('onceRecordManifest', () => {
+  test('ids only: trigger, target, forge, delivery, the HeldJob it makes; claimed', () => {
+    expect(onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa')).toEqual({
+      metadata: {
+        name: onceRecordName('deploy', 'acme/web#7'),
+        namespace: 'jobs',
+        labels: {
+          'app.kubernetes.io/managed-by': 'waitgate',
+          'app.kubernetes.io/component': 'once-record',
+          'waitgate.dev/trigger-hash': expect.stringMatching(/^[0-9a-f]{16}$/),
+          'waitgate.dev/target-hash': expect.stringMatching(/^[0-9a-f]{16}$/),
+        },
+      },
+      data: { trigger: 'deploy', target: 'acme/web#7', forge: 'github', delivery: 'd-1', heldJob: 'web-7-deploy-aaaaaa', state: 'claimed' },
+    });
+  });
+});
+
+describe('decideOnce', () => {
+  test.each<[string, Record<string, string> | undefined, OnceDecision]>([
+    ['claimed by this delivery (its HeldJob may not be there): fire', data(), { kind: 'fire' }],
+    ['fired by this delivery: nothing to do', data({ state: 'fired' }), { kind: 'fired', heldJob: 'web-7-deploy-aaaaaa' }],
+    ['claimed by another delivery: spent', data({ delivery: 'd-2' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
+    ['fired by another delivery: spent', data({ delivery: 'd-2', state: 'fired' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
+    ['the same delivery id from the other forge: spent', data({ forge: 'gitlab' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
+    ['a record without data: spent (doubt spends it)', undefined, { kind: 'spent', by: 'an unreadable once record' }],
+    ['a record edited out of shape: spent', data({ state: 'maybe' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
+  ])('%s', (_name, record, want) => {
+    expect(decideOnce(record, event)).toEqual(want);
+  });
+});
