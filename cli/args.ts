@@ -104,5 +104,19 @@ export function parseCommandLine<const P extends readonly string[]>(args: readon
 }
 
 export const KUBECONFIG_FLAG: FlagSpec = { name: 'kubeconfig', value: true };
+/** The kubeconfig context to use, as kubectl's --context. */
+export const CONTEXT_FLAG: FlagSpec = { name: 'context', value: true };
+/** The namespace of the HeldJobs, as kubectl's -n. */
+export const NAMESPACE_FLAG: FlagSpec = { name: 'namespace', short: 'n', value: true };
+export const ALL_NAMESPACES_FLAG: FlagSpec = { name: 'all-namespaces', short: 'A' };
+/** The install's namespace: waitgate's ConfigMaps and the operator's Deployment. */
+export const WAITGATE_NAMESPACE_FLAG: FlagSpec = { name: 'waitgate-namespace', value: true };
+/** The flags every command that reaches the cluster takes, as kubectl does. */
+export const CLUSTER_FLAGS: readonly FlagSpec[] = [KUBECONFIG_FLAG, CONTEXT_FLAG];
+/** Help lines for CLUSTER_FLAGS. */
+export const CLUSTER_FLAGS_HELP: readonly string[] = [
+  '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+  "  --context NAME       the kubeconfig context to use (default: the kubeconfig's current one)",
+];
 export const OUTPUT_FLAG: FlagSpec = { name: 'output', short: 'o', value: true };
 export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h' };

@@ -15,8 +15,8 @@ export interface Cluster {
   readonly server: string;
 }
 
-/** Loads the kubeconfig the way kubectl picks one. Throws with a readable message. */
-export function loadCluster(io: CliIo, flagPath: string | undefined): Cluster {
+/** Loads the kubeconfig the way kubectl picks one, and the context asked for. Throws with a readable message. */
+export function loadCluster(io: CliIo, flagPath: string | undefined, contextName?: string): Cluster {
   const kc = new k8s.KubeConfig();
   const envPaths = (io.env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p !== '');
   try {
@@ -34,6 +34,13 @@ export function loadCluster(io: CliIo, flagPath: string | undefined): Cluster {
     }
   } catch (err) {
     throw new Error(`cannot load the kubeconfig${flagPath ? ` ${flagPath}` : ''}: ${describeError(err)}`, { cause: err });
+  }
+  if (contextName !== undefined) {
+    if (!kc.getContextObject(contextName)) {
+      const known = kc.getContexts().map((c) => c.name);
+      throw new Error(`no context ${JSON.stringify(contextName)} in the kubeconfig (it has: ${known.join(', ') || 'none'})`);
+    }
+    kc.setCurrentContext(contextName);
   }
   const context = kc.getContextObject(kc.getCurrentContext());
   return {

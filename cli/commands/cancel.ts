@@ -4,7 +4,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { TARGET_PATTERN, type HeldJobObject } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, flagValue, HELP_FLAG, NAMESPACE_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import { formatSpan, oneLine, parseDuration } from '../format.js';
 import type { CliIo } from '../io.js';
 import { describeError, getHeldJob, loadCluster } from '../kube.js';
@@ -29,7 +29,7 @@ export const cancel: Command = {
     "  -n, --namespace NS   default: the kubeconfig context's namespace, else default",
     '  --timeout DURATION   how long to wait for it to go (30s; e.g. 500ms, 2m, 90)',
     '  -o json              the outcome as one JSON object',
-    '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    ...CLUSTER_FLAGS_HELP,
     '',
     'Exit status 0 once it is gone; 1 when it is still there at the timeout (is the operator',
     'running?) or the cluster could not be asked; 2 for a usage error; 3 when there is no',
@@ -39,7 +39,7 @@ export const cancel: Command = {
 };
 
 const LINE = {
-  flags: [{ name: 'namespace', short: 'n', value: true }, { name: 'timeout', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG],
+  flags: [NAMESPACE_FLAG, { name: 'timeout', value: true }, OUTPUT_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: ['NAME'],
   missing: 'which HeldJob? give its NAME',
 } as const;
@@ -107,7 +107,7 @@ export async function runCancel(args: readonly string[], io: CliIo): Promise<num
 
   let cluster;
   try {
-    cluster = loadCluster(io, flagValue(parsed, 'kubeconfig'));
+    cluster = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context'));
   } catch (err) {
     io.stderr(`waitgate cancel: ${describeError(err)}`);
     return ExitCode.Failure;

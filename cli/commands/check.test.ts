@@ -36,12 +36,6 @@ describe('check: refused before anything runs', () => {
     expect(out.stdout).toEqual([]);
   });
 
-  test('a check timeout that does not parse is refused, naming the variable', async () => {
-    const { io, out } = captureIo({ ...env, WAITGATE_WAIT_CHECK_TIMEOUT_MS: 'ten' });
-    expect(await runCheck(['jira', 'acme/web#7'], io)).toBe(2);
-    expect(out.stderr[0]).toMatch(/WAITGATE_WAIT_CHECK_TIMEOUT_MS: must be a whole number/);
-  });
-
   test('a valid PROFILE and TARGET with no reachable cluster exits 1: the check could not be run', async () => {
     const { io, out } = captureIo(env);
     expect(await runCheck(['jira', 'group/sub/repo!12'], io)).toBe(1);

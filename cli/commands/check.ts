@@ -15,32 +15,44 @@ import { ProfileScripts } from '../../operator/checks/profile-scripts.js';
 import { TARGET_PATTERN } from '../../api/heldjob-schema.js';
 import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
 import { RefusalToken } from '../../api/vocabulary.js';
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
+import {
+  CLUSTER_FLAGS,
+  CLUSTER_FLAGS_HELP,
+  flagValue,
+  HELP_FLAG,
+  OUTPUT_FLAG,
+  parseCommandLine,
+  WAITGATE_NAMESPACE_FLAG,
+} from '../args.js';
 import { explainAnswer, renderExplanation } from '../check-explain.js';
 import type { CliIo } from '../io.js';
 import { describeError, loadCluster, readConfigMap } from '../kube.js';
+import { installedSettings, type InstalledSettings } from '../installed-settings.js';
 import { operatorNamespace, readSettings } from '../settings.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const check: Command = {
   words: ['check'],
-  args: 'PROFILE TARGET [--namespace NS] [-o json]',
+  args: 'PROFILE TARGET [--waitgate-namespace NS] [-o json]',
   summary: 'run one check as the operator would, and explain its exit code',
   help: [
     `Reads PROFILE from the ${PROFILES_CONFIGMAP} ConfigMap, runs its script once with TARGET`,
     '(an id-only target such as acme/web#7 or group/repo!12) exactly as the operator runs a',
-    'check (no shell, stdin /dev/null, the timeout of WAITGATE_WAIT_CHECK_TIMEOUT_MS, 10000',
-    'by default), and says what the answer means: 0 go, 3 not yet, 2 never (wait-refused),',
+    "check (no shell, stdin /dev/null, the installed operator's check timeout), and says what",
+    'the answer means: 0 go, 3 not yet, 2 never (wait-refused),',
     'anything else could not tell (counted). The output of the script is counted in bytes,',
     'never shown. The sha256 of the script is printed before it runs.',
     '',
-    `The script sees only ${BASE_CHECK_ENV.join(', ')} and the names in WAITGATE_CHECK_ENV_ALLOW`,
-    "(comma-separated) of this command's environment, as the operator's checks do; all of it",
-    'only with WAITGATE_CHECK_ENV_INHERIT=true.',
+    "The settings are the installed operator's: the environment its Deployment in the",
+    "waitgate namespace gives it (this shell's environment when there is none, as for an",
+    `operator run by hand). The script sees ${BASE_CHECK_ENV.join(', ')} of this machine, and the names in`,
+    "the operator's WAITGATE_CHECK_ENV_ALLOW with the operator's values, as its checks do; all of",
+    'it only with WAITGATE_CHECK_ENV_INHERIT=true.',
     '',
-    '  -n, --namespace NS   where the ConfigMap lives (default: $WAITGATE_NAMESPACE, else waitgate-system)',
+    '  --waitgate-namespace NS  where the ConfigMap and the operator live (default: $WAITGATE_NAMESPACE,',
+    '                       else waitgate-system)',
     '  -o json              the answer as one JSON object',
-    '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    ...CLUSTER_FLAGS_HELP,
     '',
     'Exit status 0 when the check ran, whatever it answered; 1 when it could not be run (the',
     'cluster could not be asked, the ConfigMap does not load, a pod-mode profile, a script',
@@ -50,7 +62,7 @@ export const check: Command = {
 };
 
 const LINE = {
-  flags: [{ name: 'namespace', short: 'n', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG],
+  flags: [WAITGATE_NAMESPACE_FLAG, OUTPUT_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: ['PROFILE', 'TARGET'],
   missing: 'give a PROFILE and a TARGET',
 } as const;
@@ -69,23 +81,27 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
   if (target.length > 256 || !TARGET.test(target)) {
     return usage(`${JSON.stringify(target)} is not an id-only target: <owner>/<repo>#<n> or <owner>/<repo>!<n>, as in acme/web#7`);
   }
-  const settings = readSettings(io.env);
-  if (!settings.ok) {
-    for (const p of settings.problems) io.stderr(`waitgate check: ${p.variable}: ${p.message}`);
-    return ExitCode.Refused;
-  }
-  const { checkTimeoutMs, killGraceMs, maxFaults } = settings.config.wait;
-  const checkEnv = checkEnvironment(io.env, settings.config.checkEnv);
-  const namespace = operatorNamespace(flagValue(parsed, 'namespace'), io.env);
+  const namespace = operatorNamespace(flagValue(parsed, 'waitgate-namespace'), io.env);
   const where = `${namespace}/${PROFILES_CONFIGMAP}`;
 
   let data: Record<string, string> | undefined;
+  let installed: InstalledSettings;
   try {
-    data = await readConfigMap(loadCluster(io, flagValue(parsed, 'kubeconfig')).kc, namespace, PROFILES_CONFIGMAP);
+    const { kc } = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context'));
+    [data, installed] = await Promise.all([readConfigMap(kc, namespace, PROFILES_CONFIGMAP), installedSettings(kc, namespace, io.env)]);
   } catch (err) {
     io.stderr(`waitgate check: cannot read ${where}: ${describeError(err)}`);
     return ExitCode.Failure;
   }
+  const settings = readSettings(installed.env);
+  if (!settings.ok) {
+    for (const p of settings.problems) io.stderr(`waitgate check: ${p.variable} (from ${installed.source}): ${p.message}`);
+    return ExitCode.Refused;
+  }
+  const { checkTimeoutMs, killGraceMs, maxFaults } = settings.config.wait;
+  // This machine's PATH, HOME, LANG and TZ; the allow-listed names with the operator's values.
+  const local = Object.fromEntries(BASE_CHECK_ENV.map((n) => [n, io.env[n]]));
+  const checkEnv = checkEnvironment({ ...installed.env, ...local }, settings.config.checkEnv);
   if (data === undefined) {
     io.stderr(
       `waitgate check: profile ${profileName} is not declared: there is no ConfigMap ${where}, so no profile is. A HeldJob naming it would be refused ${RefusalToken.ProfileUnknown}.`,
@@ -128,7 +144,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
     const header = `check ${profileName} on ${target} (${where}, script ${profile.script} sha256 ${sha256}, timeout ${checkTimeoutMs} ms)`;
     if (json) io.stderr(header);
-    else io.stdout(header);
+    else io.stdout(`settings: from ${installed.source}\n${header}`);
     answer = await runExecCheck({ path, target, timeoutMs: checkTimeoutMs, killGraceMs, env: checkEnv, signal: interrupt.signal });
     if (interrupt.signal.aborted) {
       io.stderr('waitgate check: interrupted; the check was stopped');

@@ -5,11 +5,21 @@
 import * as k8s from '@kubernetes/client-node';
 import type { OperatorConfig } from '../../api/config/operator-config.js';
 import { PROFILES_CONFIGMAP } from '../../api/profiles.js';
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
+import {
+  CLUSTER_FLAGS,
+  CLUSTER_FLAGS_HELP,
+  flagValue,
+  HELP_FLAG,
+  NAMESPACE_FLAG,
+  OUTPUT_FLAG,
+  parseCommandLine,
+  WAITGATE_NAMESPACE_FLAG,
+} from '../args.js';
 import { plural } from '../format.js';
 import type { CliIo } from '../io.js';
 import { describeError, loadCluster, readConfigMap, type Cluster } from '../kube.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
+import { installedSettings, type InstalledSettings } from '../installed-settings.js';
 import { operatorNamespace, readSettings } from '../settings.js';
 import { capacity, capacityLines, type Capacity } from '../doctor/capacity.js';
 import { configFindings, TRIGGERS_CONFIGMAP, type ConfigMapRead } from '../doctor/config-checks.js';
@@ -32,11 +42,12 @@ export const VALKEY_PING_TIMEOUT_MS = 2_000;
 
 export const doctor: Command = {
   words: ['doctor'],
-  args: '[--namespace NS] [--as USER] [-o json]',
+  args: '[--waitgate-namespace NS] [-n NAMESPACE] [--as USER] [-o json]',
   summary: 'find what would stop the operator or refuse a delivery; capacity; who can edit profiles',
   help: [
-    "Reads the operator's settings from this environment (WAITGATE_*, VALKEY_URL, the same",
-    'defaults as the operator) and looks at:',
+    "Reads the installed operator's settings (the environment its Deployment in the waitgate",
+    "namespace gives it; this shell's WAITGATE_* and VALKEY_URL when there is no Deployment, as",
+    'for an operator run by hand) and looks at:',
     '  settings  every variable parses as the operator parses it',
     '  profiles  waitgate-profiles loads; every script exists, is not empty, starts with #!',
     '  triggers  waitgate-triggers loads; every profile a trigger names is declared; no after',
@@ -52,10 +63,12 @@ export const doctor: Command = {
     'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
     'lets them update or patch waitgate-profiles: whoever can, can run code as the operator.',
     '',
-    "  -n, --namespace NS   where waitgate's ConfigMaps live (default: $WAITGATE_NAMESPACE, else waitgate-system)",
+    "  --waitgate-namespace NS  where waitgate's ConfigMaps and operator live (default:",
+    '                       $WAITGATE_NAMESPACE, else waitgate-system)',
+    '  -n, --namespace NS   also check that HeldJobs in NS are watched by the operator',
     '  --as USER            check RBAC for USER, e.g. system:serviceaccount:waitgate-system:waitgate',
     '  -o json              findings, capacity and editors as one JSON object',
-    '  --kubeconfig PATH    default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    ...CLUSTER_FLAGS_HELP,
     '',
     'Each finding is one line starting FAIL, WARN or ok. Exit status 1 when any is FAIL, 0',
     'otherwise (warnings included); 2 for a usage error.',
@@ -64,12 +77,14 @@ export const doctor: Command = {
 };
 
 const LINE = {
-  flags: [{ name: 'namespace', short: 'n', value: true }, { name: 'as', value: true }, OUTPUT_FLAG, KUBECONFIG_FLAG, HELP_FLAG],
+  flags: [WAITGATE_NAMESPACE_FLAG, NAMESPACE_FLAG, { name: 'as', value: true }, OUTPUT_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: [],
 } as const;
 
 export interface DoctorReport {
   readonly namespace: string;
+  /** Where the operator's settings were read: its Deployment, or this shell. */
+  readonly settingsSource: string;
   readonly findings: readonly Finding[];
   readonly capacity: Capacity | undefined;
   /** undefined when the bindings could not be read. */
@@ -84,8 +99,14 @@ export async function runDoctor(args: readonly string[], io: CliIo): Promise<num
   const as = flagValue(parsed, 'as');
   if (as !== undefined && as.trim() === '') return refuseUsage(doctor, io, '--as needs a user name');
 
-  const namespace = operatorNamespace(flagValue(parsed, 'namespace'), io.env);
-  const report = await examine(io, { namespace, as, kubeconfig: flagValue(parsed, 'kubeconfig') });
+  const namespace = operatorNamespace(flagValue(parsed, 'waitgate-namespace'), io.env);
+  const report = await examine(io, {
+    namespace,
+    as,
+    kubeconfig: flagValue(parsed, 'kubeconfig'),
+    context: flagValue(parsed, 'context'),
+    heldJobNamespace: flagValue(parsed, 'namespace'),
+  });
   const { failures, warnings } = countLevels(report.findings);
   if (json) {
     io.stdout(
@@ -103,7 +124,7 @@ export async function runDoctor(args: readonly string[], io: CliIo): Promise<num
       ),
     );
   } else {
-    io.stdout(`waitgate doctor: waitgate's ConfigMaps in ${namespace}`);
+    io.stdout(`waitgate doctor: waitgate's ConfigMaps in ${namespace}; settings from ${report.settingsSource}`);
     for (const f of report.findings) io.stdout(findingLine(f));
     if (report.capacity) {
       io.stdout('');
@@ -129,16 +150,36 @@ export async function runDoctor(args: readonly string[], io: CliIo): Promise<num
 
 async function examine(
   io: CliIo,
-  opts: { namespace: string; as: string | undefined; kubeconfig: string | undefined },
+  opts: {
+    namespace: string;
+    as: string | undefined;
+    kubeconfig: string | undefined;
+    context: string | undefined;
+    heldJobNamespace: string | undefined;
+  },
 ): Promise<DoctorReport> {
   const findings: Finding[] = [];
   const { namespace } = opts;
 
-  // Settings, as the operator parses them at start.
-  const settings = readSettings(io.env);
+  // The cluster.
+  let cluster: Cluster | undefined;
+  try {
+    cluster = loadCluster(io, opts.kubeconfig, opts.context);
+  } catch (err) {
+    findings.push(fail('cluster', describeError(err)));
+  }
+
+  // Settings, as the installed operator parses them at start.
+  const installed: InstalledSettings = cluster
+    ? await installedSettings(cluster.kc, namespace, io.env)
+    : { source: "this shell's environment (the cluster could not be reached)", env: io.env, unresolved: [] };
+  for (const name of installed.unresolved) {
+    findings.push(warn('settings', `${name} is set from a Secret or field this user cannot read; it is not checked here`));
+  }
+  const settings = readSettings(installed.env);
   let config: OperatorConfig;
   // A VALKEY_URL that does not parse is already a settings failure; one that is unset is not.
-  const valkeyUrl = io.env['VALKEY_URL']?.trim() || undefined;
+  const valkeyUrl = installed.env['VALKEY_URL']?.trim() || undefined;
   const valkeyParses = settings.ok || !settings.problems.some((p) => p.variable === 'VALKEY_URL');
   if (settings.ok) {
     config = settings.config;
@@ -152,14 +193,18 @@ async function examine(
     if (!defaults.ok) throw new Error('the default settings do not parse');
     config = defaults.config;
   }
-
-  // The cluster.
-  let cluster: Cluster | undefined;
-  try {
-    cluster = loadCluster(io, opts.kubeconfig);
-  } catch (err) {
-    findings.push(fail('cluster', describeError(err)));
+  if (opts.heldJobNamespace !== undefined) {
+    const watched = config.watchNamespace;
+    findings.push(
+      watched && watched !== opts.heldJobNamespace
+        ? fail(
+            'watch',
+            `HeldJobs in ${opts.heldJobNamespace} are never seen: the operator watches ${watched} only (WAITGATE_WATCH_NAMESPACE)`,
+          )
+        : ok('watch', `the operator watches ${watched ? watched : 'every namespace'}, ${opts.heldJobNamespace} included`),
+    );
   }
+
   let editors: Editor[] | undefined;
   if (cluster) {
     const kc = cluster.kc;
@@ -191,7 +236,7 @@ async function examine(
     maxFaults: w.maxFaults,
     afterMaxMs: w.afterMaxMs,
   });
-  return { namespace, findings, capacity: settings.ok ? cap : undefined, profileEditors: editors };
+  return { namespace, settingsSource: installed.source, findings, capacity: settings.ok ? cap : undefined, profileEditors: editors };
 }
 
 async function readMap(kc: k8s.KubeConfig, namespace: string, name: string): Promise<ConfigMapRead> {

@@ -1,5 +1,14 @@
 // waitgate held: the panel of what is waiting, in a terminal or as data.
-import { flagValue, HELP_FLAG, KUBECONFIG_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
+import {
+  ALL_NAMESPACES_FLAG,
+  CLUSTER_FLAGS,
+  CLUSTER_FLAGS_HELP,
+  flagValue,
+  HELP_FLAG,
+  NAMESPACE_FLAG,
+  OUTPUT_FLAG,
+  parseCommandLine,
+} from '../args.js';
 import { heldRows, renderPanel, rowData } from '../held-panel.js';
 import type { CliIo } from '../io.js';
 import { describeError, listHeldJobs, loadCluster } from '../kube.js';
@@ -19,7 +28,7 @@ export const held: Command = {
     '  -o json               every waiting HeldJob as a JSON array, with namespace and name',
     "  -n, --namespace NS    this namespace (default: the kubeconfig context's, else default)",
     '  -A, --all-namespaces  every namespace',
-    '  --kubeconfig PATH     default: $KUBECONFIG, then ~/.kube/config, then in-cluster',
+    ...CLUSTER_FLAGS_HELP,
     '',
     'Exit status 0 when the list was read (also with nothing waiting), 1 when the cluster',
     'could not be asked, 2 for a usage error.',
@@ -28,14 +37,7 @@ export const held: Command = {
 };
 
 const LINE = {
-  flags: [
-    { name: 'all' },
-    OUTPUT_FLAG,
-    { name: 'namespace', short: 'n', value: true },
-    { name: 'all-namespaces', short: 'A' },
-    KUBECONFIG_FLAG,
-    HELP_FLAG,
-  ],
+  flags: [{ name: 'all' }, OUTPUT_FLAG, NAMESPACE_FLAG, ALL_NAMESPACES_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: [],
 } as const;
 
@@ -51,7 +53,7 @@ export async function runHeld(args: readonly string[], io: CliIo): Promise<numbe
   let items;
   let namespace: string | undefined;
   try {
-    const cluster = loadCluster(io, flagValue(parsed, 'kubeconfig'));
+    const cluster = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context'));
     namespace = allNamespaces ? undefined : (namespaceFlag ?? cluster.contextNamespace);
     items = await listHeldJobs(cluster.kc, namespace);
   } catch (err) {

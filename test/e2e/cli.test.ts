@@ -309,12 +309,12 @@ describe('waitgate check', () => {
     '%s: runs, explains, exits 0',
     async (profile, explained, stderrBytes) => {
       const ns = await checkNamespace();
-      const r = await waitgate(['check', profile, 'acme/web#7', '--namespace', ns]);
+      const r = await waitgate(['check', profile, 'acme/web#7', '--waitgate-namespace', ns]);
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toMatch(
         new RegExp(
-          `^check ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh sha256 ${sha256Of(profile)}, timeout 10000 ms\\)\n`,
+          `^settings: from this shell's environment \\(no operator Deployment in ${ns}\\)\ncheck ${profile} on acme/web#7 \\(${ns}/waitgate-profiles, script ${profile}\\.sh sha256 ${sha256Of(profile)}, timeout 10000 ms\\)\n`,
         ),
       );
       for (const e of explained) expect(r.stdout).toMatch(e);
@@ -329,7 +329,7 @@ describe('waitgate check', () => {
     'a hanging check is stopped at the configured timeout: could not tell',
     async () => {
       const ns = await checkNamespace();
-      const r = await waitgate(['check', 'hangs', 'acme/web#7', '-n', ns], {
+      const r = await waitgate(['check', 'hangs', 'acme/web#7', '--waitgate-namespace', ns], {
         WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000',
         WAITGATE_CHECK_KILL_GRACE_MS: '300',
       });
@@ -345,7 +345,7 @@ describe('waitgate check', () => {
     'output is counted in bytes, never shown; -o json carries the answer',
     async () => {
       const ns = await checkNamespace();
-      const r = await waitgate(['check', 'chatty', 'acme/web#7', '-n', ns, '-o', 'json']);
+      const r = await waitgate(['check', 'chatty', 'acme/web#7', '--waitgate-namespace', ns, '-o', 'json']);
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({
         profile: 'chatty',
@@ -368,7 +368,7 @@ describe('waitgate check', () => {
     "the target is the one argument; the check gets the command's environment only by the allow-list; WAITGATE_NAMESPACE picks the ConfigMap",
     async () => {
       const ns = await checkNamespace();
-      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '-n', ns], {
+      const argv = await waitgate(['check', 'argv', 'group/sub/repo!12', '--waitgate-namespace', ns], {
         WAITGATE_TEST_EXPECT: 'group/sub/repo!12',
         WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_EXPECT',
       });
@@ -380,19 +380,19 @@ describe('waitgate check', () => {
       });
       expect(env.stdout).toMatch(/^exit 0 after/m);
       // Set in the command's environment but not allowed: the script does not see it.
-      const notAllowed = await waitgate(['check', 'env', 'acme/web#7', '-n', ns], { WAITGATE_TEST_PRESENT: 'yes' });
+      const notAllowed = await waitgate(['check', 'env', 'acme/web#7', '--waitgate-namespace', ns], { WAITGATE_TEST_PRESENT: 'yes' });
       expect(notAllowed.stdout).toMatch(/^exit 4 after .*could not tell/m);
-      const without = await waitgate(['check', 'env', 'acme/web#7', '-n', ns]);
+      const without = await waitgate(['check', 'env', 'acme/web#7', '--waitgate-namespace', ns]);
       expect(without.stdout).toMatch(/^exit 4 after .*could not tell/m);
       // KUBECONFIG and VALKEY_URL (the command has both) and a secret stay out; PATH and the allowed name come in.
-      const list = await waitgate(['check', 'envlist', 'acme/web#7', '-n', ns], {
+      const list = await waitgate(['check', 'envlist', 'acme/web#7', '--waitgate-namespace', ns], {
         WAITGATE_TEST_SECRET: 'hunter2',
         WAITGATE_TEST_ALLOWED: 'yes',
         WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_ALLOWED',
       });
       expect(list.stdout).toMatch(/^exit 0 after/m);
       // Inheriting is an explicit opt-in, and then everything is seen.
-      const inherited = await waitgate(['check', 'env', 'acme/web#7', '-n', ns], {
+      const inherited = await waitgate(['check', 'env', 'acme/web#7', '--waitgate-namespace', ns], {
         WAITGATE_TEST_PRESENT: 'yes',
         WAITGATE_CHECK_ENV_INHERIT: 'true',
       });
@@ -442,15 +442,71 @@ describe('waitgate check', () => {
   );
 
   test.concurrent(
+    "reads the installed operator's settings from its Deployment, not this shell's",
+    async () => {
+      const ns = await kube.createNamespace('cli-installed');
+      try {
+        await kube.core.createNamespacedConfigMap({
+          namespace: ns,
+          body: { metadata: { name: 'waitgate-profiles', namespace: ns }, data: CHECK_PROFILES },
+        });
+        const apps = kube.kc.makeApiClient(k8s.AppsV1Api);
+        const operatorDeployment = (env: { name: string; value: string }[]) => ({
+          metadata: { name: 'waitgate-operator', namespace: ns },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: { app: 'op' } },
+            template: {
+              metadata: { labels: { app: 'op' } },
+              spec: { containers: [{ name: 'operator', image: 'waitgate', command: ['node', 'dist/operator/main.js'], env }] },
+            },
+          },
+        });
+        await apps.createNamespacedDeployment({
+          namespace: ns,
+          body: operatorDeployment([
+            { name: 'WAITGATE_WAIT_CHECK_TIMEOUT_MS', value: '4321' },
+            { name: 'WAITGATE_WATCH_NAMESPACE', value: 'team-a' },
+          ]),
+        });
+        // The shell says otherwise; the Deployment wins.
+        const r = await waitgate(['check', 'go', 'acme/web#7', '--waitgate-namespace', ns], { WAITGATE_WAIT_CHECK_TIMEOUT_MS: '9999' });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(
+          new RegExp(`^settings: from Deployment ${ns}/waitgate-operator\ncheck go on acme/web#7 .*timeout 4321 ms\\)`),
+        );
+        // doctor -n: HeldJobs outside the watched namespace are never seen.
+        const d = await waitgate(['doctor', '--waitgate-namespace', ns, '-n', 'team-b']);
+        expect(d.stdout).toContain(`settings from Deployment ${ns}/waitgate-operator`);
+        expect(d.stdout).toMatch(/^FAIL {2}watch: HeldJobs in team-b are never seen: the operator watches team-a only/m);
+        // A setting of the Deployment that does not parse is refused, naming the variable and where it came from.
+        await apps.replaceNamespacedDeployment({
+          name: 'waitgate-operator',
+          namespace: ns,
+          body: operatorDeployment([{ name: 'WAITGATE_WAIT_CHECK_TIMEOUT_MS', value: 'ten' }]),
+        });
+        const bad = await waitgate(['check', 'go', 'acme/web#7', '--waitgate-namespace', ns]);
+        expect(bad.code).toBe(2);
+        expect(bad.stderr).toMatch(
+          new RegExp(`WAITGATE_WAIT_CHECK_TIMEOUT_MS \\(from Deployment ${ns}/waitgate-operator\\): must be a whole number`),
+        );
+      } finally {
+        await kube.deleteNamespace(ns);
+      }
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
     'an undeclared profile, or a target that is not id-only, exits 2',
     async () => {
       const ns = await checkNamespace();
-      const r = await waitgate(['check', 'jira', 'acme/web#7', '-n', ns]);
+      const r = await waitgate(['check', 'jira', 'acme/web#7', '--waitgate-namespace', ns]);
       expect(r).toMatchObject({ code: 2, stdout: '' });
       expect(r.stderr).toMatch(
         /profile jira is not declared in .*\/waitgate-profiles \(declared: .*greptrap.*\)\. A HeldJob naming it would be refused wait-profile-unknown/,
       );
-      const bad = await waitgate(['check', 'go', 'Fix the login page', '-n', ns]);
+      const bad = await waitgate(['check', 'go', 'Fix the login page', '--waitgate-namespace', ns]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/not an id-only target/);
     },
@@ -475,7 +531,7 @@ describe('waitgate doctor', () => {
       withNamespace(
         'cli-doctor-ok',
         async (ns) => {
-          const r = await waitgate(['doctor', '--namespace', ns]);
+          const r = await waitgate(['doctor', '--waitgate-namespace', ns]);
           expect(lines(r, 'FAIL')).toEqual([]);
           expect(r.code).toBe(0);
           expect(lines(r, 'ok').map((l) => l.split(':')[0])).toEqual([
@@ -495,7 +551,7 @@ describe('waitgate doctor', () => {
           expect(r.stdout).toMatch(/^ {2}Group system:masters {2}\(ClusterRoleBinding cluster-admin → ClusterRole cluster-admin\)$/m);
           expect(r.stdout).toMatch(/^0 failures, 1 warning$/m);
 
-          const json = await waitgate(['doctor', '--namespace', ns, '-o', 'json']);
+          const json = await waitgate(['doctor', '--waitgate-namespace', ns, '-o', 'json']);
           const report = JSON.parse(json.stdout) as {
             ok: boolean;
             failures: number;
@@ -535,7 +591,7 @@ describe('waitgate doctor', () => {
             },
           });
           await apps.createNamespacedDeployment({ namespace: ns, body: operator(true) });
-          const r = await waitgate(['doctor', '-n', ns]);
+          const r = await waitgate(['doctor', '--waitgate-namespace', ns]);
           expect(r.code).toBe(0);
           expect(lines(r, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([
             expect.stringMatching(
@@ -546,7 +602,7 @@ describe('waitgate doctor', () => {
           ]);
 
           await apps.replaceNamespacedDeployment({ name: 'waitgate-operator', namespace: ns, body: operator(false) });
-          const off = await waitgate(['doctor', '-n', ns]);
+          const off = await waitgate(['doctor', '--waitgate-namespace', ns]);
           expect(lines(off, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([]);
           expect(off.stdout).toMatch(new RegExp(`^ok {4}checks: Deployment ${ns}/waitgate-operator mounts no service-account token`, 'm'));
         },
@@ -612,7 +668,7 @@ describe('waitgate doctor', () => {
         async (ns) => {
           const extra = { ...env };
           if (extra['VALKEY_URL'] === 'closed-port') extra['VALKEY_URL'] = `redis://127.0.0.1:${await closedPort()}`;
-          const r = await waitgate(['doctor', '-n', ns], extra);
+          const r = await waitgate(['doctor', '--waitgate-namespace', ns], extra);
           expect({ label, code: r.code }).toEqual({ label, code: 1 });
           expect(r.stdout).toMatch(failure);
           expect(r.stdout).toMatch(/^[1-9]\d* failures?, \d+ warnings?$/m);
