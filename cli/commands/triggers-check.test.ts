@@ -61,6 +61,20 @@ describe('waitgate triggers check', () => {
     expect(r).toMatchObject({ code: 0, stdout: [line], stderr: [] });
   });
 
+  test('-o json: what loaded, or every refusal as data, with the same exit status', async () => {
+    const { path } = await checkFile('ok-json.json', json([entry('deploy', {})]));
+    const ok = await runOn([path, '-o', 'json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout.join('\n'))).toEqual({ ok: true, loaded: 1, triggers: ['deploy'] });
+    const refused = await checkFile('bad-json.json', json([entry('deploy', { waitFor: [{ after: '2026-09-01T09:00:00' }] })]));
+    const bad = await runOn(['-o', 'json', refused.path]);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout.join('\n'))).toEqual({
+      ok: false,
+      refusals: [expect.objectContaining({ where: 'deploy', path: '$[0].run.waitFor[0].after', code: 'waitfor-after-zoneless' })],
+    });
+  });
+
   test('a refused file exits 2 with one line per refusal, in order', async () => {
     const r = await checkFile(
       'bad.json',
@@ -180,14 +194,23 @@ describe('waitgate triggers check', () => {
     expect(r).toEqual({ code: 2, stdout: [], stderr: [expect.stringMatching(message)] });
   });
 
-  test.each([[[]], [['a.json', 'b.json']], [['--frobnicate']]])('arguments %j are a usage error', async (args) => {
+  test.each([
+    [[], 'give a FILE'],
+    [['a.json', 'b.json'], 'unexpected argument b.json'],
+    [['--frobnicate'], 'unknown flag --frobnicate'],
+    [['a.json', '-o', 'yaml'], '-o yaml: the output formats are text (the default) and json'],
+  ])('arguments %j are a usage error: %s', async (args, problem) => {
     const r = await runOn(args);
-    expect(r).toEqual({ code: 2, stdout: [], stderr: ['Usage: waitgate triggers check FILE'] });
+    expect(r).toEqual({
+      code: 2,
+      stdout: [],
+      stderr: [`waitgate triggers check: ${problem}`, 'Usage: waitgate triggers check FILE [-o json]'],
+    });
   });
 
   test('--help explains the command and exits 0', async () => {
     const r = await runOn(['--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout.join('\n')).toMatch(/^Usage: waitgate triggers check FILE\n[\s\S]*ConfigMap/);
+    expect(r.stdout.join('\n')).toMatch(/^Usage: waitgate triggers check FILE \[-o json\]\n[\s\S]*ConfigMap/);
   });
 });

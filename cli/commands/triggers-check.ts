@@ -2,13 +2,14 @@
 // either how many triggers it holds or every reason it is refused.
 import { parseTriggersFile } from '../../api/triggers/triggers-file.js';
 import type { TriggerRefusal } from '../../api/triggers/types.js';
+import { HELP_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import type { CliIo } from '../io.js';
-import { ExitCode, printHelp, usageLine, wantsHelp, type Command } from './command.js';
+import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 import { TRIGGERS_KEY, triggersSource } from './triggers-source.js';
 
 export const triggersCheck: Command = {
   words: ['triggers', 'check'],
-  args: 'FILE',
+  args: 'FILE [-o json]',
   summary: `check a triggers file (${TRIGGERS_KEY}, or a ConfigMap manifest that holds it)`,
   help: [
     `FILE is the ${TRIGGERS_KEY} file itself, or a ConfigMap manifest (YAML or JSON) whose`,
@@ -19,17 +20,19 @@ export const triggersCheck: Command = {
     '  <trigger> <path>: <code>: <why>',
     `  where <trigger> is the entry's name, or #<index> when it has no usable name.`,
     'Exit status 2 as well when FILE cannot be read or is no manifest this command understands.',
+    '',
+    '  -o json   {"ok": true, "loaded": N, "triggers": [names]} or {"ok": false, "refusals":',
+    '            [{"where", "path", "code", "message"}]}; the exit status is the same',
   ].join('\n'),
   run: runTriggersCheck,
 };
 
 export async function runTriggersCheck(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) return printHelp(triggersCheck, io);
-  const [file, ...rest] = args;
-  if (file === undefined || rest.length > 0 || (file.startsWith('-') && file.length > 1)) {
-    io.stderr(`Usage: ${usageLine(triggersCheck)}`);
-    return ExitCode.Refused;
-  }
+  const parsed = parseCommandLine(args, { flags: [OUTPUT_FLAG, HELP_FLAG], positionals: ['FILE'], missing: 'give a FILE' });
+  if (!parsed.ok) return refuseUsage(triggersCheck, io, parsed.problem);
+  const [file] = parsed.args;
+  const { json } = parsed;
   let text: string;
   try {
     text = await io.readFile(file);
@@ -46,10 +49,12 @@ export async function runTriggersCheck(args: readonly string[], io: CliIo): Prom
   const checked = parseTriggersFile(source.text);
   if (checked.ok) {
     const n = checked.triggers.length;
-    io.stdout(`${n} ${n === 1 ? 'trigger' : 'triggers'} loaded`);
+    if (json) io.stdout(JSON.stringify({ ok: true, loaded: n, triggers: checked.triggers.map((t) => t.name) }, null, 2));
+    else io.stdout(`${n} ${n === 1 ? 'trigger' : 'triggers'} loaded`);
     return ExitCode.Ok;
   }
-  for (const refusal of checked.refusals) io.stdout(formatRefusal(refusal));
+  if (json) io.stdout(JSON.stringify({ ok: false, refusals: checked.refusals }, null, 2));
+  else for (const refusal of checked.refusals) io.stdout(formatRefusal(refusal));
   return ExitCode.Refused;
 }
 
