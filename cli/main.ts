@@ -4,6 +4,7 @@ import { COMMANDS } from './commands/index.js';
 import { ExitCode, usageLine, type Command } from './commands/command.js';
 import { processIo, type CliIo } from './io.js';
 import { VERSION } from '../lib/version.js';
+import { BASH_COMPLETION, complete, ZSH_COMPLETION } from './completion.js';
 
 export function usage(commands: readonly Command[] = COMMANDS): string {
   const lines = commands.map((c) => [usageLine(c).slice('waitgate '.length), c.summary] as const);
@@ -13,6 +14,7 @@ export function usage(commands: readonly Command[] = COMMANDS): string {
     '',
     'Commands:',
     ...lines.map(([u, summary]) => `  ${u.padEnd(width)}  ${summary}`),
+    `  ${'completion bash|zsh'.padEnd(width)}  print a shell completion script (source <(waitgate completion bash))`,
     '',
     'Run `waitgate <command> --help` for more about one command; `waitgate --version` prints the version.',
   ].join('\n');
@@ -24,6 +26,23 @@ export async function run(argv: readonly string[], io: CliIo, commands: readonly
   if (first === '--help' || first === '-h' || first === 'help') {
     io.stdout(usage(commands));
     return ExitCode.Ok;
+  }
+  if (first === '__complete') {
+    // The last word is the one being completed (possibly empty).
+    const words = argv.slice(1, -1);
+    const { candidates, directive } = complete(commands, words, argv.length > 1 ? (argv[argv.length - 1] as string) : '');
+    for (const c of candidates) io.stdout(c);
+    io.stdout(`:${directive}`);
+    return ExitCode.Ok;
+  }
+  if (first === 'completion') {
+    const shell = argv[1];
+    if (shell === 'bash' || shell === 'zsh') {
+      io.stdout((shell === 'bash' ? BASH_COMPLETION : ZSH_COMPLETION).trimEnd());
+      return ExitCode.Ok;
+    }
+    io.stderr('waitgate completion: give bash or zsh, as in: source <(waitgate completion bash)');
+    return ExitCode.Refused;
   }
   if (first === '--version' || first === 'version') {
     io.stdout(`waitgate ${VERSION}`);

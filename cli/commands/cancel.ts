@@ -36,6 +36,9 @@ export const cancel: Command = {
     'HeldJob of that name.',
   ].join('\n'),
   run: runCancel,
+  get flags() {
+    return LINE.flags;
+  },
 };
 
 const LINE = {

@@ -59,6 +59,9 @@ export const check: Command = {
     'that cannot be started, Ctrl-C); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
   ].join('\n'),
   run: runCheck,
+  get flags() {
+    return LINE.flags;
+  },
 };
 
 const LINE = {

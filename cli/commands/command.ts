@@ -1,4 +1,5 @@
 // The shape every `waitgate` subcommand has, so that main.ts can list and dispatch them.
+import type { FlagSpec } from '../args.js';
 import type { CliIo } from '../io.js';
 
 export const ExitCode = {
@@ -22,6 +23,8 @@ export interface Command {
   readonly summary: string;
   /** The command's own help text (without the usage line). */
   readonly help: string;
+  /** Its flags, for shell completion. */
+  readonly flags?: readonly FlagSpec[];
   /** Runs the command on the arguments that follow its words; resolves to the exit code. */
   run(args: readonly string[], io: CliIo): Promise<number>;
 }

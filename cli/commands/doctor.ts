@@ -74,6 +74,9 @@ export const doctor: Command = {
     'otherwise (warnings included); 2 for a usage error.',
   ].join('\n'),
   run: runDoctor,
+  get flags() {
+    return LINE.flags;
+  },
 };
 
 const LINE = {

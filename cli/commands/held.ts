@@ -34,6 +34,9 @@ export const held: Command = {
     'could not be asked, 2 for a usage error.',
   ].join('\n'),
   run: runHeld,
+  get flags() {
+    return LINE.flags;
+  },
 };
 
 const LINE = {

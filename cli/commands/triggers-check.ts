@@ -25,6 +25,7 @@ export const triggersCheck: Command = {
     '            [{"where", "path", "code", "message"}]}; the exit status is the same',
   ].join('\n'),
   run: runTriggersCheck,
+  flags: [OUTPUT_FLAG, HELP_FLAG],
 };
 
 export async function runTriggersCheck(args: readonly string[], io: CliIo): Promise<number> {
