@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, parseOperatorConfig } from './operator-config.js';
+import { ConfigError, parseOperatorConfig, reportingForges } from './operator-config.js';
 
 const BASE = { VALKEY_URL: 'redis://127.0.0.1:6379' };
 
@@ -95,5 +95,66 @@ describe('WAITGATE_VALKEY_CA_FILE', () => {
     const bad = () => parseOperatorConfig({ VALKEY_URL: 'redis://valkey:6379', WAITGATE_VALKEY_CA_FILE: '/ca.crt' });
     expect(bad).toThrow(ConfigError);
     expect(bad).toThrow(/WAITGATE_VALKEY_CA_FILE: is set, but VALKEY_URL is not a rediss:\/\/ URL/);
+  });
+});
+
+describe('forge reporting and redelivery', () => {
+  test('off unless credentials are given; refusals reported by default', () => {
+    const f = parseOperatorConfig(BASE).forge;
+    expect(f).toEqual({ report: ['refused'], github: undefined, gitlab: undefined, redeliverHooks: [], redeliverIntervalMs: 300_000 });
+    expect(reportingForges(f)).toEqual([]);
+  });
+
+  test('a GitHub token, a GitLab token, the transitions and the hooks', () => {
+    const f = parseOperatorConfig({
+      ...BASE,
+      WAITGATE_FORGE_REPORT: 'refused,launched,finished',
+      WAITGATE_GITHUB_TOKEN: 'ghp_x',
+      WAITGATE_GITHUB_API_URL: 'https://ghe.example/api/v3',
+      WAITGATE_GITLAB_TOKEN: 'glpat-x',
+      WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web:12,acme:34',
+      WAITGATE_GITHUB_REDELIVER_INTERVAL_MS: '60000',
+    }).forge;
+    expect(f.report).toEqual(['refused', 'launched', 'finished']);
+    expect(f.github).toEqual({ apiUrl: 'https://ghe.example/api/v3', auth: { kind: 'token', token: 'ghp_x' } });
+    expect(f.gitlab).toEqual({ apiUrl: 'https://gitlab.com/api/v4', token: 'glpat-x' });
+    expect(f.redeliverHooks).toHaveLength(2);
+    expect(f.redeliverIntervalMs).toBe(60_000);
+    expect(reportingForges(f)).toEqual(['github', 'gitlab']);
+  });
+
+  test('a GitHub App: id, private key (\\n kept as line breaks) and installation', () => {
+    const f = parseOperatorConfig({
+      ...BASE,
+      WAITGATE_GITHUB_APP_ID: '123',
+      WAITGATE_GITHUB_APP_PRIVATE_KEY: '-----BEGIN KEY-----\\nabc\\n-----END KEY-----',
+      WAITGATE_GITHUB_APP_INSTALLATION_ID: '456',
+    }).forge;
+    expect(f.github?.auth).toEqual({
+      kind: 'app',
+      appId: '123',
+      privateKey: '-----BEGIN KEY-----\nabc\n-----END KEY-----',
+      installationId: 456,
+    });
+  });
+
+  test.each<[Record<string, string>, string]>([
+    [{ WAITGATE_FORGE_REPORT: 'refused,started' }, 'WAITGATE_FORGE_REPORT: "started" is not a transition'],
+    [{ WAITGATE_GITHUB_APP_ID: '1', WAITGATE_GITHUB_APP_INSTALLATION_ID: '2' }, 'WAITGATE_GITHUB_APP_PRIVATE_KEY: is required'],
+    [{ WAITGATE_GITHUB_APP_ID: 'abc' }, 'WAITGATE_GITHUB_APP_ID: must be the numeric App id'],
+    [
+      {
+        WAITGATE_GITHUB_TOKEN: 't',
+        WAITGATE_GITHUB_APP_ID: '1',
+        WAITGATE_GITHUB_APP_PRIVATE_KEY: 'k',
+        WAITGATE_GITHUB_APP_INSTALLATION_ID: '2',
+      },
+      'WAITGATE_GITHUB_TOKEN: is set as well as a GitHub App',
+    ],
+    [{ WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web:1' }, 'WAITGATE_GITHUB_REDELIVER_HOOKS: needs GitHub credentials'],
+    [{ WAITGATE_GITHUB_TOKEN: 't', WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web' }, 'WAITGATE_GITHUB_REDELIVER_HOOKS: "acme/web" is neither'],
+    [{ WAITGATE_GITLAB_TOKEN: 't', WAITGATE_GITLAB_API_URL: 'gitlab.example' }, 'WAITGATE_GITLAB_API_URL: must be an http'],
+  ])('refuses %j', (env, message) => {
+    expect(() => parseOperatorConfig({ ...BASE, ...env })).toThrow(message);
   });
 });

@@ -6,6 +6,7 @@ import type { Profile } from '../../api/profiles.js';
 import type { RefusalToken } from '../../api/vocabulary.js';
 import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from '../decide/actions.js';
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
+import type { ReportRequest } from '../decide/report.js';
 
 export type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
 
@@ -57,4 +58,8 @@ export interface GateMetrics {
 export interface Waker {
   schedule(key: string, at: number): void;
   cancel(key: string): void;
+}
+/** Takes a forge report and posts it in the background: never blocks, never throws. */
+export interface ReportSink {
+  submit(report: ReportRequest): void;
 }

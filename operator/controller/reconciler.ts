@@ -24,6 +24,7 @@ import type {
   JobLauncher,
   JobSource,
   Markers,
+  ReportSink,
   ScopeSlots,
   Views,
   Waker,
@@ -45,6 +46,8 @@ export interface ReconcilerDeps {
   readonly random: () => number;
   readonly config: DecideConfig;
   readonly log: Logger;
+  /** Takes forge reports to post in the background; unset: nothing is reported. */
+  readonly reports?: ReportSink | undefined;
 }
 
 const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409;
@@ -204,6 +207,9 @@ export class Reconciler {
         return next(current);
       case 'wakeAt':
         deps.waker.schedule(key, action.at);
+        return next(current);
+      case 'report':
+        deps.reports?.submit(action.report);
         return next(current);
       case 'updateStatus': {
         const written = await this.writeStatus(current, action.status, log);
