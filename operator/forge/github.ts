@@ -41,7 +41,7 @@ function translated(err: unknown, what: string): Error {
     );
     return new ForgeHttpError(e.status, headers, what);
   }
-  return new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+  return new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 export class GitHubForge implements ForgeComments {

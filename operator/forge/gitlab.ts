@@ -37,7 +37,7 @@ export class GitLabForge implements ForgeComments {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (err) {
-      throw new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     if (!res.ok) {
       await res.body?.cancel();
