@@ -4,6 +4,7 @@
 // decide those; every call has a timeout.
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
+import { createPrivateKey } from 'node:crypto';
 import type { GitHubAuthConfig } from '../../api/config/operator-config.js';
 import type { HookRef } from '../../api/github-hooks.js';
 import type { ForgeTarget } from '../decide/report.js';
@@ -28,7 +29,12 @@ function octokitOf(o: GitHubOptions): Octokit {
     : new Octokit({
         ...common,
         authStrategy: createAppAuth,
-        auth: { appId: o.auth.appId, privateKey: o.auth.privateKey, installationId: o.auth.installationId },
+        // GitHub hands out PKCS#1 keys; the JWT signer wants PKCS#8.
+        auth: {
+          appId: o.auth.appId,
+          privateKey: createPrivateKey(o.auth.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString(),
+          installationId: o.auth.installationId,
+        },
       });
 }
 
