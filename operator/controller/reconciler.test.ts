@@ -307,3 +307,21 @@ describe('the executor carries out the decisions, in order', () => {
     expect(w.refusals).toEqual([RefusalToken.AfterBeyondMax]);
   });
 });
+
+describe('reports to the forge', () => {
+  test('a due report goes to the reporter without waiting for it, and the rest of the pass goes on', async () => {
+    const w = fakeWorld({
+      heldJob: heldJob({ finalizer: true, status: { ...confirmed, phase: Phase.Succeeded, finishedAt: iso(T0) } }),
+      now: T0,
+    });
+    const taken: string[] = [];
+    const reports = { transitions: ['finished'] as const, forges: ['github'] as const };
+    await new Reconciler({
+      ...fakeDeps(w, { ...CONFIG, reports }),
+      reports: { submit: (r) => void taken.push(`${r.transition}:${r.target.repository}#${r.target.number}`) },
+    }).reconcile(KEY);
+    expect(taken).toEqual(['finished:acme/web#7']);
+    // The terminal pass still takes the finalizer off, as without reporting.
+    expect(w.journal).toEqual(['setFinalizers:']);
+  });
+});
