@@ -131,14 +131,14 @@ describe('reports to the forge', () => {
   );
 
   test.concurrent(
-    'a forge answering 500 twice, then OK, is tried again and commented once',
+    'a forge answering 500, then 429 with Retry-After, then OK, is tried again and commented once',
     () =>
       withForge((forge) =>
         withScenario(
           'forge-retry',
           async (s) => {
             forge.fail({ method: 'GET', path: COMMENTS, status: 500 });
-            forge.fail({ method: 'GET', path: COMMENTS, status: 503 });
+            forge.fail({ method: 'GET', path: COMMENTS, status: 429, headers: { 'retry-after': '1' } });
             await s.kube.createHeldJob(s.namespace, refusedHold('late'));
             const [entry] = await eventually(
               'the report recorded after the retries',
@@ -149,8 +149,40 @@ describe('reports to the forge', () => {
               Timeouts.jobMs,
             );
             expect(entry).toMatchObject({ outcome: 'Posted', attempts: 3 });
-            expect(forge.callsTo('GET', COMMENTS)).toHaveLength(3);
+            const lists = forge.callsTo('GET', COMMENTS);
+            expect(lists).toHaveLength(3);
+            // Backoff after the 500 (2 s), then the second the 429 asked for.
+            expect((lists[1]?.at ?? 0) - (lists[0]?.at ?? 0)).toBeGreaterThanOrEqual(1900);
+            expect((lists[2]?.at ?? 0) - (lists[1]?.at ?? 0)).toBeGreaterThanOrEqual(900);
             expect(forge.comments(THREAD)).toHaveLength(1);
+          },
+          githubEnv(forge),
+        ),
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a forge that refuses the comment (404): given up at once, recorded, a Warning Event, and the hold unaffected',
+    () =>
+      withForge((forge) =>
+        withScenario(
+          'forge-gaveup',
+          async (s) => {
+            forge.fail({ path: COMMENTS, status: 404, times: 100 });
+            await s.kube.createHeldJob(s.namespace, refusedHold('late'));
+            const [entry] = await eventually('the report given up', async () => {
+              const r = await reportsOf(s, 'late');
+              return r.length > 0 ? r : undefined;
+            });
+            expect(entry).toMatchObject({ transition: 'refused', outcome: 'GaveUp', attempts: 1, error: 'HTTP 404' });
+            await eventually('a ForgeReportGaveUp Event', async () =>
+              (await s.kube.eventsFor(s.namespace, 'late')).some((e) => e.reason === 'ForgeReportGaveUp' && e.type === 'Warning')
+                ? true
+                : undefined,
+            );
+            expect((await s.kube.getHeldJob(s.namespace, 'late'))?.status?.phase).toBe(Phase.Refused);
+            expect(forge.callsTo('GET', COMMENTS)).toHaveLength(1);
           },
           githubEnv(forge),
         ),
