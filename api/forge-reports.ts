@@ -3,15 +3,6 @@
 import { refusalText } from './refusal-texts.js';
 import { FailureReason, type RefusalToken } from './vocabulary.js';
 
-/** The forges waitgate reads deliveries from and reports back to (the HeldJob's forge label). */
-export const Forge = { GitHub: 'github', GitLab: 'gitlab' } as const;
-export type Forge = (typeof Forge)[keyof typeof Forge];
-export const FORGES = Object.values(Forge);
-
-export function isForge(v: unknown): v is Forge {
-  return typeof v === 'string' && (FORGES as readonly string[]).includes(v);
-}
-
 /** The transitions of a hold that may be reported (WAITGATE_FORGE_REPORT lists the ones that are). */
 export const ReportTransition = { Refused: 'refused', Launched: 'launched', Finished: 'finished' } as const;
 export type ReportTransition = (typeof ReportTransition)[keyof typeof ReportTransition];

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
-import { Forge, parseReportTransitions, ReportTransition } from '../forge-reports.js';
+import { parseReportTransitions, ReportTransition } from '../forge-reports.js';
+import { Forge } from '../vocabulary.js';
 import { parseHookRefs, type HookRef } from '../github-hooks.js';
 
 export { ConfigError } from '../../lib/config/env.js';

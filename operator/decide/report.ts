@@ -1,10 +1,11 @@
 // What to tell the forge about a HeldJob, from its status alone: one report per transition the
 // settings name, once the status records that transition, and never again once status.reports
 // records it. Pure; an adapter posts (operator/forge/reporter.ts), beside the launch path.
-import { commentBody, Forge, isForge, reportMarker, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
+import { commentBody, reportMarker, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { epochOf, iso } from '../../api/time.js';
-import { ConditionType, FailureReason, isRefusalToken, Labels, Phase } from '../../api/vocabulary.js';
+import { targetParts } from '../../api/target.js';
+import { ConditionType, FailureReason, Forge, FORGES, isRefusalToken, Labels, Phase } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 
@@ -40,15 +41,17 @@ export interface ReportRequest {
   readonly since: string;
 }
 
+const isForge = (v: unknown): v is Forge => (FORGES as readonly unknown[]).includes(v);
+
 /** The forge and place of a HeldJob's target; the receiver's forge label first, else the target's shape. */
 export function forgeTargetOf(heldJob: ObservedHeldJob, target: string): ForgeTarget | undefined {
-  const m = /^(.+)([#!])(\d+)$/.exec(target);
-  if (!m) return undefined;
-  const [, repository, sign, n] = m as unknown as [string, string, string, string];
+  const parts = targetParts(target);
+  if (!parts) return undefined;
   const label = heldJob.metadata.labels?.[Labels.forge];
-  const forge = isForge(label) ? label : sign === '!' ? Forge.GitLab : Forge.GitHub;
-  if (forge === Forge.GitHub && sign === '!') return undefined;
-  return { forge, repository, number: Number(n), mergeRequest: sign === '!' };
+  const mergeRequest = parts.separator === '!';
+  const forge = isForge(label) ? label : mergeRequest ? Forge.GitLab : Forge.GitHub;
+  if (forge === Forge.GitHub && mergeRequest) return undefined;
+  return { forge, repository: parts.repository, number: Number(parts.number), mergeRequest };
 }
 
 /** The subject of a transition and when it happened, if the status shows it happened. */

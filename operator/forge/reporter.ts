@@ -4,9 +4,10 @@
 // records it in the HeldJob's status, after which the decisions stop asking for it. A crash
 // between the post and the record leaves the marker, which the next try finds.
 import type { Logger } from 'pino';
-import { ReportOutcome, type Forge } from '../../api/forge-reports.js';
+import { ReportOutcome } from '../../api/forge-reports.js';
 import type { ForgeReport } from '../../api/heldjob-schema.js';
 import { iso } from '../../api/time.js';
+import type { Forge } from '../../api/vocabulary.js';
 import type { ReportSink } from '../controller/ports.js';
 import type { ForgeTarget, ReportRequest } from '../decide/report.js';
 import { describeFailure, ForgeHttpError, retryDelayMs, type ForgeFailure, type RetryPolicy } from './retry-policy.js';
