@@ -203,6 +203,7 @@ async function main(): Promise<void> {
       maxChecks: config.wait.maxChecks,
       maxFaults: config.wait.maxFaults,
       pauseWindows: config.pauseWindows,
+      finishedTtlMs: config.finishedTtlMs,
     },
     log,
   });

@@ -25,6 +25,8 @@ export interface DecideConfig {
   readonly maxChecks: number;
   readonly maxFaults: number;
   readonly pauseWindows: readonly PauseWindow[];
+  /** How long a finished HeldJob is kept after status.finishedAt; 0 keeps it. */
+  readonly finishedTtlMs: number;
 }
 
 /** The profiles ConfigMap as the operator last read it. */
