@@ -168,7 +168,15 @@ describe('afterDryRun: a job that can never be valid ends the hold at its first 
       heldJob: { ...waiting, ...(status ? { status } : {}) },
       view: viewOf(waiting),
       job: undefined,
-      config: { afterMaxMs: 86_400_000, intervalMs: 60_000, maxMs: 86_400_000, maxChecks: 96, maxFaults: 5, pauseWindows: [], finishedTtlMs: 0 },
+      config: {
+        afterMaxMs: 86_400_000,
+        intervalMs: 60_000,
+        maxMs: 86_400_000,
+        maxChecks: 96,
+        maxFaults: 5,
+        pauseWindows: [],
+        finishedTtlMs: 0,
+      },
       profiles: { state: 'ok', profiles: new Map() },
       triggers: { state: 'missing' },
     });
