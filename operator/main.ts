@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     configMap: PROFILES_CONFIGMAP,
     worker: config.workerName,
     timeoutMs: config.wait.checkTimeoutMs,
+    startTimeoutMs: config.podStartTimeoutMs,
     sweepIntervalMs: config.checkPodSweepMs,
     log,
   });
@@ -127,7 +128,8 @@ async function main(): Promise<void> {
     slotLimit,
     workerName: config.workerName,
     uidOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.metadata.uid,
-    leaseTtlMs: checkLeaseTtlMs(config.wait.checkTimeoutMs, config.wait.killGraceMs),
+    // A pod check may take its start timeout before its own timeout begins: the slot outlives both.
+    leaseTtlMs: checkLeaseTtlMs(config.podStartTimeoutMs + config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
   });
 
@@ -248,6 +250,7 @@ async function main(): Promise<void> {
       maxFaults: config.wait.maxFaults,
       pauseWindows: config.pauseWindows,
       reports: forges.length > 0 ? { transitions: config.forge.report, forges } : undefined,
+      finishedTtlMs: config.finishedTtlMs,
     },
     log,
     reports: reporter,

@@ -24,6 +24,8 @@ describe('parseOperatorConfig', () => {
     });
     expect(c.namespace).toBe('waitgate-system');
     expect(c.watchNamespace).toBe('');
+    expect(c.finishedTtlMs).toBe(604_800_000);
+    expect(c.podStartTimeoutMs).toBe(120_000);
   });
 
   test.each<[Record<string, string>, object]>([
@@ -59,6 +61,10 @@ describe('parseOperatorConfig', () => {
       [3_600_000, false],
     ],
     ['WAITGATE_WAIT_AFTER_MAX_MS', '1000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.afterMaxMs], [1000]],
+    ['WAITGATE_FINISHED_TTL_MS', '0', (c: ReturnType<typeof parseOperatorConfig>) => [c.finishedTtlMs], [0]],
+    ['WAITGATE_FINISHED_TTL_MS', '3600000', (c: ReturnType<typeof parseOperatorConfig>) => [c.finishedTtlMs], [3_600_000]],
+    ['WAITGATE_FINISHED_TTL_MS', '', (c: ReturnType<typeof parseOperatorConfig>) => [c.finishedTtlMs], [604_800_000]],
+    ['WAITGATE_POD_START_TIMEOUT_MS', '300000', (c: ReturnType<typeof parseOperatorConfig>) => [c.podStartTimeoutMs], [300_000]],
   ])('%s=%s', (name, value, pick, expected) => {
     expect(pick(parseOperatorConfig({ ...BASE, [name]: value }))).toEqual(expected);
   });
@@ -75,6 +81,9 @@ describe('parseOperatorConfig', () => {
     ['VALKEY_URL', 'http://127.0.0.1:6379'],
     ['WAITGATE_PAUSE_WINDOWS', 'not json'],
     ['WAITGATE_LEADER_ELECTION', 'maybe'],
+    ['WAITGATE_FINISHED_TTL_MS', '-1'],
+    ['WAITGATE_FINISHED_TTL_MS', '7d'],
+    ['WAITGATE_POD_START_TIMEOUT_MS', '0'],
     ['WAITGATE_PAUSE_WINDOWS', '[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => parseOperatorConfig({ ...BASE, [name]: value })).toThrow(ConfigError);

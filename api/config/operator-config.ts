@@ -101,6 +101,8 @@ export const operatorEnvSchema = z.object({
   WAITGATE_CHECK_ENV_ALLOW: envAllow(),
   WAITGATE_CHECK_ENV_INHERIT: boolean(false),
   WAITGATE_CHECK_POD_SWEEP_MS: integer(60_000, { min: 100, max: 86_400_000 }),
+  WAITGATE_POD_START_TIMEOUT_MS: integer(120_000, { min: 1, max: 86_400_000 }),
+  WAITGATE_FINISHED_TTL_MS: integer(604_800_000, { min: 0 }),
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
   WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
@@ -206,6 +208,13 @@ export interface OperatorConfig {
   readonly checkEnv: CheckEnvPolicy;
   /** How often check Pods that no running check awaits are deleted (besides at start). */
   readonly checkPodSweepMs: number;
+  /**
+   * How long a check Pod may take to be scheduled and start its container; the check's own
+   * timeout (wait.checkTimeoutMs) counts from the container's start.
+   */
+  readonly podStartTimeoutMs: number;
+  /** How long a finished HeldJob is kept after status.finishedAt before it is deleted; 0 keeps it. */
+  readonly finishedTtlMs: number;
   /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
   readonly profilesDir: string | undefined;
   readonly metricsPort: number;
@@ -248,6 +257,8 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     pauseWindows: e.WAITGATE_PAUSE_WINDOWS,
     checkEnv: { allow: e.WAITGATE_CHECK_ENV_ALLOW, inherit: e.WAITGATE_CHECK_ENV_INHERIT },
     checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,
+    podStartTimeoutMs: e.WAITGATE_POD_START_TIMEOUT_MS,
+    finishedTtlMs: e.WAITGATE_FINISHED_TTL_MS,
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,
     metricsHost: e.WAITGATE_METRICS_HOST,

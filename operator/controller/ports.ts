@@ -23,6 +23,11 @@ export interface HeldJobWriter {
   writeStatus(heldJob: HeldJobObject, status: HeldJobStatus): Promise<HeldJob>;
   setFinalizers(heldJob: HeldJob, finalizers: readonly string[]): Promise<HeldJob>;
   recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void>;
+  /**
+   * Deletes this very HeldJob (preconditions: its uid and resourceVersion; 409 when it changed
+   * or was made again), its dependents in the background. One already gone is fine.
+   */
+  delete(heldJob: HeldJobObject): Promise<void>;
 }
 /** The Job API as the executor uses it. Never throws for an API error: outcomes are data. */
 export interface JobLauncher {

@@ -194,6 +194,15 @@ export class Reconciler {
         await deps.launcher.delete(action.jobName, current.metadata.namespace);
         log.info({ job: action.jobName }, 'Deleted Job of a cancelled HeldJob');
         return next(current);
+      case 'deleteHeldJob':
+        try {
+          await deps.writer.delete(current);
+        } catch (err) {
+          if (isConflict(err)) return STOP;
+          throw err;
+        }
+        log.info({ finishedAt: current.status?.finishedAt, ttlMs: action.finishedTtlMs }, 'Deleted finished HeldJob');
+        return STOP;
       case 'leaveMarker':
         await deps.markers.leave(action.trigger, action.target, current.metadata.name).catch((err: unknown) => {
           log.warn({ err }, 'Failed to leave the superseded marker');

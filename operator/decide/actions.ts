@@ -52,6 +52,11 @@ export type Action =
   | { readonly type: 'leaveMarker'; readonly trigger: string; readonly target: string }
   /** How late the operator woke for an `after` instant. */
   | { readonly type: 'observeAfterLateness'; readonly ms: number }
+  /**
+   * Delete the finished HeldJob (its time to live is up), only if it is still the object this
+   * pass read (uid and resourceVersion); its Job goes with it through the owner reference.
+   */
+  | { readonly type: 'deleteHeldJob'; readonly finishedTtlMs: number }
   /** Look at this HeldJob again at this instant (epoch ms). */
   | { readonly type: 'wakeAt'; readonly at: number }
   /** Tell the forge about a transition; done beside the launch path, never awaited by it. */

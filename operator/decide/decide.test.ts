@@ -60,7 +60,7 @@ const TRIGGERS: TriggersView = {
     ['plain', false],
   ]),
 };
-const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [], finishedTtlMs: 0 };
 
 function observed(hj: Observed['heldJob'], job?: ObservedJob, over: Partial<Observed> = {}): Observed {
   return { heldJob: hj, view: viewOf(hj), job, config: CONFIG, profiles: PROFILES, triggers: TRIGGERS, ...over };

@@ -28,7 +28,7 @@ function decidePhase(o: Observed, now: number): readonly Action[] {
   const { heldJob } = o;
   const phase = heldJob.status?.phase;
   if (heldJob.metadata.deletionTimestamp) return decideDeleting(o, now);
-  if (isTerminal(phase)) return decideTerminal(o);
+  if (isTerminal(phase)) return decideTerminal(o, now);
   if (phase === Phase.Running) return decideRunning(o, now);
   if (heldJob.metadata.annotations?.[Annotations.refusal] !== undefined && o.job === undefined) return decideRefusalRecord(o, now);
   return dryRunFirst(o, decideWaiting(o, now));

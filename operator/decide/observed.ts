@@ -28,6 +28,8 @@ export interface DecideConfig {
   readonly pauseWindows: readonly PauseWindow[];
   /** What is reported to the forges; unset: nothing (no forge credentials). */
   readonly reports?: ReportSettings | undefined;
+  /** How long a finished HeldJob is kept after status.finishedAt; 0 keeps it. */
+  readonly finishedTtlMs: number;
 }
 
 /** The profiles ConfigMap as the operator last read it. */
