@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { INSTANT_PATTERN } from './instant.js';
 import { TARGET_MAX_LENGTH, TARGET_PATTERN } from './target.js';
+import { REPORT_OUTCOMES, REPORT_TRANSITIONS } from './forge-reports.js';
 import { FAILURE_REASONS, PHASES, REFUSAL_TOKENS } from './vocabulary.js';
 
 export const MAX_CONDITIONS = 4;
@@ -95,6 +96,16 @@ const kubeConditionSchema = z.object({
 });
 export type KubeCondition = z.infer<typeof kubeConditionSchema>;
 
+const forgeReportSchema = z.object({
+  transition: z.enum(REPORT_TRANSITIONS),
+  outcome: z.enum(REPORT_OUTCOMES),
+  at: time,
+  commentId: z.string().optional().meta({ description: "The forge's id of the comment." }),
+  attempts: z.number().int().optional(),
+  error: z.string().optional().meta({ description: 'Why reporting gave up (a status code or a connection error; never a response body).' }),
+});
+export type ForgeReport = z.infer<typeof forgeReportSchema>;
+
 export const heldJobStatusSchema = z
   .object({
     phase: z.enum(PHASES).optional(),
@@ -134,6 +145,10 @@ export const heldJobStatusSchema = z
     finishedAt: time.optional(),
     observedGeneration: z.number().int().optional(),
     conditions: z.array(kubeConditionSchema).optional(),
+    reports: z.array(forgeReportSchema).optional().meta({
+      description:
+        'What was reported to the forge, one entry per transition: written once the comment is on the forge, or once reporting gave up.',
+    }),
   })
   .strict();
 export type HeldJobStatus = z.infer<typeof heldJobStatusSchema>;

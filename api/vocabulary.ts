@@ -128,6 +128,8 @@ export const EventReason = {
   TriggerNotInFile: 'TriggerNotInFile',
   TriggersMissing: 'TriggersMissing',
   TriggersUnreadable: 'TriggersUnreadable',
+  /** Reporting a transition to the forge failed for good (status.reports says why). */
+  ForgeReportGaveUp: 'ForgeReportGaveUp',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

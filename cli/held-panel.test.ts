@@ -89,8 +89,52 @@ describe('renderPanel', () => {
       NOW,
     );
 
-  test('nothing waiting: the count alone', () => {
-    expect(renderPanel([])).toEqual(['held · 0 waiting']);
+  test('nothing waiting and nothing pending: the section is hidden', () => {
+    expect(renderPanel([])).toEqual([]);
+    expect(renderPanel([], { all: true })).toEqual([]);
+  });
+
+  const pending = (name: string, target: string) =>
+    hj(name, { target, waitFor: [{ profile: 'ci' }] }, { phase: 'Pending', waitLabel: 'ci' });
+
+  test.each<[string, HeldJobObject[], string[]]>([
+    [
+      'only pending: shown, counted apart, none waiting',
+      [pending('p', 'acme/web#8')],
+      ['held · 0 waiting · 1 pending', '  ○ acme/web#8 · ci · queued, not held yet'],
+    ],
+    [
+      'waiting and pending: counted apart, pending listed after the waiting',
+      [
+        pending('p', 'acme/web#8'),
+        held('a', 'acme/web#7', 'jira', 5 * MIN),
+        hj('fresh', { target: 'acme/web#9', waitFor: [{ profile: 'ci' }] }),
+      ],
+      [
+        'held · 1 waiting · 2 pending',
+        '  ○ acme/web#7 · jira · waited 5m',
+        '  ○ acme/web#9 · ci · queued, not held yet',
+        '  ○ acme/web#8 · ci · queued, not held yet',
+      ],
+    ],
+    [
+      'four waiting and one pending: three rows, the rest counted',
+      [1, 2, 3, 4].map((i) => held(`h${i}`, `acme/web#${i}`, 'jira', (10 - i) * MIN)).concat(pending('p', 'acme/web#9')),
+      [
+        'held · 4 waiting · 1 pending',
+        '  ○ acme/web#1 · jira · waited 9m',
+        '  ○ acme/web#2 · jira · waited 8m',
+        '  ○ acme/web#3 · jira · waited 7m',
+        '  ↓ 2 more',
+      ],
+    ],
+    [
+      'running and finished only: hidden',
+      [hj('run', { target: 'acme/web#10' }, { phase: 'Running' }), hj('done', { target: 'acme/web#11' }, { phase: 'Succeeded' })],
+      [],
+    ],
+  ])('%s', (_n, items, lines) => {
+    expect(renderPanel(heldRows(items, NOW))).toEqual(lines);
   });
 
   test('two waiting: both rows, no "more"', () => {

@@ -1,10 +1,14 @@
 // The held panel: what is waiting, as `waitgate held` prints it. Pure.
 //
-//   held · 4 waiting
+//   held · 4 waiting · 1 pending
 //     ○ acme/web#7 · after 2026-09-01T09:00Z + jira · waited 2h14m
 //     ○ acme/web#31 · jira · waited 41m
 //     ○ acme/api#5 · ci · waited 8m
-//     ↓ 1 more
+//     ↓ 2 more
+//
+// The section is hidden (no line at all) when nothing waits and nothing is pending. Pending
+// holds (queued in a pause window, not held yet) are counted apart from the waiting ones and
+// listed after them.
 //
 // Every cell comes from what waitgate itself wrote: the id-only target (checked against the
 // target pattern), the operator's condition label, and the time since the first hold. Nothing
@@ -69,9 +73,20 @@ function conditionsOf(hj: HeldJobObject): string {
   return spec.ok ? oneLine(waitLabel(spec.spec.waitFor ?? [])) : '-';
 }
 
-/** The panel's lines: the count, up to three rows (all with `all`), and how many more. */
+/** How many rows are held (waiting on their conditions) and how many pending (not held yet). */
+export function panelCounts(rows: readonly HeldRow[]): { readonly waiting: number; readonly pending: number } {
+  const waiting = rows.filter((r) => r.phase === Phase.Held).length;
+  return { waiting, pending: rows.length - waiting };
+}
+
+/**
+ * The panel's lines: nothing at all when no row is there (the section is hidden); otherwise
+ * the counts, up to three rows (all with `all`), and how many more.
+ */
 export function renderPanel(rows: readonly HeldRow[], opts: { all?: boolean } = {}): string[] {
-  const lines = [`held · ${rows.length} waiting`];
+  if (rows.length === 0) return [];
+  const { waiting, pending } = panelCounts(rows);
+  const lines = [`held · ${waiting} waiting${pending > 0 ? ` · ${pending} pending` : ''}`];
   const shown = opts.all ? rows : rows.slice(0, PANEL_ROWS);
   for (const r of shown) lines.push(`  ${rowText(r)}`);
   if (shown.length < rows.length) lines.push(`  ↓ ${rows.length - shown.length} more`);

@@ -39,12 +39,22 @@ import { ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
 import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
+import { reportingForges } from '../api/config/operator-config.js';
+import { GitHubForge } from './forge/github.js';
+import { GitLabForge } from './forge/gitlab.js';
+import { Redeliverer } from './forge/redeliverer.js';
+import { ForgeReporter } from './forge/reporter.js';
+import { DEFAULT_RETRY_POLICY } from './forge/retry-policy.js';
+import { StatusReportRecords } from './forge/status-records.js';
 
 /**
  * On SIGTERM, in-flight reconciles get this long to finish (inside the Pod's 30 s grace period)
  * before they are abandoned. Only a drained operator releases its Lease.
  */
 const SHUTDOWN_DRAIN_MS = 20_000;
+
+/** One call to a forge's API gives up after this long (and may be tried again). */
+const FORGE_CALL_TIMEOUT_MS = 10_000;
 
 type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
 
@@ -97,6 +107,7 @@ async function main(): Promise<void> {
     configMap: PROFILES_CONFIGMAP,
     worker: config.workerName,
     timeoutMs: config.wait.checkTimeoutMs,
+    startTimeoutMs: config.podStartTimeoutMs,
     sweepIntervalMs: config.checkPodSweepMs,
     log,
   });
@@ -117,7 +128,8 @@ async function main(): Promise<void> {
     slotLimit,
     workerName: config.workerName,
     uidOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.metadata.uid,
-    leaseTtlMs: checkLeaseTtlMs(config.wait.checkTimeoutMs, config.wait.killGraceMs),
+    // A pod check may take its start timeout before its own timeout begins: the slot outlives both.
+    leaseTtlMs: checkLeaseTtlMs(config.podStartTimeoutMs + config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
   });
 
@@ -184,6 +196,40 @@ async function main(): Promise<void> {
     },
   });
 
+  // Reporting back to the forges: only those with credentials; only the leader (it alone runs
+  // the reconciler and this loop). Both run beside the gate, never in its way.
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const github = config.forge.github ? new GitHubForge({ ...config.forge.github, timeoutMs: FORGE_CALL_TIMEOUT_MS }) : undefined;
+  const gitlab = config.forge.gitlab ? new GitLabForge({ ...config.forge.gitlab, timeoutMs: FORGE_CALL_TIMEOUT_MS }) : undefined;
+  const forges = reportingForges(config.forge);
+  const reporter =
+    forges.length > 0
+      ? new ForgeReporter({
+          comments: { ...(github ? { github } : {}), ...(gitlab ? { gitlab } : {}) },
+          records: new StatusReportRecords(
+            { get: (name, namespace) => heldJobInformer.get(name, namespace) },
+            heldJobsApi,
+            () => systemClock.now(),
+            sleep,
+          ),
+          policy: DEFAULT_RETRY_POLICY,
+          now: () => systemClock.now(),
+          sleep,
+          metrics: { reported: (forge, outcome) => metrics.forgeReports.inc({ forge, outcome }) },
+          log,
+        })
+      : undefined;
+  const redeliverer = github
+    ? new Redeliverer({
+        github,
+        hooks: config.forge.redeliverHooks,
+        intervalMs: config.forge.redeliverIntervalMs,
+        now: () => systemClock.now(),
+        log,
+        metrics: { redelivered: (outcome) => metrics.redeliveries.inc({ outcome }) },
+      })
+    : undefined;
+
   const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()));
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
@@ -209,8 +255,11 @@ async function main(): Promise<void> {
       maxChecks: config.wait.maxChecks,
       maxFaults: config.wait.maxFaults,
       pauseWindows: config.pauseWindows,
+      reports: forges.length > 0 ? { transitions: config.forge.report, forges } : undefined,
+      finishedTtlMs: config.finishedTtlMs,
     },
     log,
+    reports: reporter,
   });
 
   // Gauges are read from the informer cache when scraped: no extra apiserver calls.
@@ -253,6 +302,7 @@ async function main(): Promise<void> {
     queue.stop();
     waker.stop();
     renewal.stop();
+    void redeliverer?.stop();
     let drainTimer: NodeJS.Timeout | undefined;
     const drained = await Promise.race([
       queue.whenIdle().then(() => true),
@@ -282,8 +332,11 @@ async function main(): Promise<void> {
   await podChecks.start();
   await jobInformer.start();
   await heldJobInformer.start();
+  redeliverer?.start();
   log.info(
     {
+      reportsTo: forges,
+      redeliverHooks: config.forge.redeliverHooks.length,
       watchNamespace: ns || '(all)',
       workerName: config.workerName,
       heldJobs: heldJobInformer.list().length,

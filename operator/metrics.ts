@@ -56,6 +56,18 @@ export class OperatorMetrics {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 30],
     registers: [this.registry],
   });
+  readonly forgeReports = new Counter({
+    name: 'waitgate_forge_reports_total',
+    help: 'Reports to the forges, by forge and outcome (posted, found already posted, gaveUp).',
+    labelNames: ['forge', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly redeliveries = new Counter({
+    name: 'waitgate_github_redeliveries_total',
+    help: 'Redeliveries of failed GitHub deliveries asked for, by outcome (asked, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly refusals = new Counter({
     name: 'waitgate_refusals_total',
     help: 'HeldJobs refused, by token.',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, parseOperatorConfig } from './operator-config.js';
+import { ConfigError, parseOperatorConfig, reportingForges } from './operator-config.js';
 
 const BASE = { VALKEY_URL: 'redis://127.0.0.1:6379' };
 
@@ -24,6 +24,8 @@ describe('parseOperatorConfig', () => {
     });
     expect(c.namespace).toBe('waitgate-system');
     expect(c.watchNamespace).toBe('');
+    expect(c.finishedTtlMs).toBe(604_800_000);
+    expect(c.podStartTimeoutMs).toBe(120_000);
   });
 
   test.each<[Record<string, string>, object]>([
@@ -59,6 +61,10 @@ describe('parseOperatorConfig', () => {
       [3_600_000, false],
     ],
     ['WAITGATE_WAIT_AFTER_MAX_MS', '1000', (c: ReturnType<typeof parseOperatorConfig>) => [c.wait.afterMaxMs], [1000]],
+    ['WAITGATE_FINISHED_TTL_MS', '0', (c: ReturnType<typeof parseOperatorConfig>) => [c.finishedTtlMs], [0]],
+    ['WAITGATE_FINISHED_TTL_MS', '3600000', (c: ReturnType<typeof parseOperatorConfig>) => [c.finishedTtlMs], [3_600_000]],
+    ['WAITGATE_FINISHED_TTL_MS', '', (c: ReturnType<typeof parseOperatorConfig>) => [c.finishedTtlMs], [604_800_000]],
+    ['WAITGATE_POD_START_TIMEOUT_MS', '300000', (c: ReturnType<typeof parseOperatorConfig>) => [c.podStartTimeoutMs], [300_000]],
   ])('%s=%s', (name, value, pick, expected) => {
     expect(pick(parseOperatorConfig({ ...BASE, [name]: value }))).toEqual(expected);
   });
@@ -75,6 +81,9 @@ describe('parseOperatorConfig', () => {
     ['VALKEY_URL', 'http://127.0.0.1:6379'],
     ['WAITGATE_PAUSE_WINDOWS', 'not json'],
     ['WAITGATE_LEADER_ELECTION', 'maybe'],
+    ['WAITGATE_FINISHED_TTL_MS', '-1'],
+    ['WAITGATE_FINISHED_TTL_MS', '7d'],
+    ['WAITGATE_POD_START_TIMEOUT_MS', '0'],
     ['WAITGATE_PAUSE_WINDOWS', '[{"start":"25:00","end":"06:00","timeZone":"UTC"}]'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => parseOperatorConfig({ ...BASE, [name]: value })).toThrow(ConfigError);
@@ -95,5 +104,66 @@ describe('WAITGATE_VALKEY_CA_FILE', () => {
     const bad = () => parseOperatorConfig({ VALKEY_URL: 'redis://valkey:6379', WAITGATE_VALKEY_CA_FILE: '/ca.crt' });
     expect(bad).toThrow(ConfigError);
     expect(bad).toThrow(/WAITGATE_VALKEY_CA_FILE: is set, but VALKEY_URL is not a rediss:\/\/ URL/);
+  });
+});
+
+describe('forge reporting and redelivery', () => {
+  test('off unless credentials are given; refusals reported by default', () => {
+    const f = parseOperatorConfig(BASE).forge;
+    expect(f).toEqual({ report: ['refused'], github: undefined, gitlab: undefined, redeliverHooks: [], redeliverIntervalMs: 300_000 });
+    expect(reportingForges(f)).toEqual([]);
+  });
+
+  test('a GitHub token, a GitLab token, the transitions and the hooks', () => {
+    const f = parseOperatorConfig({
+      ...BASE,
+      WAITGATE_FORGE_REPORT: 'refused,launched,finished',
+      WAITGATE_GITHUB_TOKEN: 'ghp_x',
+      WAITGATE_GITHUB_API_URL: 'https://ghe.example/api/v3',
+      WAITGATE_GITLAB_TOKEN: 'glpat-x',
+      WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web:12,acme:34',
+      WAITGATE_GITHUB_REDELIVER_INTERVAL_MS: '60000',
+    }).forge;
+    expect(f.report).toEqual(['refused', 'launched', 'finished']);
+    expect(f.github).toEqual({ apiUrl: 'https://ghe.example/api/v3', auth: { kind: 'token', token: 'ghp_x' } });
+    expect(f.gitlab).toEqual({ apiUrl: 'https://gitlab.com/api/v4', token: 'glpat-x' });
+    expect(f.redeliverHooks).toHaveLength(2);
+    expect(f.redeliverIntervalMs).toBe(60_000);
+    expect(reportingForges(f)).toEqual(['github', 'gitlab']);
+  });
+
+  test('a GitHub App: id, private key (\\n kept as line breaks) and installation', () => {
+    const f = parseOperatorConfig({
+      ...BASE,
+      WAITGATE_GITHUB_APP_ID: '123',
+      WAITGATE_GITHUB_APP_PRIVATE_KEY: '-----BEGIN KEY-----\\nabc\\n-----END KEY-----',
+      WAITGATE_GITHUB_APP_INSTALLATION_ID: '456',
+    }).forge;
+    expect(f.github?.auth).toEqual({
+      kind: 'app',
+      appId: '123',
+      privateKey: '-----BEGIN KEY-----\nabc\n-----END KEY-----',
+      installationId: 456,
+    });
+  });
+
+  test.each<[Record<string, string>, string]>([
+    [{ WAITGATE_FORGE_REPORT: 'refused,started' }, 'WAITGATE_FORGE_REPORT: "started" is not a transition'],
+    [{ WAITGATE_GITHUB_APP_ID: '1', WAITGATE_GITHUB_APP_INSTALLATION_ID: '2' }, 'WAITGATE_GITHUB_APP_PRIVATE_KEY: is required'],
+    [{ WAITGATE_GITHUB_APP_ID: 'abc' }, 'WAITGATE_GITHUB_APP_ID: must be the numeric App id'],
+    [
+      {
+        WAITGATE_GITHUB_TOKEN: 't',
+        WAITGATE_GITHUB_APP_ID: '1',
+        WAITGATE_GITHUB_APP_PRIVATE_KEY: 'k',
+        WAITGATE_GITHUB_APP_INSTALLATION_ID: '2',
+      },
+      'WAITGATE_GITHUB_TOKEN: is set as well as a GitHub App',
+    ],
+    [{ WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web:1' }, 'WAITGATE_GITHUB_REDELIVER_HOOKS: needs GitHub credentials'],
+    [{ WAITGATE_GITHUB_TOKEN: 't', WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web' }, 'WAITGATE_GITHUB_REDELIVER_HOOKS: "acme/web" is neither'],
+    [{ WAITGATE_GITLAB_TOKEN: 't', WAITGATE_GITLAB_API_URL: 'gitlab.example' }, 'WAITGATE_GITLAB_API_URL: must be an http'],
+  ])('refuses %j', (env, message) => {
+    expect(() => parseOperatorConfig({ ...BASE, ...env })).toThrow(message);
   });
 });

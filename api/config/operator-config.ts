@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
+import { parseReportTransitions, ReportTransition } from '../forge-reports.js';
+import { Forge } from '../vocabulary.js';
+import { parseHookRefs, type HookRef } from '../github-hooks.js';
 
 export { ConfigError } from '../../lib/config/env.js';
 
@@ -43,6 +46,38 @@ const envAllow = () =>
       .transform((names): string[] => names ?? []),
   );
 
+/** A comma-separated list parsed by `parse`, or `def` when unset. */
+const listOf = <T>(parse: (s: string) => { ok: true; value: T } | { ok: false; problem: string }, def: T) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .transform((s, ctx) => {
+        const r = parse(s);
+        if (r.ok) return r.value;
+        ctx.addIssue({ code: 'custom', message: r.problem });
+        return z.NEVER;
+      })
+      .optional()
+      .transform((v): T => v ?? def),
+  );
+
+const reportTransitions = () =>
+  listOf(
+    (s) => {
+      const r = parseReportTransitions(s);
+      return r.ok ? { ok: true, value: r.transitions } : r;
+    },
+    [ReportTransition.Refused as ReportTransition],
+  );
+const hookRefs = () =>
+  listOf((s) => {
+    const r = parseHookRefs(s);
+    return r.ok ? { ok: true, value: r.hooks } : r;
+  }, [] as HookRef[]);
+
+const httpUrl = (def: string) => textOr(def).pipe(z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL'));
+
 export const operatorEnvSchema = z.object({
   KUBECONFIG: text(),
   VALKEY_URL: valkeyUrl('check slots and scope slots are leased in Valkey'),
@@ -66,13 +101,87 @@ export const operatorEnvSchema = z.object({
   WAITGATE_CHECK_ENV_ALLOW: envAllow(),
   WAITGATE_CHECK_ENV_INHERIT: boolean(false),
   WAITGATE_CHECK_POD_SWEEP_MS: integer(60_000, { min: 100, max: 86_400_000 }),
+  WAITGATE_POD_START_TIMEOUT_MS: integer(120_000, { min: 1, max: 86_400_000 }),
+  WAITGATE_FINISHED_TTL_MS: integer(604_800_000, { min: 0 }),
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
   WAITGATE_METRICS_HOST: textOr('0.0.0.0'),
   WAITGATE_LEADER_ELECTION: boolean(false),
   WAITGATE_LEADER_ELECTION_ID: textOr('waitgate-operator'),
   WAITGATE_LOG_LEVEL: logLevel(),
+  WAITGATE_FORGE_REPORT: reportTransitions(),
+  WAITGATE_GITHUB_TOKEN: text(),
+  WAITGATE_GITHUB_APP_ID: text().pipe(z.string().regex(/^\d+$/, 'must be the numeric App id').optional()),
+  WAITGATE_GITHUB_APP_PRIVATE_KEY: text(),
+  WAITGATE_GITHUB_APP_INSTALLATION_ID: text().pipe(z.string().regex(/^\d+$/, 'must be the numeric installation id').optional()),
+  WAITGATE_GITHUB_API_URL: httpUrl('https://api.github.com'),
+  WAITGATE_GITLAB_TOKEN: text(),
+  WAITGATE_GITLAB_API_URL: httpUrl('https://gitlab.com/api/v4'),
+  WAITGATE_GITHUB_REDELIVER_HOOKS: hookRefs(),
+  WAITGATE_GITHUB_REDELIVER_INTERVAL_MS: integer(300_000, { min: 1_000, max: 86_400_000 }),
 });
+
+type OperatorEnv = z.infer<typeof operatorEnvSchema>;
+
+/** GitHub credentials: a token, or all three App settings; not both. */
+function githubAuthRule(e: OperatorEnv, ctx: z.RefinementCtx): void {
+  const app = [e.WAITGATE_GITHUB_APP_ID, e.WAITGATE_GITHUB_APP_PRIVATE_KEY, e.WAITGATE_GITHUB_APP_INSTALLATION_ID];
+  const some = app.some((v) => v !== undefined);
+  if (some && app.some((v) => v === undefined)) {
+    const missing = (['WAITGATE_GITHUB_APP_ID', 'WAITGATE_GITHUB_APP_PRIVATE_KEY', 'WAITGATE_GITHUB_APP_INSTALLATION_ID'] as const).find(
+      (_, i) => app[i] === undefined,
+    );
+    ctx.addIssue({
+      code: 'custom',
+      path: [missing ?? 'WAITGATE_GITHUB_APP_ID'],
+      message: 'is required with the other GitHub App settings',
+    });
+  }
+  if (some && e.WAITGATE_GITHUB_TOKEN !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['WAITGATE_GITHUB_TOKEN'], message: 'is set as well as a GitHub App: give one of them' });
+  }
+  if (e.WAITGATE_GITHUB_REDELIVER_HOOKS.length > 0 && !some && e.WAITGATE_GITHUB_TOKEN === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WAITGATE_GITHUB_REDELIVER_HOOKS'],
+      message: 'needs GitHub credentials (WAITGATE_GITHUB_TOKEN or a GitHub App) to list and redeliver',
+    });
+  }
+}
+
+function githubAuthOf(e: OperatorEnv): GitHubAuthConfig | undefined {
+  if (e.WAITGATE_GITHUB_TOKEN !== undefined) return { kind: 'token', token: e.WAITGATE_GITHUB_TOKEN };
+  if (e.WAITGATE_GITHUB_APP_ID && e.WAITGATE_GITHUB_APP_PRIVATE_KEY && e.WAITGATE_GITHUB_APP_INSTALLATION_ID) {
+    return {
+      kind: 'app',
+      appId: e.WAITGATE_GITHUB_APP_ID,
+      // A key pasted into one line of an env var keeps its line breaks as \n.
+      privateKey: e.WAITGATE_GITHUB_APP_PRIVATE_KEY.replace(/\\n/g, '\n'),
+      installationId: Number(e.WAITGATE_GITHUB_APP_INSTALLATION_ID),
+    };
+  }
+  return undefined;
+}
+
+export type GitHubAuthConfig =
+  | { readonly kind: 'token'; readonly token: string }
+  | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string; readonly installationId: number };
+
+/** Reporting back to the forges and asking GitHub for failed deliveries; each forge off without credentials. */
+export interface ForgeConfig {
+  /** The transitions reported (WAITGATE_FORGE_REPORT), to every forge with credentials. */
+  readonly report: readonly ReportTransition[];
+  readonly github: { readonly apiUrl: string; readonly auth: GitHubAuthConfig } | undefined;
+  readonly gitlab: { readonly apiUrl: string; readonly token: string } | undefined;
+  /** GitHub hooks whose failed deliveries are asked for again (needs GitHub credentials). */
+  readonly redeliverHooks: readonly HookRef[];
+  readonly redeliverIntervalMs: number;
+}
+
+/** The forges that have credentials, so reports can go to them. */
+export function reportingForges(f: ForgeConfig): Forge[] {
+  return [...(f.github ? [Forge.GitHub] : []), ...(f.gitlab ? [Forge.GitLab] : [])];
+}
 
 export interface OperatorConfig {
   readonly kubeconfigPath: string | undefined;
@@ -99,6 +208,13 @@ export interface OperatorConfig {
   readonly checkEnv: CheckEnvPolicy;
   /** How often check Pods that no running check awaits are deleted (besides at start). */
   readonly checkPodSweepMs: number;
+  /**
+   * How long a check Pod may take to be scheduled and start its container; the check's own
+   * timeout (wait.checkTimeoutMs) counts from the container's start.
+   */
+  readonly podStartTimeoutMs: number;
+  /** How long a finished HeldJob is kept after status.finishedAt before it is deleted; 0 keeps it. */
+  readonly finishedTtlMs: number;
   /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
   readonly profilesDir: string | undefined;
   readonly metricsPort: number;
@@ -112,10 +228,15 @@ export interface OperatorConfig {
   readonly watchNamespace: string;
   readonly reconcileWorkers: number;
   readonly logLevel: string;
+  readonly forge: ForgeConfig;
 }
 
 export function parseOperatorConfig(env: Record<string, string | undefined>): OperatorConfig {
-  const e = parseEnv(operatorEnvSchema.superRefine(valkeyCaNeedsTls), env);
+  const e = parseEnv(
+    operatorEnvSchema.superRefine(valkeyCaNeedsTls).superRefine((e, ctx) => githubAuthRule(e, ctx)),
+    env,
+  );
+  const githubAuth = githubAuthOf(e);
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,
@@ -136,6 +257,8 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     pauseWindows: e.WAITGATE_PAUSE_WINDOWS,
     checkEnv: { allow: e.WAITGATE_CHECK_ENV_ALLOW, inherit: e.WAITGATE_CHECK_ENV_INHERIT },
     checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,
+    podStartTimeoutMs: e.WAITGATE_POD_START_TIMEOUT_MS,
+    finishedTtlMs: e.WAITGATE_FINISHED_TTL_MS,
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,
     metricsHost: e.WAITGATE_METRICS_HOST,
@@ -146,5 +269,12 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     watchNamespace: e.WAITGATE_WATCH_NAMESPACE,
     reconcileWorkers: e.WAITGATE_RECONCILE_WORKERS,
     logLevel: e.WAITGATE_LOG_LEVEL,
+    forge: {
+      report: e.WAITGATE_FORGE_REPORT,
+      github: githubAuth ? { apiUrl: e.WAITGATE_GITHUB_API_URL, auth: githubAuth } : undefined,
+      gitlab: e.WAITGATE_GITLAB_TOKEN !== undefined ? { apiUrl: e.WAITGATE_GITLAB_API_URL, token: e.WAITGATE_GITLAB_TOKEN } : undefined,
+      redeliverHooks: e.WAITGATE_GITHUB_REDELIVER_HOOKS,
+      redeliverIntervalMs: e.WAITGATE_GITHUB_REDELIVER_INTERVAL_MS,
+    },
   };
 }

@@ -18,6 +18,7 @@ describe('the permissions the operator needs', () => {
       'list heldjobs.waitgate.dev in every namespace',
       'watch heldjobs.waitgate.dev in every namespace',
       'patch heldjobs.waitgate.dev in every namespace',
+      'delete heldjobs.waitgate.dev in every namespace',
       'update heldjobs.waitgate.dev/status in every namespace',
       'update heldjobs.waitgate.dev/finalizers in every namespace',
       'create jobs.batch in every namespace',

@@ -35,8 +35,8 @@ export const OPERATOR_PERMISSIONS: readonly OperatorRule[] = [
     scope: PermissionScope.Watched,
     group: 'waitgate.dev',
     resource: 'heldjobs',
-    verbs: ['list', 'watch', 'patch'],
-    why: 'the informer; metadata.finalizers by merge patch',
+    verbs: ['list', 'watch', 'patch', 'delete'],
+    why: 'the informer; metadata.finalizers by merge patch; finished ones past their time to live',
   },
   {
     scope: PermissionScope.Watched,

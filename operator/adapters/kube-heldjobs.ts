@@ -2,6 +2,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../../api/vocabulary.js';
+import { statusCodeOf } from '../../lib/kube/client.js';
 import type { EventSpec } from '../decide/actions.js';
 
 export class KubeHeldJobs {
@@ -54,6 +55,32 @@ export class KubeHeldJobs {
       },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     )) as T;
+  }
+
+  /**
+   * Deletes this very HeldJob: the preconditions fail (409) if it changed since it was read or
+   * is another object of the same name; its Job goes in the background (owner reference).
+   */
+  async delete(heldJob: HeldJobObject): Promise<void> {
+    try {
+      await this.custom.deleteNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace: heldJob.metadata.namespace,
+        plural: HELDJOB_PLURAL,
+        name: heldJob.metadata.name,
+        propagationPolicy: 'Background',
+        body: {
+          propagationPolicy: 'Background',
+          preconditions: {
+            uid: heldJob.metadata.uid,
+            ...(heldJob.metadata.resourceVersion ? { resourceVersion: heldJob.metadata.resourceVersion } : {}),
+          },
+        },
+      });
+    } catch (err) {
+      if (statusCodeOf(err) !== 404) throw err;
+    }
   }
 
   async recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void> {

@@ -43,6 +43,8 @@ export interface CheckAnswer extends CheckOutcome {
   readonly timedOut: boolean;
   /** Set when the check could not start: 'ENOENT', 'EACCES', 'ENOEXEC', ... */
   readonly spawnError?: string;
+  /** Why it could not start, in words, where the runner can say more than spawnError. */
+  readonly spawnDetail?: string;
   /** Counted, never stored. A floor when a grandchild kept the pipe open. */
   readonly stdoutBytes: number;
   readonly stderrBytes: number;

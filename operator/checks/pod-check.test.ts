@@ -14,6 +14,7 @@ const base = {
   worker: 'w',
   configMap: 'waitgate-profiles',
   timeoutMs: 10_000,
+  startTimeoutMs: 0,
 };
 type CheckPodInput = Parameters<typeof checkPod>[0];
 
@@ -70,6 +71,13 @@ describe('checkPod', () => {
     ['zero is still one second (never no deadline)', 0, 1],
   ])('the deadline comes from the check timeout: %s', (_name, timeoutMs, seconds) => {
     expect(checkPod({ ...base, timeoutMs }).spec?.activeDeadlineSeconds).toBe(seconds);
+  });
+
+  test.each<[string, number, number, number]>([
+    ['the start timeout and the check timeout together', 120_000, 10_000, 130],
+    ['a part second rounds up', 1_500, 1_000, 3],
+  ])('a backstop deadline long enough for the start and the check: %s', (_name, startTimeoutMs, timeoutMs, seconds) => {
+    expect(checkPod({ ...base, startTimeoutMs, timeoutMs }).spec?.activeDeadlineSeconds).toBe(seconds);
   });
 
   test.each<[string, k8s.V1ResourceRequirements | undefined, k8s.V1ResourceRequirements]>([
@@ -224,24 +232,21 @@ describe('podAnswer: what a check Pod says so far, and the verdict it reads as',
       { ...none, exitCode: null, timedOut: false, spawnError: 'PodFailed' },
       CheckVerdict.CouldNotTell,
     ],
-    ...[
-      'ErrImagePull',
-      'ImagePullBackOff',
-      'InvalidImageName',
-      'CreateContainerConfigError',
-      'CreateContainerError',
-      'RunContainerError',
-    ].map((reason): [string, k8s.V1Pod, object, CheckVerdict] => [
-      `cannot start: ${reason}`,
+    ...['InvalidImageName', 'ErrImageNeverPull'].map((reason): [string, k8s.V1Pod, object, CheckVerdict] => [
+      `can never start: ${reason}`,
       waiting(reason),
       { ...none, exitCode: null, timedOut: false, spawnError: reason },
       CheckVerdict.CouldNotTell,
     ]),
+    // May clear by itself on a real cluster: no answer yet; the start timeout bounds it (pod-check-timing.ts).
+    ...['ErrImagePull', 'ImagePullBackOff', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'].map(
+      (reason): [string, k8s.V1Pod, undefined, undefined] => [`not started yet: ${reason}`, waiting(reason), undefined, undefined],
+    ),
     [
-      'unschedulable',
+      'unschedulable (for now: an autoscaler may add a node)',
       pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] }),
-      { ...none, exitCode: null, timedOut: false, spawnError: 'Unschedulable' },
-      CheckVerdict.CouldNotTell,
+      undefined,
+      undefined,
     ],
   ])('%s', (_n, p, expected, verdict) => {
     const a = podAnswer(p);

@@ -12,19 +12,18 @@ import type { CheckAnswer } from './exec-check.js';
 import { checkPodResources } from './check-pod-resources.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
+import { assertNever } from '../../api/vocabulary.js';
+import { containerStartOf, podClock, startTimeoutDetail } from './pod-check-timing.js';
 
 export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';
 export const SCRIPTS_MOUNT = '/waitgate/profiles';
-/** Container states that mean the check will never start: it could not tell. */
-const CANNOT_START = new Set([
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'InvalidImageName',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-]);
+/**
+ * Container states that can never turn into a start: it could not tell, at once. Every other
+ * wait (an image pull backing off, a Pod not scheduled yet, a container config not there yet)
+ * may clear by itself on a real cluster, and is a fault only past the start timeout.
+ */
+const NEVER_STARTS = new Set(['InvalidImageName', 'ErrImageNeverPull']);
 
 export function checkPod(o: {
   name: string;
@@ -34,7 +33,10 @@ export function checkPod(o: {
   key: string;
   worker: string;
   configMap: string;
+  /** The check's own timeout, from the container's start. */
   timeoutMs: number;
+  /** How long scheduling and starting may take. */
+  startTimeoutMs: number;
 }): k8s.V1Pod {
   const script = o.profile.script;
   return {
@@ -55,7 +57,9 @@ export function checkPod(o: {
       restartPolicy: 'Never',
       automountServiceAccountToken: false,
       enableServiceLinks: false,
-      activeDeadlineSeconds: Math.max(1, Math.ceil(o.timeoutMs / 1000)),
+      // A backstop only (it counts from the kubelet taking the Pod, image pull included): the
+      // operator itself times the start and the check (pod-check-timing.ts).
+      activeDeadlineSeconds: Math.max(1, Math.ceil((o.startTimeoutMs + o.timeoutMs) / 1000)),
       terminationGracePeriodSeconds: 2,
       securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
@@ -100,11 +104,7 @@ export function podAnswer(pod: k8s.V1Pod): Omit<CheckAnswer, 'durationMs'> | und
     };
   }
   const waiting = cs?.state?.waiting?.reason;
-  if (waiting && CANNOT_START.has(waiting)) return { ...none, exitCode: null, timedOut: false, spawnError: waiting };
-  const unschedulable = pod.status?.conditions?.find(
-    (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
-  );
-  if (unschedulable) return { ...none, exitCode: null, timedOut: false, spawnError: 'Unschedulable' };
+  if (waiting && NEVER_STARTS.has(waiting)) return { ...none, exitCode: null, timedOut: false, spawnError: waiting };
   return undefined;
 }
 
@@ -113,7 +113,10 @@ export interface PodCheckOptions {
   readonly namespace: string;
   readonly configMap: string;
   readonly worker: string;
+  /** The check's timeout, counted from its container's start. */
   readonly timeoutMs: number;
+  /** How long a check Pod may take to be scheduled and start its container. */
+  readonly startTimeoutMs: number;
   /** How often check Pods no check of this process awaits are looked for and deleted. */
   readonly sweepIntervalMs: number;
   readonly log: Logger;
@@ -181,26 +184,52 @@ export class PodCheckRunner {
     const started = Date.now();
     const done = (a: Omit<CheckAnswer, 'durationMs'>): CheckAnswer => ({ ...a, durationMs: Date.now() - started });
     const name = checkPodName(key);
+    const none = { exitCode: null, signal: null, timedOut: false, stdoutBytes: 0, stderrBytes: 0 } as const;
     const answer = new Promise<Omit<CheckAnswer, 'durationMs'>>((resolve) => {
-      const timer = setTimeout(
-        () => finish({ exitCode: null, signal: null, timedOut: true, stdoutBytes: 0, stderrBytes: 0 }),
-        this.o.timeoutMs,
-      );
-      const onAbort = () =>
-        finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
+      // Two clocks: the start timeout from the create, then the check timeout from the container's start.
+      const createdAt = Date.now();
+      let startedAt: number | undefined;
+      let lastSeen: k8s.V1Pod | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => finish({ ...none, spawnError: 'ABORT_ERR' });
       const finish = (a: Omit<CheckAnswer, 'durationMs'>) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.waiters.delete(name);
         resolve(a);
       };
+      const look = () => {
+        const clock = podClock({
+          createdAt,
+          startedAt,
+          now: Date.now(),
+          checkTimeoutMs: this.o.timeoutMs,
+          startTimeoutMs: this.o.startTimeoutMs,
+        });
+        switch (clock.kind) {
+          case 'timedOut':
+            return finish({ ...none, timedOut: true });
+          case 'startTimedOut':
+            return finish({ ...none, spawnError: 'PodStartTimeout', spawnDetail: startTimeoutDetail(this.o.startTimeoutMs, lastSeen) });
+          case 'starting':
+          case 'running':
+            clearTimeout(timer);
+            timer = setTimeout(look, Math.max(0, clock.until - Date.now()));
+            return;
+          default:
+            return assertNever(clock);
+        }
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.set(name, (pod) => {
-        if (pod === 'deleted')
-          return finish({ exitCode: null, signal: null, timedOut: false, spawnError: 'PodDeleted', stdoutBytes: 0, stderrBytes: 0 });
+        if (pod === 'deleted') return finish({ ...none, spawnError: 'PodDeleted' });
         const a = podAnswer(pod);
-        if (a) finish(a);
+        if (a) return finish(a);
+        lastSeen = pod;
+        startedAt ??= containerStartOf(pod, createdAt, Date.now());
+        look();
       });
+      look();
     });
     if (signal.aborted)
       return done({ exitCode: null, signal: null, timedOut: false, spawnError: 'ABORT_ERR', stdoutBytes: 0, stderrBytes: 0 });
@@ -216,6 +245,7 @@ export class PodCheckRunner {
           worker: this.o.worker,
           configMap: this.o.configMap,
           timeoutMs: this.o.timeoutMs,
+          startTimeoutMs: this.o.startTimeoutMs,
         }),
       });
     } catch (err) {

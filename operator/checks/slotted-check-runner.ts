@@ -52,7 +52,7 @@ export interface CheckGateOptions {
 export function resultOf(profile: string, a: CheckAnswer): CheckResult {
   const verdict = verdictOf(a);
   if (a.timedOut) return { profile, verdict, exitCode: undefined, detail: 'timed out' };
-  if (a.spawnError) return { profile, verdict, exitCode: undefined, detail: `could not start (${a.spawnError})` };
+  if (a.spawnError) return { profile, verdict, exitCode: undefined, detail: a.spawnDetail ?? `could not start (${a.spawnError})` };
   if (a.exitCode === null) return { profile, verdict, exitCode: undefined, detail: `killed by ${a.signal ?? 'a signal'}` };
   return { profile, verdict, exitCode: a.exitCode };
 }

@@ -6,6 +6,7 @@ import type { Profile } from '../../api/profiles.js';
 import type { RefusalToken } from '../../api/vocabulary.js';
 import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from '../decide/actions.js';
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
+import type { ReportRequest } from '../decide/report.js';
 
 export type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
 
@@ -22,6 +23,11 @@ export interface HeldJobWriter {
   writeStatus(heldJob: HeldJobObject, status: HeldJobStatus): Promise<HeldJob>;
   setFinalizers(heldJob: HeldJob, finalizers: readonly string[]): Promise<HeldJob>;
   recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void>;
+  /**
+   * Deletes this very HeldJob (preconditions: its uid and resourceVersion; 409 when it changed
+   * or was made again), its dependents in the background. One already gone is fine.
+   */
+  delete(heldJob: HeldJobObject): Promise<void>;
 }
 /** The Job API as the executor uses it. Never throws for an API error: outcomes are data. */
 export interface JobLauncher {
@@ -57,4 +63,8 @@ export interface GateMetrics {
 export interface Waker {
   schedule(key: string, at: number): void;
   cancel(key: string): void;
+}
+/** Takes a forge report and posts it in the background: never blocks, never throws. */
+export interface ReportSink {
+  submit(report: ReportRequest): void;
 }

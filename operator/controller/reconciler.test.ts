@@ -13,7 +13,7 @@ const AFTER = '2026-09-01T09:00:00Z';
 const AFTER_MS = Date.parse(AFTER);
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [], finishedTtlMs: 0 };
 const KEY = 'team-a/web-7-deploy';
 const JOB = jobNameFor({ name: 'web-7-deploy', uid: 'uid-1' });
 const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
@@ -302,8 +302,43 @@ describe('the executor carries out the decisions, in order', () => {
     expect(w.created[0]?.metadata).toMatchObject({ name: JOB, namespace: 'team-a', ownerReferences: [{ uid: 'uid-1', controller: true }] });
   });
 
+  test('a finished HeldJob past its time to live: finalizer off, then deleted as the object now written is, and the pass ends', async () => {
+    const ttl = { ...CONFIG, finishedTtlMs: 60_000 };
+    const w = fakeWorld({
+      ...TRIGGERS,
+      heldJob: heldJob({ status: { phase: Phase.Succeeded, finishedAt: iso(T0) }, finalizer: true }),
+      now: T0,
+    });
+    await new Reconciler(fakeDeps(w, ttl)).reconcile(KEY);
+    expect(w.journal).toEqual(['setFinalizers:', 'wake']);
+    expect(w.wakes).toEqual([T0 + 60_000]);
+    w.now = T0 + 60_000;
+    const rv = w.heldJob?.metadata.resourceVersion;
+    await new Reconciler(fakeDeps(w, ttl)).reconcile(KEY);
+    expect(w.journal.slice(2)).toEqual([`deleteHeldJob:uid-1@${rv}`]);
+    expect(w.heldJob).toBeUndefined();
+  });
+
   test('a refusal is counted once', async () => {
     const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] }), now: T0 }));
     expect(w.refusals).toEqual([RefusalToken.AfterBeyondMax]);
+  });
+});
+
+describe('reports to the forge', () => {
+  test('a due report goes to the reporter without waiting for it, and the rest of the pass goes on', async () => {
+    const w = fakeWorld({
+      heldJob: heldJob({ finalizer: true, status: { ...confirmed, phase: Phase.Succeeded, finishedAt: iso(T0) } }),
+      now: T0,
+    });
+    const taken: string[] = [];
+    const reports = { transitions: ['finished'] as const, forges: ['github'] as const };
+    await new Reconciler({
+      ...fakeDeps(w, { ...CONFIG, reports }),
+      reports: { submit: (r) => void taken.push(`${r.transition}:${r.target.repository}#${r.target.number}`) },
+    }).reconcile(KEY);
+    expect(taken).toEqual(['finished:acme/web#7']);
+    // The terminal pass still takes the finalizer off, as without reporting.
+    expect(w.journal).toEqual(['setFinalizers:']);
   });
 });

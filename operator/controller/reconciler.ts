@@ -24,6 +24,7 @@ import type {
   JobLauncher,
   JobSource,
   Markers,
+  ReportSink,
   ScopeSlots,
   Views,
   Waker,
@@ -45,6 +46,8 @@ export interface ReconcilerDeps {
   readonly random: () => number;
   readonly config: DecideConfig;
   readonly log: Logger;
+  /** Takes forge reports to post in the background; unset: nothing is reported. */
+  readonly reports?: ReportSink | undefined;
 }
 
 const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409;
@@ -191,6 +194,15 @@ export class Reconciler {
         await deps.launcher.delete(action.jobName, current.metadata.namespace);
         log.info({ job: action.jobName }, 'Deleted Job of a cancelled HeldJob');
         return next(current);
+      case 'deleteHeldJob':
+        try {
+          await deps.writer.delete(current);
+        } catch (err) {
+          if (isConflict(err)) return STOP;
+          throw err;
+        }
+        log.info({ finishedAt: current.status?.finishedAt, ttlMs: action.finishedTtlMs }, 'Deleted finished HeldJob');
+        return STOP;
       case 'leaveMarker':
         await deps.markers.leave(action.trigger, action.target, current.metadata.name).catch((err: unknown) => {
           log.warn({ err }, 'Failed to leave the superseded marker');
@@ -204,6 +216,9 @@ export class Reconciler {
         return next(current);
       case 'wakeAt':
         deps.waker.schedule(key, action.at);
+        return next(current);
+      case 'report':
+        deps.reports?.submit(action.report);
         return next(current);
       case 'updateStatus': {
         const written = await this.writeStatus(current, action.status, log);

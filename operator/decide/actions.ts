@@ -5,6 +5,7 @@ import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
 import type { EventReason, EventType, RefusalToken } from '../../api/vocabulary.js';
 import type { CheckResult } from './record-check.js';
+import type { ReportRequest } from './report.js';
 
 export interface EventSpec {
   readonly type: EventType;
@@ -51,8 +52,15 @@ export type Action =
   | { readonly type: 'leaveMarker'; readonly trigger: string; readonly target: string }
   /** How late the operator woke for an `after` instant. */
   | { readonly type: 'observeAfterLateness'; readonly ms: number }
+  /**
+   * Delete the finished HeldJob (its time to live is up), only if it is still the object this
+   * pass read (uid and resourceVersion); its Job goes with it through the owner reference.
+   */
+  | { readonly type: 'deleteHeldJob'; readonly finishedTtlMs: number }
   /** Look at this HeldJob again at this instant (epoch ms). */
-  | { readonly type: 'wakeAt'; readonly at: number };
+  | { readonly type: 'wakeAt'; readonly at: number }
+  /** Tell the forge about a transition; done beside the launch path, never awaited by it. */
+  | { readonly type: 'report'; readonly report: ReportRequest };
 
 /** How taking the scope slots went. */
 export type ScopeOutcome = 'acquired' | 'full' | 'unavailable';

@@ -60,7 +60,7 @@ const TRIGGERS: TriggersView = {
     ['plain', false],
   ]),
 };
-const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [], finishedTtlMs: 0 };
 
 function observed(hj: Observed['heldJob'], job?: ObservedJob, over: Partial<Observed> = {}): Observed {
   return { heldJob: hj, view: viewOf(hj), job, config: CONFIG, profiles: PROFILES, triggers: TRIGGERS, ...over };
@@ -494,5 +494,29 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
       expect(u.status.message).toMatch(/^operator-cancel/);
       expect(u.event?.reason).toBe('OperatorCancel');
     }
+  });
+});
+
+describe('reports to the forge', () => {
+  const refused: HeldJobStatus = { phase: Phase.Refused, reason: RefusalToken.Expired, finishedAt: iso(T0) };
+  const reports = { transitions: ['refused'] as const, forges: ['github'] as const };
+
+  test('a refused HeldJob is reported, first in the pass, when the forge has credentials', () => {
+    const as = decide(observed(heldJob({ status: refused }), undefined, { config: { ...CONFIG, reports } }), T0 + 1000);
+    expect(types(as)[0]).toBe('report');
+    expect(types(as).slice(1)).toEqual(types(decide(observed(heldJob({ status: refused })), T0 + 1000)));
+  });
+
+  test('a refusal record whose spec fails its check is still reported to its target', () => {
+    const hj = heldJob({
+      status: refused,
+      spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: [{ until: 'x' }], job: JOB_TEMPLATE },
+    });
+    const as = decide(observed(hj, undefined, { config: { ...CONFIG, reports } }), T0 + 1000);
+    expect(types(as)).toContain('report');
+  });
+
+  test('without credentials nothing is reported', () => {
+    expect(types(decide(observed(heldJob({ status: refused })), T0 + 1000))).not.toContain('report');
   });
 });

@@ -4,15 +4,31 @@ import { Annotations, isRefusalToken, isTerminal, Phase, RefusalToken } from '..
 import type { Action } from './actions.js';
 import { decideDeleting, decideRunning, decideTerminal } from './finished.js';
 import type { Observed } from './observed.js';
+import { nextReports } from './report.js';
 import { refuse } from './status.js';
+import { targetProblem } from '../../api/target.js';
 import { buildJob } from './job.js';
 import { decideWaiting } from './waiting.js';
 
 export function decide(o: Observed, now: number): readonly Action[] {
+  // Reports first: they only hand work to the reporter, and a later action may end the pass.
+  const reports = nextReports(o.heldJob, targetOf(o), o.config.reports, now);
+  const actions = decidePhase(o, now);
+  return reports.length === 0 ? actions : [...reports, ...actions];
+}
+
+/** The target to report to: the checked spec's, or a well-formed one from a spec that failed its check. */
+function targetOf(o: Observed): string | undefined {
+  if (o.view.ok) return o.view.spec.target;
+  const raw: unknown = (o.heldJob.spec as { target?: unknown } | undefined)?.target;
+  return typeof raw === 'string' && targetProblem(raw) === undefined ? raw : undefined;
+}
+
+function decidePhase(o: Observed, now: number): readonly Action[] {
   const { heldJob } = o;
   const phase = heldJob.status?.phase;
   if (heldJob.metadata.deletionTimestamp) return decideDeleting(o, now);
-  if (isTerminal(phase)) return decideTerminal(o);
+  if (isTerminal(phase)) return decideTerminal(o, now);
   if (phase === Phase.Running) return decideRunning(o, now);
   if (heldJob.metadata.annotations?.[Annotations.refusal] !== undefined && o.job === undefined) return decideRefusalRecord(o, now);
   return dryRunFirst(o, decideWaiting(o, now));

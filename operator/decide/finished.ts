@@ -5,6 +5,7 @@ import { iso } from '../../api/time.js';
 import { ConditionReason, ConditionType, EventReason, EventType, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
+import { decideRetention } from './finished-ttl.js';
 import { adoptLaunched, isLaunchConfirmed } from './launch.js';
 import { hasFinalizer, removeFinalizer } from './status.js';
 
@@ -63,9 +64,12 @@ export function decideDeleting(o: Observed, now: number): Action[] {
   return [...actions, ...removeFinalizer(o.heldJob)];
 }
 
-/** Terminal: only the finalizers (its own, its Job's launch fence) may be left to take off. */
-export function decideTerminal(o: Observed): Action[] {
-  return [...unfence(o.job), ...removeFinalizer(o.heldJob)];
+/**
+ * Terminal: the finalizers (its own, its Job's launch fence) may be left to take off; then it
+ * is kept until its time to live is up (decideRetention).
+ */
+export function decideTerminal(o: Observed, now: number): Action[] {
+  return [...unfence(o.job), ...removeFinalizer(o.heldJob), ...decideRetention(o, now)];
 }
 
 /** The launch fence off a Job that carries it (the launch is recorded; the Job may go). */

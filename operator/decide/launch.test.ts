@@ -168,7 +168,15 @@ describe('afterDryRun: a job that can never be valid ends the hold at its first 
       heldJob: { ...waiting, ...(status ? { status } : {}) },
       view: viewOf(waiting),
       job: undefined,
-      config: { afterMaxMs: 86_400_000, intervalMs: 60_000, maxMs: 86_400_000, maxChecks: 96, maxFaults: 5, pauseWindows: [] },
+      config: {
+        afterMaxMs: 86_400_000,
+        intervalMs: 60_000,
+        maxMs: 86_400_000,
+        maxChecks: 96,
+        maxFaults: 5,
+        pauseWindows: [],
+        finishedTtlMs: 0,
+      },
       profiles: { state: 'ok', profiles: new Map() },
       triggers: { state: 'missing' },
     });
@@ -183,7 +191,7 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
     view,
     job: undefined,
     lastJob,
-    config: { afterMaxMs: 1, intervalMs: 1, maxMs: 1, maxChecks: 1, maxFaults: 1, pauseWindows: [] },
+    config: { afterMaxMs: 1, intervalMs: 1, maxMs: 1, maxChecks: 1, maxFaults: 1, pauseWindows: [], finishedTtlMs: 0 },
     profiles: { state: 'ok', profiles: new Map() },
     triggers: { state: 'missing' },
   });

@@ -2,6 +2,7 @@
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import type { PauseWindow } from '../../api/pause-windows.js';
 import type { Profile } from '../../api/profiles.js';
+import type { ReportSettings } from './report.js';
 import type { HeldJobView } from './view.js';
 
 /** What the Job informer knows of the HeldJob's Job. */
@@ -25,6 +26,10 @@ export interface DecideConfig {
   readonly maxChecks: number;
   readonly maxFaults: number;
   readonly pauseWindows: readonly PauseWindow[];
+  /** What is reported to the forges; unset: nothing (no forge credentials). */
+  readonly reports?: ReportSettings | undefined;
+  /** How long a finished HeldJob is kept after status.finishedAt; 0 keeps it. */
+  readonly finishedTtlMs: number;
 }
 
 /** The profiles ConfigMap as the operator last read it. */

@@ -14,7 +14,7 @@ const T0 = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
 const MIN = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [] };
+const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [], finishedTtlMs: 0 };
 const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
 
 function hj(status: HeldJobStatus, waitFor: object[] = [{ profile: 'jira' }]): Observed['heldJob'] {

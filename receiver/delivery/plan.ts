@@ -5,13 +5,13 @@ import { waitForRefusal, type DeclaredProfiles } from '../../api/refusal-rules.j
 import { jobSpecOf, type Trigger } from '../../api/triggers/triggers-file.js';
 import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
+import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
 import type { LabelEvent } from '../forges/event.js';
 
 /** Bumped whenever what the receiver writes into a HeldJob changes meaning. */
 export const RECEIVER_SCHEMA_VERSION = '1';
 
-/** A hold that finished waiting keeps refusing new deliveries for this long. */
-export const SUPERSEDE_WINDOW_MS = 15 * 60_000;
+export { SUPERSEDE_WINDOW_MS };
 /** Identical redeliveries (same delivery id) are dropped for this long. */
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 /**

@@ -231,6 +231,7 @@ describe('who may launch what, with the chart installed', () => {
             worker: 'waitgate',
             configMap: 'waitgate-profiles',
             timeoutMs: 10_000,
+            startTimeoutMs: 120_000,
           });
           // ... and every way out of a check Pod's bounds is refused, naming the bound.
           const variant = (f: (p: typeof base) => void) => {

@@ -89,10 +89,10 @@ async function withNamespace(
 
 describe('waitgate held', () => {
   test.concurrent(
-    'nothing waiting: the count alone, and an empty list as data',
+    'nothing waiting: the section is hidden (no output), and an empty list as data',
     () =>
       withNamespace('cli-held0', async (ns) => {
-        expect(await waitgate(['held', '-n', ns])).toMatchObject({ code: 0, stdout: 'held · 0 waiting\n', stderr: '' });
+        expect(await waitgate(['held', '-n', ns])).toMatchObject({ code: 0, stdout: '', stderr: '' });
         const json = await waitgate(['held', '-n', ns, '-o', 'json']);
         expect(json.code).toBe(0);
         expect(JSON.parse(json.stdout)).toEqual([]);
@@ -101,19 +101,23 @@ describe('waitgate held', () => {
   );
 
   test.concurrent(
-    'two waiting: both rows, longest first; what runs or ended does not count; ids only',
+    'two waiting and one pending: counted apart, longest first, pending last; what runs or ended does not count; ids only',
     () =>
       withNamespace('cli-held2', async (ns) => {
         await heldFor(ns, 'first-delivery', 'acme/web#7', 134 * MIN, 'after 2026-09-01T09:00Z + jira');
         await heldFor(ns, 'second-delivery', 'acme/web#31', 41 * MIN, 'jira');
         await kube.createHeldJob(ns, heldJob({ name: 'already-ran', target: 'acme/api#5' }));
         await writeStatus(ns, 'already-ran', { phase: Phase.Succeeded });
+        // Paused in a pause window, not held yet: counted apart, listed after the waiting ones.
+        await kube.createHeldJob(ns, heldJob({ name: 'paused', target: 'acme/web#40', waitFor: [dayAhead()] }));
+        await writeStatus(ns, 'paused', { phase: Phase.Pending, waitLabel: 'jira' });
         const r = await waitgate(['held', '-n', ns]);
         expect(r.code).toBe(0);
         expect(r.stdout.trimEnd().split('\n')).toEqual([
-          'held · 2 waiting',
+          'held · 2 waiting · 1 pending',
           expect.stringMatching(/^ {2}○ acme\/web#7 · after 2026-09-01T09:00Z \+ jira · waited 2h1[45]m$/),
           expect.stringMatching(/^ {2}○ acme\/web#31 · jira · waited 4[12]m$/),
+          '  ○ acme/web#40 · jira · queued, not held yet',
         ]);
         for (const never of ['Fix the login page', 'first-delivery', 'already-ran', 'acme/api#5', ns])
           expect(r.stdout).not.toContain(never);

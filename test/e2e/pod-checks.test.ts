@@ -12,14 +12,19 @@ const SCRIPT = '#!/bin/sh\nexit 3\n';
 /** The sweep period of the tests that watch it happen. */
 const SWEEP_MS = 500;
 
-function podProfiles(profiles: Record<string, { exitCode?: string; resources?: object }>): Record<string, string> {
+function podProfiles(profiles: Record<string, { exitCode?: string; startAfter?: string; resources?: object }>): Record<string, string> {
   const json: Record<string, object> = {};
   for (const [name, p] of Object.entries(profiles)) {
+    const annotations = {
+      ...(p.exitCode !== undefined ? { 'waitgate.dev/exit-code': p.exitCode } : {}),
+      // kwok keeps the Pod Pending this long before its container starts (a cold image pull).
+      ...(p.startAfter !== undefined ? { 'waitgate.dev/start-after': p.startAfter } : {}),
+    };
     json[name] = {
       mode: 'pod',
       script: 'check.sh',
       image: 'busybox:1.36',
-      ...(p.exitCode !== undefined ? { annotations: { 'waitgate.dev/exit-code': p.exitCode } } : {}),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ...(p.resources ? { resources: p.resources } : {}),
     };
   }
@@ -70,7 +75,13 @@ describe('checks as Pods', () => {
           await eventually('every check Pod to be deleted', async () => ((await checkPods(s)).length === 0 ? true : undefined));
         },
         {
-          env: { WAITGATE_WAIT_MAX_FAULTS: '1', WAITGATE_WAIT_MAX_MS: '4000', WAITGATE_WAIT_CHECK_TIMEOUT_MS: '4000' },
+          env: {
+            WAITGATE_WAIT_MAX_FAULTS: '1',
+            WAITGATE_WAIT_MAX_MS: '4000',
+            WAITGATE_WAIT_CHECK_TIMEOUT_MS: '4000',
+            // The unschedulable Pod is a fault once this has passed.
+            WAITGATE_POD_START_TIMEOUT_MS: '3000',
+          },
           configMaps: {
             'waitgate-profiles': podProfiles({
               go: { exitCode: '0' },
@@ -152,6 +163,66 @@ describe('checks as Pods', () => {
         {
           env: { WAITGATE_CHECK_POD_SWEEP_MS: String(SWEEP_MS), WAITGATE_WAIT_CHECK_TIMEOUT_MS: '60000' },
           configMaps: { 'waitgate-profiles': podProfiles({ slow: { exitCode: 'never' } }) },
+        },
+      ),
+    Timeouts.testMs,
+  );
+});
+
+describe('check Pods on a slow cluster: the start has its own timeout', () => {
+  test.concurrent.each<[string, string, string, string | undefined, RegExp | undefined]>([
+    [
+      'Pending longer than the check timeout, shorter than the start timeout: its answer still counts',
+      'slowstart',
+      Phase.Succeeded,
+      undefined,
+      undefined,
+    ],
+    [
+      'Pending past the start timeout: a fault that says so',
+      'neverstarts',
+      Phase.Refused,
+      RefusalToken.Unanswerable,
+      /^neverstarts: check Pod did not start within 3 s: \w+ \(could-not-tell\)/,
+    ],
+  ])(
+    '%s',
+    (_n, profile, phase, reason, faultMessage) =>
+      withScenario(
+        `pod-${profile}`,
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile }] }));
+          const hj = await eventually(
+            `${NAME} to reach ${phase}`,
+            async () => {
+              const h = await s.kube.getHeldJob(s.namespace, NAME);
+              return h?.status?.phase === phase ? h : undefined;
+            },
+            Timeouts.jobMs,
+          );
+          if (reason) expect(hj.status?.reason).toBe(reason);
+          if (faultMessage) {
+            const event = await eventually('the check Event', async () =>
+              (await s.kube.eventsFor(s.namespace, NAME)).find((e) => faultMessage.test(e.message ?? '')),
+            );
+            expect(event.type).toBe('Warning');
+          }
+          await eventually('every check Pod to be deleted', async () => ((await checkPods(s)).length === 0 ? true : undefined));
+        },
+        {
+          env: {
+            WAITGATE_WAIT_MAX_FAULTS: '1',
+            WAITGATE_WAIT_CHECK_TIMEOUT_MS: '2000',
+            WAITGATE_POD_START_TIMEOUT_MS: '3000',
+          },
+          configMaps: {
+            'waitgate-profiles': podProfiles({
+              // Starts 2.5 s after its creation (past the 2 s check timeout, inside the 3 s start
+              // timeout) and answers go half a second later.
+              slowstart: { exitCode: '0', startAfter: '2500ms' },
+              neverstarts: { exitCode: '0', startAfter: '60s' },
+            }),
+          },
         },
       ),
     Timeouts.testMs,

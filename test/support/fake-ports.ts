@@ -100,6 +100,10 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
         log(`event:${event.reason}`);
         w.events.push(event);
       },
+      delete: async (hj: HeldJobObject) => {
+        log(`deleteHeldJob:${hj.metadata.uid}@${hj.metadata.resourceVersion ?? ''}`);
+        w.heldJob = undefined;
+      },
     },
     launcher: {
       create: async (job: k8s.V1Job) => {

@@ -1,0 +1,113 @@
+// What to tell the forge about a HeldJob, from its status alone: one report per transition the
+// settings name, once the status records that transition, and never again once status.reports
+// records it. Pure; an adapter posts (operator/forge/reporter.ts), beside the launch path.
+import { commentBody, reportMarker, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
+import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { epochOf, iso } from '../../api/time.js';
+import { targetParts } from '../../api/target.js';
+import { ConditionType, FailureReason, Forge, FORGES, isRefusalToken, Labels, Phase } from '../../api/vocabulary.js';
+import type { Action } from './actions.js';
+import type { ObservedHeldJob } from './observed.js';
+
+/** A transition older than this is not reported (reporting switched on later does not comment on old holds). */
+export const REPORT_MAX_AGE_MS = 24 * 60 * 60_000;
+
+/** How far before the transition an earlier post is looked for: room for clocks that disagree. */
+export const MARKER_LOOKBACK_MS = 10 * 60_000;
+
+/** Which transitions are reported, to which forges (those with credentials). */
+export interface ReportSettings {
+  readonly transitions: readonly ReportTransition[];
+  readonly forges: readonly Forge[];
+}
+
+/** Where a comment goes: an issue or pull request (`#`), or a GitLab merge request (`!`). */
+export interface ForgeTarget {
+  readonly forge: Forge;
+  /** `owner/repo`, or a GitLab project path `group/sub/project`. */
+  readonly repository: string;
+  readonly number: number;
+  readonly mergeRequest: boolean;
+}
+
+/** One comment to make, with everything the adapter needs and nothing it must decide. */
+export interface ReportRequest {
+  readonly heldJob: { readonly name: string; readonly namespace: string; readonly uid: string };
+  readonly transition: ReportTransition;
+  readonly target: ForgeTarget;
+  readonly body: string;
+  readonly marker: string;
+  /** A little before the transition happened: an earlier post of this comment is not older. */
+  readonly since: string;
+}
+
+const isForge = (v: unknown): v is Forge => (FORGES as readonly unknown[]).includes(v);
+
+/** The forge and place of a HeldJob's target; the receiver's forge label first, else the target's shape. */
+export function forgeTargetOf(heldJob: ObservedHeldJob, target: string): ForgeTarget | undefined {
+  const parts = targetParts(target);
+  if (!parts) return undefined;
+  const label = heldJob.metadata.labels?.[Labels.forge];
+  const mergeRequest = parts.separator === '!';
+  const forge = isForge(label) ? label : mergeRequest ? Forge.GitLab : Forge.GitHub;
+  if (forge === Forge.GitHub && mergeRequest) return undefined;
+  return { forge, repository: parts.repository, number: Number(parts.number), mergeRequest };
+}
+
+/** The subject of a transition and when it happened, if the status shows it happened. */
+function transitionIn(status: HeldJobStatus, transition: ReportTransition): { subject: ReportSubject; at: string } | undefined {
+  switch (transition) {
+    case 'refused':
+      if (status.phase !== Phase.Refused || !isRefusalToken(status.reason) || !status.finishedAt) return undefined;
+      return { subject: { transition, token: status.reason }, at: status.finishedAt };
+    case 'launched': {
+      const created = status.conditions?.some((c) => c.type === ConditionType.Launched && c.status === 'True');
+      if (!created || !status.jobName || !status.launchedAt) return undefined;
+      return { subject: { transition, jobName: status.jobName }, at: status.launchedAt };
+    }
+    case 'finished': {
+      if ((status.phase !== Phase.Succeeded && status.phase !== Phase.Failed) || !status.finishedAt) return undefined;
+      const reason = status.reason === FailureReason.JobRejected || status.reason === FailureReason.JobMissing ? status.reason : undefined;
+      return { subject: { transition, succeeded: status.phase === Phase.Succeeded, failureReason: reason }, at: status.finishedAt };
+    }
+    default: {
+      const never: never = transition;
+      return never;
+    }
+  }
+}
+
+/** The reports due for this HeldJob now: at most one per configured transition not yet recorded. */
+export function nextReports(
+  heldJob: ObservedHeldJob,
+  target: string | undefined,
+  settings: ReportSettings | undefined,
+  now: number,
+): Action[] {
+  if (!settings || settings.transitions.length === 0 || heldJob.metadata.deletionTimestamp || target === undefined) return [];
+  const place = forgeTargetOf(heldJob, target);
+  if (!place || !settings.forges.includes(place.forge)) return [];
+  const status = heldJob.status ?? {};
+  const done = new Set((status.reports ?? []).map((r) => r.transition));
+  const { name, namespace, uid } = heldJob.metadata;
+  const actions: Action[] = [];
+  for (const transition of settings.transitions) {
+    if (done.has(transition)) continue;
+    const found = transitionIn(status, transition);
+    const at = epochOf(found?.at);
+    if (!found || at === undefined || now - at > REPORT_MAX_AGE_MS) continue;
+    const ref = { name, namespace, uid };
+    actions.push({
+      type: 'report',
+      report: {
+        heldJob: ref,
+        transition,
+        target: place,
+        body: commentBody({ heldJob: ref, subject: found.subject }),
+        marker: reportMarker(uid, transition),
+        since: iso(at - MARKER_LOOKBACK_MS),
+      },
+    });
+  }
+  return actions;
+}

@@ -1,0 +1,83 @@
+// The chart's forge values (issue 11): the operator's env for reporting and redelivery, with
+// credentials from the Secrets the values name, and the values it refuses.
+import { describe, expect, test } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import { parseOperatorConfig } from '../../api/config/operator-config.js';
+import { CHART_DIR, mustRun, RELEASE, runTool } from '../support/chart.js';
+import { Timeouts } from '../support/timeouts.js';
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } };
+
+async function operatorEnv(args: readonly string[]): Promise<EnvVar[]> {
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', ...args]);
+  const ms = parseAllDocuments(r.stdout).map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; spec?: unknown } | null);
+  const op = ms.find((m) => m?.kind === 'Deployment' && m.metadata?.name === `${RELEASE}-operator`) as {
+    spec: { template: { spec: { containers: { env: EnvVar[] }[] } } };
+  };
+  return op.spec.template.spec.containers[0]?.env ?? [];
+}
+
+describe('the chart’s forge values', () => {
+  test(
+    'off by default: no credentials, refusals the transition',
+    async () => {
+      const env = await operatorEnv([]);
+      expect(env.filter((e) => /GITHUB|GITLAB/.test(e.name))).toEqual([]);
+      expect(env.find((e) => e.name === 'WAITGATE_FORGE_REPORT')?.value).toBe('refused');
+    },
+    Timeouts.testMs,
+  );
+
+  test(
+    'credentials from the named Secrets; the env parses as the operator parses it',
+    async () => {
+      const env = await operatorEnv([
+        '--set',
+        'forge.github.existingSecret=gh-creds',
+        '--set',
+        'forge.github.apiUrl=https://ghe.example/api/v3',
+        '--set-json',
+        'forge.github.redeliverHooks=["acme/web:12","acme:34"]',
+        '--set',
+        'forge.gitlab.existingSecret=gl-creds',
+        '--set',
+        'forge.report=refused\\,launched\\,finished',
+      ]);
+      const byName = Object.fromEntries(env.map((e) => [e.name, e]));
+      expect(byName['WAITGATE_GITHUB_TOKEN']?.valueFrom?.secretKeyRef).toEqual({ name: 'gh-creds', key: 'token', optional: true });
+      expect(byName['WAITGATE_GITHUB_APP_PRIVATE_KEY']?.valueFrom?.secretKeyRef).toEqual({
+        name: 'gh-creds',
+        key: 'privateKey',
+        optional: true,
+      });
+      expect(byName['WAITGATE_GITLAB_TOKEN']?.valueFrom?.secretKeyRef).toEqual({ name: 'gl-creds', key: 'token' });
+      // What the Pod would see with a token in each Secret.
+      const seen: Record<string, string> = { VALKEY_URL: 'redis://valkey:6379' };
+      for (const e of env) {
+        if (e.value !== undefined) seen[e.name] = e.value;
+        else if (e.name === 'WAITGATE_GITHUB_TOKEN' || e.name === 'WAITGATE_GITLAB_TOKEN') seen[e.name] = 'secret-token';
+      }
+      const forge = parseOperatorConfig(seen).forge;
+      expect(forge.report).toEqual(['refused', 'launched', 'finished']);
+      expect(forge.github).toEqual({ apiUrl: 'https://ghe.example/api/v3', auth: { kind: 'token', token: 'secret-token' } });
+      expect(forge.gitlab?.apiUrl).toBe('https://gitlab.com/api/v4');
+      expect(forge.redeliverHooks).toHaveLength(2);
+    },
+    Timeouts.testMs,
+  );
+
+  test.each<[string, string[], RegExp]>([
+    ['an unknown transition', ['--set', 'forge.report=started'], /forge\/report/],
+    ['a malformed hook', ['--set-json', 'forge.github.redeliverHooks=["acme/web"]'], /redeliverHooks/],
+    ['hooks without GitHub credentials', ['--set-json', 'forge.github.redeliverHooks=["acme/web:1"]'], /needs forge.github.existingSecret/],
+    ['an API URL that is not one', ['--set', 'forge.gitlab.apiUrl=gitlab.example'], /forge\/gitlab\/apiUrl/],
+  ])(
+    '`helm template` fails on %s',
+    async (_what, args, message) => {
+      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', ...args]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    },
+    Timeouts.testMs,
+  );
+});

@@ -1,0 +1,108 @@
+// The forge adapters against a fake forge on loopback: the paths, the credentials and the
+// error details the reporter and the redelivery round depend on.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { generateKeyPairSync } from 'node:crypto';
+import { GitHubForge } from '../../operator/forge/github.js';
+import { GitLabForge } from '../../operator/forge/gitlab.js';
+import { ForgeHttpError } from '../../operator/forge/retry-policy.js';
+import type { ForgeTarget } from '../../operator/decide/report.js';
+import { FAKE_INSTALLATION_TOKEN, FakeForge } from '../support/fake-forge.js';
+
+let forge: FakeForge;
+beforeAll(async () => {
+  forge = await FakeForge.start();
+});
+afterAll(() => forge.stop());
+
+const issue: ForgeTarget = { forge: 'github', repository: 'acme/web', number: 7, mergeRequest: false };
+const SINCE = new Date(Date.now() - 600_000).toISOString();
+
+describe('GitHub', () => {
+  const github = () => new GitHubForge({ apiUrl: forge.githubApiUrl, auth: { kind: 'token', token: 'ghp_test' }, timeoutMs: 2000 });
+
+  test('posts a comment with the token and finds it by its marker', async () => {
+    const id = await github().post(issue, 'hello\n<!-- waitgate:u1:refused -->');
+    expect(forge.comments('github:acme/web#7').map((c) => String(c.id))).toEqual([id]);
+    expect(await github().findMarked(issue, '<!-- waitgate:u1:refused -->', SINCE)).toBe(id);
+    expect(await github().findMarked(issue, '<!-- waitgate:u1:launched -->', SINCE)).toBeUndefined();
+    const [list] = forge.callsTo('GET', /issues\/7\/comments$/);
+    expect(list?.authorization).toBe('token ghp_test');
+    expect(list?.query).toMatchObject({ since: SINCE, per_page: '100' });
+  });
+
+  test('a rate limit comes back with its headers', async () => {
+    forge.fail({ method: 'GET', path: /issues\/8\/comments$/, status: 429, headers: { 'retry-after': '5' } });
+    const err = await github()
+      .findMarked({ ...issue, number: 8 }, 'x', SINCE)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ForgeHttpError);
+    expect(err).toMatchObject({ status: 429, headers: { 'retry-after': '5' } });
+  });
+
+  test('a forge that never answers ends at the timeout, as no answer', async () => {
+    forge.fail({ method: 'POST', path: /issues\/9\/comments$/, hang: true });
+    const started = Date.now();
+    const err = await github()
+      .post({ ...issue, number: 9 }, 'x')
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(ForgeHttpError);
+  });
+
+  test('as a GitHub App: an installation token from a PKCS#1 key, then the call with it', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
+    const app = new GitHubForge({
+      apiUrl: forge.githubApiUrl,
+      auth: { kind: 'app', appId: '42', privateKey, installationId: 77 },
+      timeoutMs: 2000,
+    });
+    await app.post({ ...issue, number: 10 }, 'from an app');
+    const [token] = forge.callsTo('POST', /^\/app\/installations\/77\/access_tokens$/);
+    expect(token?.authorization).toMatch(/^bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(forge.callsTo('POST', /issues\/10\/comments$/)[0]?.authorization).toBe(`token ${FAKE_INSTALLATION_TOKEN}`);
+  });
+
+  test('lists a repository hook’s and an organisation hook’s deliveries and asks for one again', async () => {
+    const at = new Date().toISOString();
+    forge.deliveries.set('acme/web:12', [{ id: 5, guid: 'g5', delivered_at: at, redelivery: false, status_code: 502 }]);
+    forge.deliveries.set('acme:34', [{ id: 6, guid: 'g6', delivered_at: at, redelivery: false, status_code: 0 }]);
+    const repoHook = { kind: 'repo', owner: 'acme', repo: 'web', hookId: 12 } as const;
+    const orgHook = { kind: 'org', org: 'acme', hookId: 34 } as const;
+    expect(await github().deliveries(repoHook, 0)).toEqual([{ id: 5, guid: 'g5', deliveredAt: at, redelivery: false, statusCode: 502 }]);
+    expect(await github().deliveries(orgHook, 0)).toEqual([{ id: 6, guid: 'g6', deliveredAt: at, redelivery: false, statusCode: 0 }]);
+    await github().redeliver(repoHook, 5);
+    await github().redeliver(orgHook, 6);
+    expect(forge.callsTo('POST', /deliveries\/\d+\/attempts$/).map((c) => c.path)).toEqual([
+      '/repos/acme/web/hooks/12/deliveries/5/attempts',
+      '/orgs/acme/hooks/34/deliveries/6/attempts',
+    ]);
+  });
+});
+
+describe('GitLab', () => {
+  const gitlab = () => new GitLabForge({ apiUrl: forge.gitlabApiUrl, token: 'glpat-test', timeoutMs: 2000 });
+
+  test.each<[string, ForgeTarget, string]>([
+    ['an issue', { forge: 'gitlab', repository: 'group/sub/web', number: 3, mergeRequest: false }, 'gitlab:group/sub/web#3'],
+    ['a merge request', { forge: 'gitlab', repository: 'group/web', number: 12, mergeRequest: true }, 'gitlab:group/web!12'],
+  ])('a note on %s, found again by its marker', async (_, target, thread) => {
+    const id = await gitlab().post(target, 'note\n<!-- waitgate:u2:refused -->');
+    expect(forge.comments(thread).map((c) => String(c.id))).toEqual([id]);
+    expect(await gitlab().findMarked(target, '<!-- waitgate:u2:refused -->', SINCE)).toBe(id);
+    const post = forge.calls.filter((c) => c.method === 'POST' && c.path.includes('/notes')).at(-1);
+    expect(post?.privateToken).toBe('glpat-test');
+  });
+
+  test('a 503 comes back with its status', async () => {
+    forge.fail({ method: 'POST', path: /notes$/, status: 503 });
+    const err = await gitlab()
+      .post({ forge: 'gitlab', repository: 'g/p', number: 1, mergeRequest: false }, 'x')
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503 });
+  });
+});
