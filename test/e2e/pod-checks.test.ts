@@ -183,7 +183,7 @@ describe('check Pods on a slow cluster: the start has its own timeout', () => {
       'neverstarts',
       Phase.Refused,
       RefusalToken.Unanswerable,
-      /^neverstarts: check Pod did not start within 3 s: \w+ \(could-not-tell\)/,
+      /^neverstarts: check Pod did not start within 15 s: \w+ \(could-not-tell\)/,
     ],
   ])(
     '%s',
@@ -213,13 +213,14 @@ describe('check Pods on a slow cluster: the start has its own timeout', () => {
           env: {
             WAITGATE_WAIT_MAX_FAULTS: '1',
             WAITGATE_WAIT_CHECK_TIMEOUT_MS: '2000',
-            WAITGATE_POD_START_TIMEOUT_MS: '3000',
+            // Wide margins: under a loaded run, scheduling and kwok's start lag by seconds.
+            WAITGATE_POD_START_TIMEOUT_MS: '15000',
           },
           configMaps: {
             'waitgate-profiles': podProfiles({
-              // Starts 2.5 s after its creation (past the 2 s check timeout, inside the 3 s start
-              // timeout) and answers go half a second later.
-              slowstart: { exitCode: '0', startAfter: '2500ms' },
+              // Starts 4 s after its creation (past the 2 s check timeout, well inside the 15 s
+              // start timeout) and answers go half a second later.
+              slowstart: { exitCode: '0', startAfter: '4s' },
               neverstarts: { exitCode: '0', startAfter: '60s' },
             }),
           },
