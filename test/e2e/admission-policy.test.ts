@@ -16,6 +16,7 @@ import {
   CHART_DIR,
   kubectl,
   mustRun,
+  runTool,
   OPERATOR_SA,
   RECEIVER_SA,
   RELEASE,
@@ -31,7 +32,7 @@ import { eventually } from '../support/wait.js';
 type Manifest = { kind: string; metadata: { name: string }; spec: Record<string, unknown> };
 
 async function render(ns: string, args: readonly string[] = []): Promise<Manifest[]> {
-  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, ...args]);
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, '--set', 'valkey.url=redis://valkey:6379', ...args]);
   return parseAllDocuments(r.stdout)
     .map((d) => d.toJS() as Manifest | null)
     .filter((m): m is Manifest => m !== null);
@@ -129,8 +130,21 @@ describe('the chart and policies/ ship the same admission policies', () => {
         (m) => m.kind === 'ValidatingAdmissionPolicy' && m.metadata.name.endsWith('-heldjob-launchers'),
       );
       expect(JSON.stringify(noReceiver?.spec)).not.toMatch(/receiver/);
-      // A cluster older than 1.30 has no admissionregistration.k8s.io/v1 policies: nothing is rendered.
-      expect((await render('team-a', ['--kube-version', '1.29.0'])).filter((m) => policyKinds.has(m.kind))).toEqual([]);
+      // A cluster older than 1.30 (no admissionregistration.k8s.io/v1 policies, no CEL in the CRD)
+      // is refused by the chart's kubeVersion before anything renders.
+      const old = await runTool('helm', [
+        'template',
+        RELEASE,
+        CHART_DIR,
+        '-n',
+        'team-a',
+        '--set',
+        'valkey.url=redis://v:6379',
+        '--kube-version',
+        '1.29.0',
+      ]);
+      expect(old.code).not.toBe(0);
+      expect(old.stderr).toMatch(/chart requires kubeVersion: >=1\.30\.0-0 which is incompatible with Kubernetes v1\.29\.0/);
     },
     Timeouts.testMs,
   );

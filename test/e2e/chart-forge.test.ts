@@ -9,7 +9,7 @@ import { Timeouts } from '../support/timeouts.js';
 type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } };
 
 async function operatorEnv(args: readonly string[]): Promise<EnvVar[]> {
-  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', ...args]);
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', '--set', 'valkey.url=redis://valkey:6379', ...args]);
   const ms = parseAllDocuments(r.stdout).map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; spec?: unknown } | null);
   const op = ms.find((m) => m?.kind === 'Deployment' && m.metadata?.name === `${RELEASE}-operator`) as {
     spec: { template: { spec: { containers: { env: EnvVar[] }[] } } };
@@ -74,7 +74,7 @@ describe('the chart’s forge values', () => {
   ])(
     '`helm template` fails on %s',
     async (_what, args, message) => {
-      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', ...args]);
+      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', '--set', 'valkey.url=redis://valkey:6379', ...args]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(message);
     },

@@ -14,7 +14,7 @@ type PodSpec = {
 };
 
 async function render(ns: string, args: readonly string[] = []): Promise<Manifest[]> {
-  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, ...args]);
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, '--set', 'valkey.url=redis://valkey:6379', ...args]);
   return parseAllDocuments(r.stdout)
     .map((d) => d.toJS() as Manifest | null)
     .filter((m): m is Manifest => m !== null);
@@ -137,7 +137,7 @@ describe("Valkey's CA certificate", () => {
   ])(
     'refused: %s',
     async (_what, args, message) => {
-      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', ...args]);
+      const r = await runTool('helm', ['template', RELEASE, CHART_DIR, '-n', 'team-a', '--set', 'valkey.url=redis://valkey:6379', ...args]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(message);
     },

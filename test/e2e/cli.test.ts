@@ -410,7 +410,7 @@ describe('waitgate check', () => {
     async () => {
       const ns = await checkNamespace();
       const pidFile = join(mkdtempSync(join(tmpdir(), 'waitgate-cli-interrupt-')), 'child.pid');
-      const child = spawn(process.execPath, [CLI, 'check', 'childwait', 'acme/web#7', '-n', ns], {
+      const child = spawn(process.execPath, [CLI, 'check', 'childwait', 'acme/web#7', '--waitgate-namespace', ns], {
         env: {
           PATH: process.env['PATH'] ?? '',
           KUBECONFIG: kubeconfigPath(),
@@ -589,7 +589,15 @@ describe('waitgate doctor', () => {
                 metadata: { labels },
                 spec: {
                   automountServiceAccountToken,
-                  containers: [{ name: 'operator', image: 'waitgate', command: ['/usr/bin/tini', '--', 'node', 'dist/operator/main.js'] }],
+                  containers: [
+                    {
+                      name: 'operator',
+                      image: 'waitgate',
+                      command: ['/usr/bin/tini', '--', 'node', 'dist/operator/main.js'],
+                      // doctor reads the installed operator's settings from here.
+                      env: [{ name: 'VALKEY_URL', value: requireEnv('VALKEY_URL') }],
+                    },
+                  ],
                 },
               },
             },
