@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { CheckVerdict } from '../api/check-verdict.js';
 import type { RefusalToken } from '../api/vocabulary.js';
 import type { HeldJobCounts } from './controller/held-job-gauges.js';
-import { VERSION } from '../lib/version.js';
+import { registerBuildInfo } from '../lib/build-info.js';
 
 /** How one reconcile of one HeldJob ended. */
 export const ReconcileResult = { Success: 'success', Error: 'error' } as const;
@@ -137,17 +137,11 @@ export class OperatorMetrics {
     collect: (): void => this.leader.set(this.isLeader() ? 1 : 0),
   });
 
-  readonly buildInfo = new Gauge({
-    name: 'waitgate_build_info',
-    help: 'Always 1; the version of waitgate running, as a label.',
-    labelNames: ['version', 'component'] as const,
-    registers: [this.registry],
-  });
+  readonly buildInfo = registerBuildInfo(this.registry, 'operator');
 
   constructor() {
     // Standard names (process_*, nodejs_*), so stock Node.js dashboards work.
     collectDefaultMetrics({ register: this.registry });
-    this.buildInfo.set({ version: VERSION, component: 'operator' }, 1);
     // Every series from the start, at 0, so rate() and alerts see them before the first event.
     for (const result of Object.values(ReconcileResult)) this.reconciles.inc({ result }, 0);
     for (const informer of ['heldjobs', 'jobs']) this.informerRestarts.inc({ informer }, 0);

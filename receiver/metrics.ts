@@ -1,5 +1,5 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { VERSION } from '../lib/version.js';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { registerBuildInfo } from '../lib/build-info.js';
 
 /** Every way a delivery can end. Labels are closed vocabularies: nothing author-typed. */
 export const DeliveryOutcome = {
@@ -22,12 +22,7 @@ export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutc
 
 export class ReceiverMetrics {
   readonly registry = new Registry();
-  readonly buildInfo = new Gauge({
-    name: 'waitgate_build_info',
-    help: 'Always 1; the version of waitgate running, as a label.',
-    labelNames: ['version', 'component'] as const,
-    registers: [this.registry],
-  });
+  readonly buildInfo = registerBuildInfo(this.registry, 'receiver');
   readonly deliveries = new Counter({
     name: 'waitgate_receiver_deliveries_total',
     help: 'Webhook deliveries by forge and outcome.',
@@ -49,6 +44,5 @@ export class ReceiverMetrics {
   constructor() {
     // Standard names (process_*, nodejs_*), so stock Node.js dashboards work.
     collectDefaultMetrics({ register: this.registry });
-    this.buildInfo.set({ version: VERSION, component: 'receiver' }, 1);
   }
 }
