@@ -340,7 +340,9 @@ describe('waitgate check', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^no answer within 1s: timed out, could not tell\.$/m);
       expect(r.stdout).toMatch(/SIGTERM, then SIGKILL/);
-      expect(r.ms).toBeLessThan(15_000);
+      // The script never ends by itself; a bound well under the test's own timeout shows it was
+      // stopped, with room for process start-up and the apiserver reads on a loaded machine.
+      expect(r.ms).toBeLessThan(30_000);
     },
     Timeouts.testMs,
   );
