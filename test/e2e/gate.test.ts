@@ -89,7 +89,13 @@ describe('profile checks: the exit-code contract, end to end', () => {
           expect(s.operator.logText()).not.toContain('chatty.sh');
           expect(s.operator.logText()).not.toContain('waitgate-profiles-');
           const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
-          const metrics = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+          // The counters follow the status write that ends() saw, so they are polled for.
+          const metrics = await eventually('the refusal counted in /metrics', async () => {
+            const text = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+            const counted =
+              text.includes('waitgate_refusals_total{token="wait-expired"} 1') && text.includes('waitgate_heldjobs{phase="Refused"} 1');
+            return counted ? text : undefined;
+          });
           expect(metrics).toContain('waitgate_checks_total{profile="chatty",verdict="not-yet"} 1');
           expect(metrics).toContain('waitgate_refusals_total{token="wait-expired"} 1');
           expect(metrics).toContain('waitgate_heldjobs{phase="Refused"} 1');
