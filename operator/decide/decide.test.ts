@@ -540,3 +540,33 @@ describe('reports to the forge', () => {
     expect(types(decide(observed(heldJob({ status: refused })), T0 + 1000))).not.toContain('report');
   });
 });
+
+describe('decide: observedGeneration', () => {
+  const at = (hj: Observed['heldJob'], generation: number): Observed['heldJob'] => ({ ...hj, metadata: { ...hj.metadata, generation } });
+
+  test('every condition a pass sets says which generation it was set from', () => {
+    const s = statusOf(plan(observed(at(heldJob(), 3)), T0));
+    expect(s?.observedGeneration).toBe(3);
+    expect(s?.conditions?.map((c) => [c.type, c.observedGeneration])).toEqual([
+      ['TriggerChecked', 3],
+      ['Waiting', 3],
+      ['Ready', 3],
+      ['Reconciling', 3],
+    ]);
+  });
+
+  test.each<[string, HeldJobStatus, ObservedJob | undefined]>([
+    ['finished', written({ phase: Phase.Succeeded }), undefined],
+    ['running', running, { name: JOB, outcome: JobOutcome.Active }],
+  ])('%s, its spec edited since: observed once, and only that', (_n, status, job) => {
+    const edited = at(heldJob({ status, finalizer: false }), 2);
+    const actions = plan(observed(edited, job), AFTER_MS);
+    expect(types(actions)).toEqual(['updateStatus']);
+    const s = statusOf(actions) as HeldJobStatus;
+    expect(s.observedGeneration).toBe(2);
+    expect(s.phase).toBe(status.phase);
+    expect(s.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(2);
+    // Once written, nothing more.
+    expect(plan(observed({ ...edited, status: s }, job), AFTER_MS + 1000)).toEqual([]);
+  });
+});
