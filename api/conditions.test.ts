@@ -4,7 +4,14 @@ import { conditionChanged, findCondition, removeCondition, setCondition, type Co
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
-const waiting: KubeCondition = { type: 'Waiting', status: 'True', reason: 'Held', message: 'm', lastTransitionTime: iso(T0), observedGeneration: 1 };
+const waiting: KubeCondition = {
+  type: 'Waiting',
+  status: 'True',
+  reason: 'Held',
+  message: 'm',
+  lastTransitionTime: iso(T0),
+  observedGeneration: 1,
+};
 
 describe('setCondition', () => {
   test.each<[string, KubeCondition[] | undefined, ConditionInput, number | undefined, KubeCondition[]]>([

@@ -40,7 +40,11 @@ export function removeCondition(conditions: readonly KubeCondition[] | undefined
  * Whether setting `next` at `generation` would change anything but the clock: status, reason,
  * message, or the generation it was set from.
  */
-export function conditionChanged(conditions: readonly KubeCondition[] | undefined, next: ConditionInput, generation: number | undefined): boolean {
+export function conditionChanged(
+  conditions: readonly KubeCondition[] | undefined,
+  next: ConditionInput,
+  generation: number | undefined,
+): boolean {
   const prev = findCondition(conditions, next.type);
   return (
     !prev ||

@@ -154,11 +154,14 @@ export const heldJobStatusSchema = z
     launchedAt: time.optional(),
     finishedAt: time.optional(),
     observedGeneration: z.number().int().optional(),
-    conditions: z.array(kubeConditionSchema).optional().meta({
-      description: 'Kubernetes-style conditions, one per type; Ready summarises, Reconciling and Stalled are for kstatus.',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['type'],
-    }),
+    conditions: z
+      .array(kubeConditionSchema)
+      .optional()
+      .meta({
+        description: 'Kubernetes-style conditions, one per type; Ready summarises, Reconciling and Stalled are for kstatus.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      }),
     reports: z.array(forgeReportSchema).optional().meta({
       description:
         'What was reported to the forge, one entry per transition: written once the comment is on the forge, or once reporting gave up.',

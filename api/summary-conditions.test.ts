@@ -45,7 +45,11 @@ describe('withSummary: Ready, and kstatus Reconciling / Stalled, from the phase'
       { phase: Phase.Failed, reason: FailureReason.JobMissing, conditions: [cond('Finished', 'True', 'JobMissing')] },
       { Ready: 'False JobMissing', Stalled: 'True JobMissing' },
     ],
-    ['a Job that failed', { phase: Phase.Failed, conditions: [cond('Finished', 'True', 'Failed')] }, { Ready: 'False Failed', Stalled: 'True Failed' }],
+    [
+      'a Job that failed',
+      { phase: Phase.Failed, conditions: [cond('Finished', 'True', 'Failed')] },
+      { Ready: 'False Failed', Stalled: 'True Failed' },
+    ],
     [
       'refused: stalled with the CamelCase refusal reason',
       { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax },

@@ -125,7 +125,11 @@ export class KubeHeldJobs {
           {
             name,
             namespace,
-            body: { metadata: { resourceVersion: seen.metadata?.resourceVersion }, count: (seen.count ?? 1) + 1, lastTimestamp: rfc3339(now) },
+            body: {
+              metadata: { resourceVersion: seen.metadata?.resourceVersion },
+              count: (seen.count ?? 1) + 1,
+              lastTimestamp: rfc3339(now),
+            },
           },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
         );

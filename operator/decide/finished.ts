@@ -27,7 +27,11 @@ export function finish(status: HeldJobStatus, job: ObservedJob, now: number, gen
     ),
   };
   return updateStatus(ended, now, generation, {
-    event: { type: succeeded ? EventType.Normal : EventType.Warning, reason: succeeded ? EventReason.Succeeded : EventReason.Failed, message },
+    event: {
+      type: succeeded ? EventType.Normal : EventType.Warning,
+      reason: succeeded ? EventReason.Succeeded : EventReason.Failed,
+      message,
+    },
   });
 }
 

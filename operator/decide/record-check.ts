@@ -41,7 +41,11 @@ const CHECK_EVENT_REASON = {
  */
 export function checkEvent(previous: CheckVerdict | undefined, verdict: CheckVerdict, message: string): EventSpec | undefined {
   if (previous === verdict) return undefined;
-  return { type: verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal, reason: CHECK_EVENT_REASON[verdict], message };
+  return {
+    type: verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal,
+    reason: CHECK_EVENT_REASON[verdict],
+    message,
+  };
 }
 
 /** What follows a check run: its answer recorded, or a later look when no slot could be had. */

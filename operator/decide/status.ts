@@ -5,7 +5,16 @@ import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
 import { withSummary } from '../../api/summary-conditions.js';
 import { epochOf } from '../../api/time.js';
-import { ConditionType, EventReason, EventType, FINALIZER, REFUSAL_REASONS, WaitState, type ConditionReason, type RefusalToken } from '../../api/vocabulary.js';
+import {
+  ConditionType,
+  EventReason,
+  EventType,
+  FINALIZER,
+  REFUSAL_REASONS,
+  WaitState,
+  type ConditionReason,
+  type RefusalToken,
+} from '../../api/vocabulary.js';
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action, EventSpec } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
