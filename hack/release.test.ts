@@ -107,7 +107,7 @@ describe('hack/release-pack.sh', () => {
 
 describe('hack/release-version.sh', () => {
   /** A copy of package.json and Chart.yaml with the given versions. */
-  function tree(label: string, pkgVersion: string, chartVersion: string, appVersion: string): string {
+  function tree(label: string, [pkgVersion, chartVersion, appVersion]: readonly [string, string, string]): string {
     const dir = join(work, label);
     mkdirSync(join(dir, 'charts', 'waitgate'), { recursive: true });
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -127,7 +127,7 @@ describe('hack/release-version.sh', () => {
     ['appVersion behind', ['1.2.3', '1.2.3', '1.2.2'], 1, '', 'appVersion 1.2.2'],
     ['package.json behind', ['1.2.2', '1.2.3', '1.2.3'], 1, '', 'package.json 1.2.2'],
   ] as const)('%s', (label, versions, code, stdout, stderr) => {
-    const root = versions ? tree(label.replace(/\W+/g, '-'), ...versions) : ROOT;
+    const root = versions ? tree(label.replace(/\W+/g, '-'), versions) : ROOT;
     const r = run(join(ROOT, 'hack', 'release-version.sh'), [root]);
     expect(r.code).toBe(code);
     expect(r.stdout).toBe(stdout);
