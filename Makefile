@@ -67,7 +67,7 @@ e2e-kind:
 release: deps
 	@hack/release.sh
 
-## lint: eslint (type-checked rules) and prettier --check; both run, either failing fails it
+## lint: eslint (type-checked rules), prettier --check and actionlint (.github/workflows); all run, any failing fails it
 lint:
 	@hack/lint.sh
 
