@@ -134,3 +134,26 @@ describe('hack/release-version.sh', () => {
     expect(r.stderr).toContain(stderr);
   });
 });
+
+describe('the install commands follow the release', () => {
+  const values = parse(readFileSync(join(ROOT, 'charts', 'waitgate', 'values.yaml'), 'utf8')) as { image: { repository: string } };
+  // ghcr.io/<owner>/waitgate: the owner the release workflow pushes under for the project's own repository.
+  const owner = /^ghcr\.io\/([^/]+)\/waitgate$/.exec(values.image.repository)?.[1];
+  const workflow = readFileSync(join(ROOT, '.github', 'workflows', 'release.yml'), 'utf8');
+
+  test("the chart's image and the workflow's pushes name one registry owner", () => {
+    expect(owner).toBeDefined();
+    expect(workflow).toContain('oci://ghcr.io/${{ needs.version.outputs.owner }}/charts');
+    expect(workflow).toContain('IMAGE: ghcr.io/${{ needs.version.outputs.owner }}/waitgate');
+  });
+
+  test.each([['README.md'], [join('charts', 'waitgate', 'README.md')]])('%s installs this version from that registry', (file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const installs = [...text.matchAll(/helm (?:install|upgrade) waitgate (oci:\/\/\S+) --version (\S+)/g)].map((m) => [m[1], m[2]]);
+    expect(installs.length).toBeGreaterThan(0);
+    for (const [ref, version] of installs) {
+      expect(ref).toBe(`oci://ghcr.io/${owner ?? '?'}/charts/waitgate`);
+      if (version !== 'NEW') expect(version).toBe(VERSION);
+    }
+  });
+});
