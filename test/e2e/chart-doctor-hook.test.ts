@@ -28,6 +28,12 @@ import { Timeouts } from '../support/timeouts.js';
 
 const DOCTOR = `${RELEASE}-doctor`;
 const PROFILE = 'hook-go';
+/**
+ * The tests' base values, with the admission policies off: bound to every namespace (no
+ * watchNamespace here), they would refuse HeldJobs of other tests' releases running meanwhile
+ * (test/e2e/admission-policy.test.ts tests them).
+ */
+const hookValues = (ns: string): Record<string, unknown> => ({ ...baseValues(ns), admissionPolicy: { enabled: false } });
 /** An exec-mode profile and a trigger naming it: doctor then reads the operator's Deployment and ServiceAccount too. */
 const execProfile = {
   profiles: { [PROFILE]: { script: fixtureScript('exit-0.sh') } },
@@ -292,7 +298,7 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
     () =>
       withChart(
         'hook-run',
-        (ns) => ({ ...baseValues(ns), ...execProfile }),
+        (ns) => ({ ...hookValues(ns), ...execProfile }),
         async (c) => {
           const ns = c.namespace;
           const r = await runHook(c);
@@ -330,7 +336,7 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
     () =>
       withChart(
         'hook-fail',
-        (ns) => ({ ...baseValues(ns), valkey: { url: 'redis://127.0.0.1:1', prefix: `test-${ns}` } }),
+        (ns) => ({ ...hookValues(ns), valkey: { url: 'redis://127.0.0.1:1', prefix: `test-${ns}` } }),
         async (c) => {
           const r = await runHook(c);
           expect(r.code).toBe(1);
@@ -344,7 +350,7 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
   test.concurrent(
     "fails when the operator's own ServiceAccount lacks a right it needs",
     () =>
-      withChart('hook-rbac', baseValues, async (c) => {
+      withChart('hook-rbac', hookValues, async (c) => {
         await mustRun('kubectl', ['--kubeconfig', kubeconfigPath(), 'delete', 'clusterrolebinding', `${c.namespace}-${RELEASE}-operator`]);
         const r = await runHook(c);
         expect(r.code).toBe(1);
