@@ -13,6 +13,7 @@ import {
   canI,
   CHART_DIR,
   helm,
+  kubectl,
   mustRun,
   OPERATOR_SA,
   RELEASE,
@@ -292,6 +293,12 @@ async function runHook(c: ChartInstall): Promise<Run> {
   });
 }
 
+/** Every node is a kwok fake node (its kubelet version says so): Pods are reported, never run. */
+async function onlyKwokNodes(c: ChartInstall): Promise<boolean> {
+  const nodes = (await c.kube.kc.makeApiClient(k8s.CoreV1Api).listNode()).items;
+  return nodes.length > 0 && nodes.every((n) => n.status?.nodeInfo?.kubeletVersion.startsWith('kwok') === true);
+}
+
 describe("the helm test hook's command, run as the hook's ServiceAccount", () => {
   test.concurrent(
     "passes on a sound install: the operator's settings from its Deployment, its RBAC complete, nothing refused to doctor",
@@ -326,6 +333,21 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
           expect(await canI(sa, ['list', 'heldjobs.waitgate.dev', '--all-namespaces'])).toBe(false);
           expect(await canI(sa, ['get', 'configmaps/other', '-n', ns])).toBe(false);
           expect(await canI(sa, ['get', 'customresourcedefinitions.apiextensions.k8s.io/other.example.com'])).toBe(false);
+
+          // `helm test` itself, where the nodes are kwok's: Helm creates the hook Pod and the
+          // apiserver admits it (its ServiceAccount exists, its security settings are valid).
+          // kwok reports it Succeeded without running a container, so this shows the plumbing
+          // only: a passed Pod is deleted, the ServiceAccount and its RBAC stay with the release.
+          // (On real nodes the Pod would run doctor for real, from the chart's image, against a
+          // Valkey URL that only this machine can reach.)
+          if (!(await onlyKwokNodes(c))) return;
+          const t = await helm(['test', RELEASE, '-n', ns, '--timeout', '60s']);
+          expect({ code: t.code, out: t.stdout + t.stderr }).toEqual({
+            code: 0,
+            out: expect.stringMatching(new RegExp(`TEST SUITE:\\s+${DOCTOR}[\\s\\S]*Phase:\\s+Succeeded`)) as unknown,
+          });
+          expect((await kubectl(['get', 'pod', DOCTOR, '-n', ns])).stderr).toMatch(/NotFound/);
+          expect((await kubectl(['get', 'serviceaccount', DOCTOR, '-n', ns])).code).toBe(0);
         },
       ),
     Timeouts.testMs,
