@@ -209,6 +209,24 @@ describe('the helm test hook, as the chart renders it', () => {
   );
 
   test.concurrent(
+    "with Valkey's CA (valkey.tls.caSecret): the same file at the same path as the operator, which doctor's PING trusts",
+    async () => {
+      const ms = await render('hook-ca', ['valkey.url=rediss://valkey:6380', 'valkey.tls.caSecret=valkey-ca']);
+      const { spec, container } = testPod(ms);
+      const operator = operatorContainer(ms);
+      const ca = envVar(container, 'WAITGATE_VALKEY_CA_FILE');
+      expect(ca?.value).toBe('/etc/waitgate/valkey-ca/ca.crt');
+      expect(ca).toEqual(envVar(operator.container, 'WAITGATE_VALKEY_CA_FILE'));
+      const mount = (c: Container) => (c as { volumeMounts?: { name: string }[] }).volumeMounts?.find((m) => m.name === 'valkey-ca');
+      const volume = (p: PodSpec) => (p as { volumes?: { name: string }[] }).volumes?.find((v) => v.name === 'valkey-ca');
+      expect(mount(container)).toEqual(mount(operator.container));
+      expect(volume(spec)).toEqual(volume(operator.spec));
+      expect(volume(spec)).toMatchObject({ secret: { secretName: 'valkey-ca' } });
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
     'tests.enabled=false renders no test Pod, ServiceAccount or RBAC',
     async () => {
       const ms = await render('hook-off', ['tests.enabled=false']);
