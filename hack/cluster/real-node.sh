@@ -26,8 +26,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../versions.env
-. "$here/../versions.env"
 state=${WAITGATE_CLUSTER_DIR:-$root/.cluster}
 base=${WAITGATE_PORT_BASE:-36400}
 cache=${WAITGATE_CACHE:-$HOME/.cache/waitgate}
@@ -58,12 +56,12 @@ running() { # name match -> 0 if the process we started under that name is alive
   [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "$2"
 }
 stop() { # name match
-  local pidfile=$state/pids/$1.pid pid i
+  local pidfile=$state/pids/$1.pid pid _
   [ -s "$pidfile" ] || return 0
   pid=$(cat "$pidfile")
   if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "$2"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 1 100); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+    for _ in $(seq 1 100); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
     echo "cluster-down: stopped $1" >&2
   fi
@@ -76,7 +74,6 @@ unavailable() {
 }
 
 # --- what the machine offers -------------------------------------------------------------
-APT_PACKAGES="containerd runc containernetworking-plugins busybox-static"
 CNI_BIN=/usr/lib/cni
 preflight() {
   case "${WAITGATE_REAL_NODE:-1}" in 0 | false | no | off) unavailable "turned off (WAITGATE_REAL_NODE=${WAITGATE_REAL_NODE})" ;; esac
@@ -88,15 +85,16 @@ preflight() {
   grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || true
   grep -qw overlay /proc/filesystems || unavailable "no overlayfs in the kernel"
   [ -x "$bin/kubelet" ] || unavailable "no kubelet in $bin (hack/build-control-plane.sh builds it)"
-  local missing="" p
-  command -v containerd >/dev/null 2>&1 || missing="$missing containerd"
-  command -v runc >/dev/null 2>&1 || missing="$missing runc"
-  [ -x $CNI_BIN/bridge ] && [ -x $CNI_BIN/host-local ] && [ -x $CNI_BIN/loopback ] || missing="$missing containernetworking-plugins"
-  [ -x /bin/busybox ] && /bin/busybox --list-full >/dev/null 2>&1 && ! ldd /bin/busybox >/dev/null 2>&1 || missing="$missing busybox-static"
-  if [ -n "$missing" ]; then
-    log "installing$missing with apt-get"
-    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing; } >"$state/logs/real-node-apt.log" 2>&1; then
-      unavailable "apt-get could not install$missing (see $state/logs/real-node-apt.log)"
+  local missing=() p
+  command -v containerd >/dev/null 2>&1 || missing+=(containerd)
+  command -v runc >/dev/null 2>&1 || missing+=(runc)
+  [ -x $CNI_BIN/bridge ] && [ -x $CNI_BIN/host-local ] && [ -x $CNI_BIN/loopback ] || missing+=(containernetworking-plugins)
+  # A static busybox: it is copied into an image with nothing else in it.
+  [ -x /bin/busybox ] && /bin/busybox --list-full >/dev/null 2>&1 && ! ldd /bin/busybox >/dev/null 2>&1 || missing+=(busybox-static)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing ${missing[*]} with apt-get"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >"$state/logs/real-node-apt.log" 2>&1; then
+      unavailable "apt-get could not install ${missing[*]} (see $state/logs/real-node-apt.log)"
     fi
     # Debian starts a containerd of its own after install; this cluster runs its own.
     systemctl disable --now containerd >/dev/null 2>&1 || true
@@ -318,6 +316,14 @@ mounts_under() {
 down() {
   [ -d "$node" ] || { rm -f "$marker"; return 0; }
   stop kubelet "$node/kubelet.yaml"
+  # A containerd that died (a crash, a kill) left its shims and containers running: started
+  # again on the same state, it finds them, so they go the same way.
+  if ! running containerd "$node/containerd.toml" && [ -s "$node/containerd.toml" ] && command -v containerd >/dev/null; then
+    setsid nohup containerd --config "$node/containerd.toml" >>"$state/logs/containerd.log" 2>&1 < /dev/null &
+    echo $! > "$state/pids/containerd.pid"
+    local _
+    for _ in $(seq 1 50); do ctr --address "$sock" version >/dev/null 2>&1 && break; sleep 0.2; done
+  fi
   # Every container of this containerd, killed and removed before containerd stops, so no shim
   # (and no container process) outlives it.
   if running containerd "$node/containerd.toml" && [ -S "$sock" ]; then
@@ -339,7 +345,7 @@ down() {
     mounts_under "$run_dir" | while IFS= read -r m; do umount -l "$m" 2>/dev/null || true; done
   fi
   # The bridge this cluster made (named in its state: cluster-down may run without the port base).
-  [ -s "$node/bridge" ] && ip link del "$(cat "$node/bridge")" 2>/dev/null || true
+  if [ -s "$node/bridge" ]; then ip link del "$(cat "$node/bridge")" 2>/dev/null || true; fi
   # The kubelet links each container's log into /var/log/containers; drop ours.
   find /var/log/containers -maxdepth 1 -type l -lname "$node/*" -delete 2>/dev/null || true
   if [ -n "$(mounts_under "$state")" ]; then
