@@ -9,12 +9,14 @@ import type * as k8s from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { Annotations, Forge, Labels, Phase, RefusalToken, TargetKind } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
-import { REAL_NODE_IMAGE, REAL_NODE_NAME, REAL_NODE_NAMESPACE_ANNOTATIONS, realNodeTest } from '../support/real-node.js';
+import { followPodLog, REAL_NODE_IMAGE, REAL_NODE_NAME, REAL_NODE_NAMESPACE_ANNOTATIONS, realNodeTest } from '../support/real-node.js';
 import { phaseReached, withScenario, type Scenario } from '../support/scenario.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
 const NAME = 'web-7-deploy';
+/** How long the go check lingers after its output, so the test's log stream opens before its Pod is deleted. */
+const CHECK_PAUSE_S = 8;
 const TARGET = 'acme/web#7';
 
 /**
@@ -98,12 +100,12 @@ describe('the real node', () => {
     'a check script runs hardened on the real node and says go; the launched Job prints its WAITGATE_* context',
     async () => {
       const canary = `canary-${randomBytes(8).toString('hex')}`;
-      const profiles = podProfiles({ proves: checkScript(canary, 0, 3) });
+      const profiles = podProfiles({ proves: checkScript(canary, 0, CHECK_PAUSE_S) });
       await withScenario(
         'real-go',
         async (s) => {
           await s.kube.createHeldJob(s.namespace, realHeldJob('proves', 'env | grep "^WAITGATE_" | sort'));
-          // The check Pod's output, read while it runs (it is deleted once it has answered).
+          // The check Pod's output, followed from its start (it is deleted once it has answered).
           const check = await eventually(
             'the check Pod running on the real node',
             async () => {
@@ -114,19 +116,13 @@ describe('the real node', () => {
           );
           expect(check.spec?.nodeName).toBe(REAL_NODE_NAME);
           expect(check.status?.containerStatuses?.[0]?.containerID).toMatch(/^containerd:\/\//);
-          const checkOutput = await eventually(
-            'the check script to print its target',
-            async () => {
-              const text = await podLog(s, check.metadata?.name ?? '');
-              return text.includes(`target ${TARGET}`) ? text : undefined;
-            },
-            Timeouts.shortMs,
-          );
+          const checkOutput = await followPodLog(s.kube.kc, s.namespace, check.metadata?.name ?? '', 'check', Timeouts.jobMs);
           process.stdout.write(`check script output, from the real node:\n${checkOutput}`);
           expect(checkOutput).toContain(`canary ${canary}`);
           expect(checkOutput).toMatch(/^uid 65532$/m);
           expect(checkOutput).toContain('no service-account token');
           expect(checkOutput).toContain('root filesystem read-only');
+          expect(checkOutput).toContain(`target ${TARGET}\nanswer 0\n`);
 
           const hj = await phaseReached(s, NAME, Phase.Succeeded, Timeouts.jobMs);
           expect(hj.status?.lastExitCode).toBe(0);

@@ -3,8 +3,10 @@
 // <cluster dir>/real-node: `ready`, or `unavailable: <reason>` where the machine cannot run
 // containers; a test that needs the node is then skipped with that reason in its name.
 import { test } from '@jest/globals';
+import { Log, type KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
 
 export const REAL_NODE_NAME = 'waitgate-real-node';
 export const REAL_NODE_TAINT = { key: 'waitgate.dev/real-node', value: 'true', effect: 'NoSchedule' } as const;
@@ -43,4 +45,28 @@ export function realNodeTest(name: string, fn: () => Promise<void>, timeoutMs: n
   const node = realNodeState();
   if (node.ready) test.concurrent(name, fn, timeoutMs);
   else test.skip(`${name} [skipped: no real node: ${node.reason}]`, fn);
+}
+
+/**
+ * A container's whole log, followed (`kubectl logs -f`) through the apiserver and the real
+ * node's kubelet until the container ends or its Pod goes: a Pod deleted right after its
+ * container exits (a check Pod) is read in full once the stream is open.
+ */
+export async function followPodLog(kc: KubeConfig, namespace: string, pod: string, container: string, timeoutMs: number): Promise<string> {
+  let text = '';
+  const sink = new PassThrough();
+  sink.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const ended = new Promise<void>((resolve) => {
+    sink.on('end', resolve);
+    sink.on('error', () => resolve());
+    sink.on('close', resolve);
+  });
+  const controller = await new Log(kc).log(namespace, pod, container, sink, { follow: true });
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    await ended;
+  } finally {
+    clearTimeout(timer);
+  }
+  return text;
 }
