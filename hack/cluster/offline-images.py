@@ -88,7 +88,7 @@ def main():
         (PAUSE_TAG, config(f"sha256:{digest}", ["/bin/sh", "-c", PAUSE_SCRIPT], None)),
     ]
     manifest = []
-    tmp = out + ".tmp"
+    tmp = f"{out}.{os.getpid()}.tmp"  # two clusters starting at once may both build it
     with tarfile.open(tmp, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         add(tar, digest)
         add(tar, layer_path, tarfile.REGTYPE, 0o644, data)

@@ -21,8 +21,8 @@
 #
 # Ports (from WAITGATE_PORT_BASE): +10 kubelet (HTTPS, client certificates of the cluster's CA),
 # +11 kubelet healthz. The kubelet listens on the address of the cluster's own CNI bridge
-# (wg<base>, 10.244.<base/100 % 256>.1/24), the node's InternalIP, which the apiserver reaches
-# for `kubectl logs`.
+# (wg<base>, 10.<base / 256>.<base % 256>.1/24), the node's InternalIP, which the apiserver
+# reaches for `kubectl logs`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,9 +35,10 @@ node_name=waitgate-real-node
 kubelet_port=$((base + 10))
 kubelet_healthz_port=$((base + 11))
 bridge=wg$base
-subnet_octet=$(((base / 100) % 256))
-subnet=10.244.$subnet_octet.0/24
-node_ip=10.244.$subnet_octet.1
+# A /24 of its own for every port base: 10.<base / 256>.<base % 256>.0/24.
+subnet_prefix=10.$((base >> 8)).$((base & 255))
+subnet=$subnet_prefix.0/24
+node_ip=$subnet_prefix.1
 pki=$state/pki
 kubeconfig=$state/kubeconfig
 log() { printf 'real-node: %s\n' "$*" >&2; }
