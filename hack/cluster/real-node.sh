@@ -94,7 +94,9 @@ preflight() {
   [ -x /bin/busybox ] && /bin/busybox --list-full >/dev/null 2>&1 && ! ldd /bin/busybox >/dev/null 2>&1 || missing+=(busybox-static)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing ${missing[*]} with apt-get"
-    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >"$state/logs/real-node-apt.log" 2>&1; then
+    # Two clusters starting at once on a fresh machine both get here: the second waits for the lock.
+    if ! { apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${missing[@]}"; } >"$state/logs/real-node-apt.log" 2>&1; then
       unavailable "apt-get could not install ${missing[*]} (see $state/logs/real-node-apt.log)"
     fi
     # Debian starts a containerd of its own after install; this cluster runs its own.

@@ -40,11 +40,17 @@ export function realNodeState(env: NodeJS.ProcessEnv = process.env): RealNodeSta
   return { ready: false, reason: text.replace(/^unavailable:\s*/, '') || 'unavailable' };
 }
 
-/** A concurrent test that needs the real node; skipped, with the reason in its name, where there is none. */
+/**
+ * A concurrent test that needs the real node; skipped, with the reason in its name, where there
+ * is none. With WAITGATE_REAL_NODE_REQUIRED=1 (a CI that knows its machines can run it) a
+ * missing node fails the test instead, with the same reason.
+ */
 export function realNodeTest(name: string, fn: () => Promise<void>, timeoutMs: number): void {
   const node = realNodeState();
   if (node.ready) test.concurrent(name, fn, timeoutMs);
-  else test.skip(`${name} [skipped: no real node: ${node.reason}]`, fn);
+  else if (process.env['WAITGATE_REAL_NODE_REQUIRED'] === '1') {
+    test.concurrent(name, () => Promise.reject(new Error(`no real node: ${node.reason} (WAITGATE_REAL_NODE_REQUIRED=1)`)), timeoutMs);
+  } else test.skip(`${name} [skipped: no real node: ${node.reason}]`, fn);
 }
 
 /**
