@@ -20,24 +20,34 @@ const CHECK_PAUSE_S = 8;
 const TARGET = 'acme/web#7';
 
 /**
+ * What the check Pod's hardening looks like from inside: the user id, no service-account token,
+ * a read-only root. Prints one line per finding and exits `broken` when any is missing.
+ */
+function hardeningProbe(broken: number): string {
+  return `bad=""
+uid=$(id -u)
+echo "uid $uid"
+[ "$uid" != 0 ] || { echo "runs as root"; bad=1; }
+if test -e /var/run/secrets/kubernetes.io/serviceaccount/token; then echo "token mounted"; bad=1; else echo "no service-account token"; fi
+# /tmp is world-writable in the image, so only a read-only root stops this write.
+root_opts=$(awk '$2 == "/" { print $4 }' /proc/mounts)
+if touch /tmp/waitgate-probe 2>/dev/null; then echo "root filesystem writable ($root_opts)"; bad=1
+else case ",$root_opts," in *,ro,*) echo "root filesystem read-only ($root_opts)" ;; *) echo "root mounted $root_opts"; bad=1 ;; esac; fi
+[ -z "$bad" ] || exit ${broken}
+`;
+}
+
+/**
  * A check script that prints a canary (which waitgate must never copy anywhere), proves the
- * Pod's hardening from inside, then answers `exit`. A hardening it cannot prove is "never" (2),
- * or "could not tell" (1) in the profile that answers 2 itself, so no verdict comes out right
- * by accident.
+ * Pod's hardening from inside, then answers `answer`. A hardening it cannot prove is "never"
+ * (2), or "could not tell" (1) in the profile that answers 2 itself, so no verdict comes out
+ * right by accident.
  */
 function checkScript(canary: string, answer: number | 'hang', pauseS = 0): string {
-  const broken = answer === 2 ? 1 : 2;
   return `#!/bin/sh
 echo "canary ${canary}"
 echo "canary ${canary} on stderr" >&2
-uid=$(id -u)
-echo "uid $uid"
-[ "$uid" != 0 ] || { echo "runs as root"; exit ${broken}; }
-if test -e /var/run/secrets/kubernetes.io/serviceaccount/token; then echo "token mounted"; exit ${broken}; fi
-echo "no service-account token"
-if touch /waitgate-probe 2>/dev/null; then echo "root filesystem writable"; exit ${broken}; fi
-echo "root filesystem read-only"
-echo "target $1"
+${hardeningProbe(answer === 2 ? 1 : 2)}echo "target $1"
 ${pauseS > 0 ? `sleep ${pauseS}\n` : ''}${answer === 'hang' ? 'exec sleep 3600' : `echo "answer ${answer}"\nexit ${answer}`}
 `;
 }
@@ -121,7 +131,7 @@ describe('the real node', () => {
           expect(checkOutput).toContain(`canary ${canary}`);
           expect(checkOutput).toMatch(/^uid 65532$/m);
           expect(checkOutput).toContain('no service-account token');
-          expect(checkOutput).toContain('root filesystem read-only');
+          expect(checkOutput).toMatch(/^root filesystem read-only \(ro,/m);
           expect(checkOutput).toContain(`target ${TARGET}\nanswer 0\n`);
 
           const hj = await phaseReached(s, NAME, Phase.Succeeded, Timeouts.jobMs);
@@ -189,18 +199,35 @@ describe('the real node', () => {
   }
 
   realNodeTest(
-    'a Job whose container exits non-zero on the real node ends its HeldJob Failed',
+    'a Job whose container exits non-zero on the real node ends its HeldJob Failed; run as a Job, the hardening probe finds root, a token and a writable root',
     () =>
       withScenario(
         'real-fail',
         async (s) => {
-          await s.kube.createHeldJob(s.namespace, realHeldJob(undefined, 'echo "deploy failed"; exit 7'));
+          // The control of the check Pods' hardening probe: a plain Job's container, with the
+          // token volume the ServiceAccount admission plugin would add (this cluster runs
+          // without it), finds everything the check Pod lacks, and exits 2.
+          const hj = realHeldJob(undefined, hardeningProbe(2));
+          const pod = (hj['spec'] as { job: { template: { spec: Record<string, unknown> } } }).job.template.spec;
+          pod['serviceAccountName'] = 'default';
+          pod['volumes'] = [
+            { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] } },
+          ];
+          (pod['containers'] as Record<string, unknown>[])[0]!['volumeMounts'] = [
+            { name: 'token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+          ];
+          await eventually('the default ServiceAccount', () =>
+            s.kube.core.readNamespacedServiceAccount({ namespace: s.namespace, name: 'default' }),
+          );
+          await s.kube.createHeldJob(s.namespace, hj);
           await phaseReached(s, NAME, Phase.Failed, Timeouts.jobMs);
           const { items } = await s.kube.core.listNamespacedPod({ namespace: s.namespace, labelSelector: `waitgate.dev/heldjob=${NAME}` });
           const term = items[0]?.status?.containerStatuses?.[0]?.state?.terminated;
           expect(items[0]?.spec?.nodeName).toBe(REAL_NODE_NAME);
-          expect(term?.exitCode).toBe(7);
-          expect(await podLog(s, items[0]?.metadata?.name ?? '')).toBe('deploy failed\n');
+          expect(term?.exitCode).toBe(2);
+          const output = await podLog(s, items[0]?.metadata?.name ?? '');
+          process.stdout.write(`failing Job output, from the real node:\n${output}`);
+          expect(output).toContain('uid 0\nruns as root\ntoken mounted\nroot filesystem writable (rw,');
         },
         scenarioSetup(podProfiles({})),
       ),
