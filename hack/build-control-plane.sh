@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from their
-# Go modules (through the Go module proxy) and caches the binaries outside the clone,
-# keyed by version. A warm cache makes this a no-op.
+# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the kubelet
+# (the real node's) from their Go modules (through the Go module proxy) and caches the
+# binaries outside the clone, keyed by version. A warm cache makes this a no-op.
 #
 #   WAITGATE_CACHE   cache root (default: ~/.cache/waitgate)
 #
@@ -24,6 +24,24 @@ export CGO_ENABLED=0 GOFLAGS=-mod=mod
 log() { printf 'build-control-plane: %s\n' "$*" >&2; }
 started=$(date +%s)
 built_any=0
+
+# k8s.io/kubernetes requires its staging modules at v0.0.0 with local replaces: a module that
+# imports it maps each to its published version.
+k8s_staging_modules="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go
+  cloud-provider cluster-bootstrap code-generator component-base component-helpers
+  controller-manager cri-api cri-client csi-translation-lib dynamic-resource-allocation
+  endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy
+  kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission
+  sample-apiserver sample-cli-plugin sample-controller"
+# Version ldflags, so /version and the node's kubeletVersion are honest.
+k8s_ldflags() {
+  local minor=${K8S_VERSION#v1.} ld="-s -w" pkg
+  minor=${minor%%.*}
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld="$ld -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+  done
+  printf '%s' "$ld"
+}
 
 build_etcd() {
   [ -x "$etcd_bin/etcd" ] && return 0
@@ -60,12 +78,7 @@ build_kubernetes() {
   go mod init waitgate.local/kubernetes >/dev/null 2>&1
   go mod edit -go=1.26.0 -godebug=default=go1.24
   local m
-  for m in api apiextensions-apiserver apimachinery apiserver cli-runtime client-go \
-    cloud-provider cluster-bootstrap code-generator component-base component-helpers \
-    controller-manager cri-api cri-client csi-translation-lib dynamic-resource-allocation \
-    endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy \
-    kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission \
-    sample-apiserver sample-cli-plugin sample-controller; do
+  for m in $k8s_staging_modules; do
     go mod edit -replace="k8s.io/$m=k8s.io/$m@$K8S_STAGING_VERSION"
   done
   cat > tools.go <<'GO'
@@ -81,12 +94,8 @@ import (
 GO
   go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
   go mod tidy >/dev/null
-  local minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
-  local ld="-s -w"
-  local pkg
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld="$ld -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
-  done
+  local ld
+  ld=$(k8s_ldflags)
   local cmd
   for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
     [ -x "$k8s_bin/$cmd" ] && continue
@@ -94,6 +103,35 @@ GO
     go build -tags tools -trimpath -ldflags "$ld" -o "$k8s_bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
     mv "$k8s_bin/$cmd.tmp" "$k8s_bin/$cmd"
   done
+}
+
+# The kubelet of the real node (hack/cluster/real-node.sh), from the same Kubernetes version,
+# in a module of its own so a cache holding the other three binaries builds only this one.
+build_kubelet() {
+  [ -x "$k8s_bin/kubelet" ] && return 0
+  built_any=1
+  local dir=$cache/build/kubelet-$K8S_VERSION t0
+  t0=$(date +%s)
+  rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+  log "building kubelet $K8S_VERSION"
+  go mod init waitgate.local/kubelet >/dev/null 2>&1
+  go mod edit -go=1.26.0 -godebug=default=go1.24
+  local m
+  for m in $k8s_staging_modules; do
+    go mod edit -replace="k8s.io/$m=k8s.io/$m@$K8S_STAGING_VERSION"
+  done
+  cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kubelet"
+GO
+  go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
+  go mod tidy >/dev/null
+  go build -tags tools -trimpath -ldflags "$(k8s_ldflags)" -o "$k8s_bin/kubelet.tmp" k8s.io/kubernetes/cmd/kubelet
+  mv "$k8s_bin/kubelet.tmp" "$k8s_bin/kubelet"
+  log "kubelet built in $(( $(date +%s) - t0 ))s"
 }
 
 build_kwok() {
@@ -109,6 +147,7 @@ build_kwok() {
 build_etcd
 build_kwok
 build_kubernetes
+build_kubelet
 
 if [ "$built_any" = 1 ]; then
   log "cold build took $(( $(date +%s) - started ))s"
@@ -116,7 +155,7 @@ fi
 out=$cache/bin/control-plane-$K8S_VERSION-$ETCD_VERSION-$KWOK_VERSION
 mkdir -p "$out"
 for f in "$etcd_bin/etcd" "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
-  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok"; do
+  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok" "$k8s_bin/kubelet"; do
   ln -sfn "$f" "$out/$(basename "$f")"
 done
 echo "$out"

@@ -31,10 +31,18 @@ fi
 # The operator and receiver that `make up` started, then the control plane, last etcd.
 stop operator "dist/operator/main.js"
 stop receiver "dist/receiver/main.js"
+# The real node first (kubelet, its containers, containerd, their mounts): a folder still
+# mounted below the state is never removed.
+real_node_rc=0
+"$here/cluster/real-node.sh" down || real_node_rc=$?
 stop kwok kwok
 stop kube-scheduler kube-scheduler
 stop kube-controller-manager kube-controller-manager
 stop kube-apiserver kube-apiserver
 stop redis redis-server
 stop etcd etcd
-if [ "${1:-}" != "--keep-state" ]; then rm -rf "$state"; fi
+if [ "$real_node_rc" != 0 ]; then
+  echo "cluster-down: the real node left mounts below $state; state kept" >&2
+  exit 1
+fi
+if [ "${1:-}" != "--keep-state" ]; then rm -rf --one-file-system "$state"; fi

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Starts a real local control plane on loopback: etcd, kube-apiserver (RBAC on),
 # kube-controller-manager (Job controller, garbage collector, ...), kube-scheduler, kwok with
-# fake nodes, and redis-server standing in for Valkey. Installs the HeldJob CRD.
+# fake nodes, one real node (a kubelet on containerd, tainted: hack/cluster/real-node.sh) where
+# the machine can run containers, and redis-server standing in for Valkey. Installs the
+# HeldJob CRD.
 #
 # Idempotent: what already runs is left alone. `hack/cluster-down.sh` stops what this started.
 #
 #   WAITGATE_CLUSTER_DIR  state folder (default: <repo>/.cluster); the admin kubeconfig is
 #                         written to $WAITGATE_CLUSTER_DIR/kubeconfig
 #   WAITGATE_PORT_BASE    first of the loopback ports used (default 36400): +0 etcd client,
-#                         +1 etcd peer, +2 kube-apiserver, +3 redis
+#                         +1 etcd peer, +2 kube-apiserver, +3 redis, +10 and +11 the real
+#                         node's kubelet (hack/cluster/real-node.sh)
+#   WAITGATE_REAL_NODE=0  no real node (it is added where the machine can run containers)
 #
 # The last two lines printed are `export KUBECONFIG=...` and `export VALKEY_URL=...`.
 set -euo pipefail
@@ -42,6 +46,14 @@ if [ ! -s "$pki/apiserver.crt" ]; then
     -days 3650 -extfile "$pki/apiserver.ext" -out "$pki/apiserver.crt" 2>/dev/null
   openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
   openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+fi
+# The apiserver's client certificate towards kubelets (the real node's kubelet trusts the CA).
+if [ ! -s "$pki/apiserver-kubelet-client.crt" ]; then
+  openssl req -newkey rsa:2048 -nodes -subj "/O=system:masters/CN=kube-apiserver-kubelet-client" \
+    -keyout "$pki/apiserver-kubelet-client.key" -out "$pki/apiserver-kubelet-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' > "$pki/apiserver-kubelet-client.ext"
+  openssl x509 -req -in "$pki/apiserver-kubelet-client.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$pki/apiserver-kubelet-client.ext" -out "$pki/apiserver-kubelet-client.crt" 2>/dev/null
 fi
 if [ ! -s "$pki/tokens.csv" ]; then
   token=$(openssl rand -hex 24)
@@ -118,6 +130,9 @@ start kube-apiserver "--secure-port=$api_port" "$bin/kube-apiserver" \
   --authorization-mode=RBAC \
   --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
   --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+  --enable-admission-plugins=PodNodeSelector,PodTolerationRestriction \
+  --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
+  --kubelet-preferred-address-types=InternalIP \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
   --api-audiences=https://kubernetes.default.svc.cluster.local \
@@ -148,6 +163,9 @@ wait_for redis 15 redis-cli -p "$redis_port" ping
 
 # Ready when a fake node is Ready and the default ServiceAccount exists.
 wait_for kwok 60 kc wait --for condition=Ready --timeout=2s node/kwok-node-0
+
+# The real node (a kubelet on containerd), or one line saying why this machine has none.
+WAITGATE_BIN=$bin "$here/cluster/real-node.sh" up
 log "up in $(( $(date +%s) - started_at ))s (state in $state)"
 echo "export KUBECONFIG=$kubeconfig"
 echo "export VALKEY_URL=redis://127.0.0.1:$redis_port"

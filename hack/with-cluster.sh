@@ -7,6 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 name=$1 base=$2; shift 2
 export WAITGATE_CLUSTER_DIR=$root/.cluster-$name WAITGATE_PORT_BASE=$base
+# bench, chaos and fuzz run on kwok's fake nodes alone: no real node unless asked for.
+export WAITGATE_REAL_NODE=${WAITGATE_REAL_NODE:-0}
 eval "$("$here/cluster-up.sh" | tail -n 2)"
 export PATH="${WAITGATE_CACHE:-$HOME/.cache/waitgate}/bin/active:$PATH"
 trap '"$here/cluster-down.sh" >/dev/null 2>&1 || true' EXIT

@@ -20,9 +20,11 @@ export class TestKube {
   }
 
   /** A fresh namespace for one test. */
-  async createNamespace(prefix: string): Promise<string> {
+  async createNamespace(prefix: string, annotations?: Record<string, string>): Promise<string> {
     const name = `${prefix}-${randomBytes(3).toString('hex')}`;
-    await this.core.createNamespace({ body: { metadata: { name, labels: { 'waitgate.dev/test': 'true' } } } });
+    await this.core.createNamespace({
+      body: { metadata: { name, labels: { 'waitgate.dev/test': 'true' }, ...(annotations ? { annotations } : {}) } },
+    });
     return name;
   }
 

@@ -21,6 +21,8 @@ export interface ScenarioSetup {
   readonly configMaps?: Record<string, Record<string, string>>;
   /** Pods to create in the namespace before the operator starts (leftovers of a crash). */
   readonly pods?: object[];
+  /** Annotations of the scenario's namespace (e.g. REAL_NODE_NAMESPACE_ANNOTATIONS). */
+  readonly namespaceAnnotations?: Record<string, string>;
 }
 
 /**
@@ -32,12 +34,12 @@ export async function withScenario(
   body: (s: Scenario) => Promise<void>,
   setup: ScenarioSetup | Record<string, string> = {},
 ): Promise<void> {
-  const { env, configMaps, pods } =
-    'env' in setup || 'configMaps' in setup || 'pods' in setup
+  const { env, configMaps, pods, namespaceAnnotations } =
+    'env' in setup || 'configMaps' in setup || 'pods' in setup || 'namespaceAnnotations' in setup
       ? (setup as ScenarioSetup)
-      : { env: setup as Record<string, string>, configMaps: undefined, pods: undefined };
+      : { env: setup as Record<string, string>, configMaps: undefined, pods: undefined, namespaceAnnotations: undefined };
   const kube = new TestKube();
-  const namespace = await kube.createNamespace(label);
+  const namespace = await kube.createNamespace(label, namespaceAnnotations);
   for (const [name, data] of Object.entries(configMaps ?? {})) {
     await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
   }
