@@ -12,6 +12,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { env, kube } from '../common.js';
 import { heldAtScaleRows } from './held-at-scale.js';
+import { bullmqLateness, cronJobLateness } from './peers.js';
 import { herdRows } from './herd.js';
 import { judge, renderJson, renderMarkdown, Better, type Row } from './report.js';
 import { slotLeaseRows } from './slot-leases.js';
@@ -47,6 +48,20 @@ function latenessRow(what: string, how: string, l: Lateness, limitMs: number): R
     better: Better.Lower,
     target: 1,
     note: `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms over ${l.seen} Jobs${l.missing ? `; ${l.missing} never appeared` : ''}`,
+  };
+}
+
+/** Waitgate's p99 lateness beside a peer's; met when it is no later than the peer. */
+function peerRow(what: string, how: string, ours: Lateness, peer: Lateness, peerName: string): Row {
+  return {
+    what,
+    how,
+    figure: ours.p99,
+    unit: 'ms (p99)',
+    against: { label: peerName, value: peer.p99 },
+    better: Better.Lower,
+    target: 1,
+    note: `${peerName}: p50 ${peer.p50.toFixed(0)} ms, p99 ${peer.p99.toFixed(0)} ms, max ${peer.max.toFixed(0)} ms over ${peer.seen}${peer.missing ? `; ${peer.missing} never ran` : ''}`,
   };
 }
 
@@ -87,6 +102,28 @@ async function main(): Promise<void> {
     log(`after: p50 ${l.p50} ms, p99 ${l.p99} ms`);
     rows.push(
       latenessRow('`after` precision (1,000 over 60 s)', 'Job seen by a watcher minus its instant; instants milliseconds apart', l, 50),
+    );
+    const bull = await bullmqLateness(valkeyUrl, 1000, 60_000);
+    log(`after, BullMQ: p50 ${bull.p50} ms, p99 ${bull.p99} ms`);
+    rows.push(
+      peerRow(
+        '`after` precision beside BullMQ delayed jobs',
+        'p99 lateness beside BullMQ: 1,000 delayed jobs over 60 s on the same redis-server, a worker of concurrency 50',
+        l,
+        bull,
+        'BullMQ',
+      ),
+    );
+    const cron = await cronJobLateness(kc, 100);
+    log(`after, CronJobs: p50 ${cron.p50} ms, p99 ${cron.p99} ms`);
+    rows.push(
+      peerRow(
+        '`after` precision beside CronJobs',
+        'p99 lateness beside 100 CronJobs due at one minute, run by the local kube-controller-manager',
+        l,
+        cron,
+        'CronJob',
+      ),
     );
   }
   if (only.has('bunched')) {

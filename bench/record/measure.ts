@@ -56,7 +56,9 @@ export class JobSightings {
       `/apis/batch/v1/namespaces/${this.namespace}/jobs`,
       {},
       (phase: string, job: k8s.V1Job) => {
-        const owner = job.metadata?.labels?.['waitgate.dev/heldjob'] ?? job.metadata?.name ?? '';
+        // Keyed by what made it: the HeldJob (its label), else its owner (a CronJob), else its name.
+        const owner =
+          job.metadata?.labels?.['waitgate.dev/heldjob'] ?? job.metadata?.ownerReferences?.[0]?.name ?? job.metadata?.name ?? '';
         if (phase === 'ADDED' && !this.seen.has(owner)) this.seen.set(owner, Date.now());
       },
       () => undefined,
