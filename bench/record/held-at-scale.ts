@@ -3,8 +3,8 @@
 // is left idle and its memory, its CPU and the apiserver's own request counters are read.
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
-import { heldJobBody, inParallel, listHeldJobs } from '../common.js';
-import { apiserverRequests, sampleProcess, until } from './measure.js';
+import { heldJobBody, inParallel } from '../common.js';
+import { apiserverRequests, PhaseWatch, sampleProcess, until } from './measure.js';
 import { chartMemoryLimitMiB, startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
 
@@ -40,6 +40,8 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
   const ns = `bench-idle-${Date.now().toString(36)}`;
   await core.createNamespace({ body: { metadata: { name: ns } } });
   const operator = await startChartOperator(ns);
+  const phases = new PhaseWatch(o.kc, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`);
+  await phases.start();
   const steps: StepFigures[] = [];
   try {
     const after = new Date(Date.now() + 3_600_000 * 3).toISOString();
@@ -59,11 +61,7 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
         },
       );
       made = holds;
-      const allHeld = await until(
-        async () => (await listHeldJobs(custom, ns)).filter((h) => h.status?.phase === Phase.Held).length >= holds,
-        Date.now() + 1_800_000,
-        2000,
-      );
+      const allHeld = await until(() => phases.count(Phase.Held) >= holds, Date.now() + 1_800_000, 500);
       if (!allHeld) throw new Error(`${holds} HeldJobs were not all Held within 30 minutes`);
       // Let the writes of the last holds settle before the idle window opens.
       await new Promise((r) => setTimeout(r, 10_000));
@@ -85,6 +83,7 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
       );
     }
   } finally {
+    phases.stop();
     await operator.stop();
     await core.deleteNamespace({ name: ns }).catch(() => undefined);
   }

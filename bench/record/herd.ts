@@ -8,7 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { heldJobBody, inParallel, listHeldJobs } from '../common.js';
-import { JobSightings, until } from './measure.js';
+import { JobSightings, PhaseWatch, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
 
@@ -85,6 +85,8 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
   const operator = await startChartOperator(ns, { WAITGATE_RECONCILE_WORKERS: String(o.width) });
   const sightings = new JobSightings(o.kc, ns);
   await sightings.start();
+  const phases = new PhaseWatch(o.kc, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`);
+  await phases.start();
   try {
     // Far enough ahead for every hold to be made first, judged by the raw creates.
     const instant = Math.ceil((Date.now() + 60_000 + rawCreateS * 4_000) / 1000) * 1000;
@@ -92,13 +94,13 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
     const createS = await createHeldJobs(custom, ns, o.count, [{ after: new Date(instant).toISOString() }]);
     let allHeld = 0;
     await until(
-      async () => {
-        const held = (await listHeldJobs(custom, ns)).filter((h) => h.status?.phase === Phase.Held).length;
+      () => {
+        const held = phases.count(Phase.Held);
         if (held >= o.count) allHeld = Date.now();
         return held >= o.count;
       },
       instant - 1000,
-      500,
+      200,
     );
     const heldS = allHeld > 0 ? (allHeld - t0) / 1000 : NaN;
     o.log(`waitgate: ${o.count} created in ${createS.toFixed(1)} s, all Held ${heldS.toFixed(1)} s after the first create`);
@@ -129,6 +131,7 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
       },
     ];
   } finally {
+    phases.stop();
     sightings.stop();
     await operator.stop();
     await core.deleteNamespace({ name: ns }).catch(() => undefined);

@@ -78,3 +78,42 @@ export async function until(probe: () => Promise<boolean> | boolean, deadline: n
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * Watches HeldJobs in a namespace and keeps each one's phase, so the benchmark can count
+ * them without listing thousands of objects again and again (which would load the very
+ * apiserver being measured).
+ */
+export class PhaseWatch {
+  private readonly phases = new Map<string, string>();
+  private req: { abort(): void } | undefined;
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly path: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const watch = new k8s.Watch(this.kc);
+    this.req = await watch.watch(
+      this.path,
+      {},
+      (phase: string, obj: { metadata?: { name?: string }; status?: { phase?: string } }) => {
+        const name = obj.metadata?.name ?? '';
+        if (phase === 'DELETED') this.phases.delete(name);
+        else this.phases.set(name, obj.status?.phase ?? '');
+      },
+      () => undefined,
+    );
+  }
+
+  count(phase: string): number {
+    let n = 0;
+    for (const p of this.phases.values()) if (p === phase) n++;
+    return n;
+  }
+
+  stop(): void {
+    this.req?.abort();
+  }
+}

@@ -10,6 +10,7 @@ import { until } from './measure.js';
 
 interface ChartOperatorValues {
   readonly nodeOptions?: string;
+  readonly reconcileWorkers?: number;
   readonly resources?: { readonly limits?: { readonly memory?: string } };
 }
 
@@ -46,7 +47,7 @@ export interface RunningOperator {
 
 export async function startChartOperator(namespace: string, extraEnv: Record<string, string> = {}): Promise<RunningOperator> {
   const logPath = join(mkdtempSync(join(tmpdir(), 'waitgate-bench-')), 'operator.log');
-  const nodeOptions = chartOperatorValues().nodeOptions;
+  const { nodeOptions, reconcileWorkers } = chartOperatorValues();
   const metricsPort = await freePort();
   const child = startOperator(
     {
@@ -55,6 +56,7 @@ export async function startChartOperator(namespace: string, extraEnv: Record<str
       WAITGATE_WATCH_NAMESPACE: namespace,
       WAITGATE_NAMESPACE: namespace,
       WAITGATE_VALKEY_PREFIX: `bench-${namespace}`,
+      ...(reconcileWorkers ? { WAITGATE_RECONCILE_WORKERS: String(reconcileWorkers) } : {}),
       WAITGATE_LOG_LEVEL: 'warn',
       WAITGATE_METRICS_PORT: String(metricsPort),
       // Launches are bounded by the scope limits; the benchmark's holds share none.
