@@ -26,15 +26,21 @@ export function sampleProcess(pid: number): ProcessSample {
 }
 
 /** Requests the apiserver has served, by resource, from its own /metrics (not the client's). */
-export async function apiserverRequests(kubeconfig: string, resources: readonly string[]): Promise<number> {
+export async function apiserverRequests(
+  kubeconfig: string,
+  resources: readonly string[],
+  verbs: 'requests' | 'watches' = 'requests',
+): Promise<number> {
   const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'], { maxBuffer: 256 * 2 ** 20 });
   let total = 0;
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const resource = /[{,]resource="([^"]*)"/.exec(line)?.[1] ?? '';
     if (!resources.includes(resource)) continue;
-    // WATCH requests stay open; they are counted when they start, which is what an idle
-    // hold must not cause.
+    // A WATCH is counted when it starts; the informers renew theirs every few minutes, a
+    // cost per informer, not per hold, so they are counted apart.
+    const watch = /[{,]verb="WATCH"/.test(line);
+    if (watch !== (verbs === 'watches')) continue;
     total += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return total;

@@ -60,8 +60,8 @@ export async function startChartOperator(namespace: string, extraEnv: Record<str
       WAITGATE_LOG_LEVEL: 'warn',
       WAITGATE_METRICS_PORT: String(metricsPort),
       // Launches are bounded by the scope limits; the benchmark's holds share none.
-      WAITGATE_CONCURRENCY: '100000',
-      WAITGATE_SCOPE_LIMIT: '100000',
+      WAITGATE_CONCURRENCY: '10000',
+      WAITGATE_SCOPE_LIMIT: '10000',
       ...extraEnv,
     },
     logPath,
