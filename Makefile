@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint release
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -63,7 +63,11 @@ fuzz:
 e2e-kind:
 	@hack/e2e-kind.sh
 
-## lint: eslint (type-checked rules) and prettier --check; both run, either failing fails it
+## release: the image (where docker, podman or buildah is), the chart (helm package) and the npm tarball, at one version, in dist/release
+release: deps
+	@hack/release.sh
+
+## lint: eslint (type-checked rules), prettier --check and actionlint (.github/workflows); all run, any failing fails it
 lint:
 	@hack/lint.sh
 

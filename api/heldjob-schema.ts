@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { INSTANT_PATTERN } from './instant.js';
 import { TARGET_MAX_LENGTH, TARGET_PATTERN } from './target.js';
 import { REPORT_OUTCOMES, REPORT_TRANSITIONS } from './forge-reports.js';
+import { CHECK_VERDICTS } from './check-verdict.js';
 import { FAILURE_REASONS, PHASES, REFUSAL_TOKENS } from './vocabulary.js';
 
 export const MAX_CONDITIONS = 4;
@@ -86,13 +87,19 @@ export type HeldJobSpec = z.infer<typeof heldJobSpecSchema>;
 
 const time = z.string().meta({ format: 'date-time' });
 
+/** One condition, as metav1.Condition has it; reasons are CamelCase (ConditionReason). */
 const kubeConditionSchema = z.object({
-  type: z.string(),
+  type: z.string().min(1).max(316),
   status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: time.optional(),
-  observedGeneration: z.number().int().optional(),
+  reason: z.string().max(1024),
+  message: z.string().max(32768).optional(),
+  lastTransitionTime: time,
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: "The HeldJob's metadata.generation the condition was set from." }),
 });
 export type KubeCondition = z.infer<typeof kubeConditionSchema>;
 
@@ -116,7 +123,7 @@ export const heldJobStatusSchema = z
         description: 'The refusal token when phase is Refused; JobRejected or JobMissing when phase is Failed without its Job failing.',
       }),
     message: z.string().optional(),
-    waitLabel: z.string().optional().meta({ description: 'The conditions in one line, as the CONDITIONS column shows them.' }),
+    waitLabel: z.string().optional().meta({ description: 'The conditions in one line, as the WAITING FOR column shows them.' }),
     heldSince: time.optional().meta({ description: 'When the first hold began; waiting is measured from here.' }),
     waitingSince: time.optional().meta({ description: 'Set while the HeldJob waits (the WAITED column); cleared when it stops waiting.' }),
     waitedSeconds: z.number().int().optional().meta({ description: 'How long the HeldJob waited, once it stopped waiting.' }),
@@ -132,6 +139,9 @@ export const heldJobStatusSchema = z
     }),
     limits: z.object({ maxChecks: z.number().int(), maxFaults: z.number().int() }).optional(),
     lastExitCode: z.number().int().optional(),
+    lastVerdicts: z.record(z.string(), z.enum(CHECK_VERDICTS)).optional().meta({
+      description: "Each profile's last answer (go, not-yet, could-not-tell, never); a check Event is recorded when it changes.",
+    }),
     lastCheckAt: time.optional(),
     lastCheckProfile: z.string().optional(),
     clearedProfiles: z.array(z.string()).optional().meta({ description: 'Profiles that answered go in the current round of checks.' }),
@@ -144,7 +154,14 @@ export const heldJobStatusSchema = z
     launchedAt: time.optional(),
     finishedAt: time.optional(),
     observedGeneration: z.number().int().optional(),
-    conditions: z.array(kubeConditionSchema).optional(),
+    conditions: z
+      .array(kubeConditionSchema)
+      .optional()
+      .meta({
+        description: 'Kubernetes-style conditions, one per type; Ready summarises, Reconciling and Stalled are for kstatus.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      }),
     reports: z.array(forgeReportSchema).optional().meta({
       description:
         'What was reported to the forge, one entry per transition: written once the comment is on the forge, or once reporting gave up.',

@@ -30,18 +30,22 @@ describe('the refusal rules', () => {
 });
 
 describe('refusedStatus', () => {
-  test('phase Refused, the token as reason, Waiting False and Finished True with it', () => {
-    const s = refusedStatus({ heldSince: iso(T0) }, { token: RefusalToken.Skew, message: 'm' }, T0 + 1000);
+  test('phase Refused, the token as status.reason; Waiting False, Finished True, Ready False, Stalled True with its CamelCase reason', () => {
+    const s = refusedStatus({ heldSince: iso(T0) }, { token: RefusalToken.Skew, message: 'm' }, T0 + 1000, 3);
     expect(s).toMatchObject({
       phase: Phase.Refused,
       reason: RefusalToken.Skew,
       message: 'm',
       finishedAt: iso(T0 + 1000),
       heldSince: iso(T0),
+      observedGeneration: 3,
     });
+    const at = { message: 'm', lastTransitionTime: iso(T0 + 1000), observedGeneration: 3 };
     expect(s.conditions).toEqual([
-      { type: 'Waiting', status: 'False', reason: RefusalToken.Skew, message: 'm', lastTransitionTime: iso(T0 + 1000) },
-      { type: 'Finished', status: 'True', reason: RefusalToken.Skew, message: 'm', lastTransitionTime: iso(T0 + 1000) },
+      { type: 'Waiting', status: 'False', reason: 'WaitSkew', ...at },
+      { type: 'Finished', status: 'True', reason: 'WaitSkew', ...at },
+      { type: 'Ready', status: 'False', reason: 'WaitSkew', ...at },
+      { type: 'Stalled', status: 'True', reason: 'WaitSkew', ...at },
     ]);
   });
 });

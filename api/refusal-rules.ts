@@ -5,7 +5,8 @@ import type { HeldJobStatus, WaitCondition } from './heldjob-schema.js';
 import { parseInstant } from './instant.js';
 import { setCondition } from './conditions.js';
 import { iso } from './time.js';
-import { ConditionType, Phase, RefusalToken } from './vocabulary.js';
+import { withSummary } from './summary-conditions.js';
+import { ConditionType, Phase, REFUSAL_REASONS, RefusalToken } from './vocabulary.js';
 
 export interface Refusal {
   readonly token: RefusalToken;
@@ -49,16 +50,19 @@ export function waitForRefusal(
 }
 
 /**
- * The status of a refused HeldJob: phase Refused, the token as reason, the Waiting condition
- * False and Finished True with the token. `base` is the status it had (empty for a delivery
- * refused at the door).
+ * The status of a refused HeldJob: phase Refused, the token as status.reason; the Waiting
+ * condition False, Finished True, Ready False and Stalled True, with the token's CamelCase
+ * reason. `base` is the status it had (empty for a delivery refused at the door); `generation`
+ * the HeldJob's metadata.generation.
  */
-export function refusedStatus(base: HeldJobStatus, refusal: Refusal, now: number): HeldJobStatus {
+export function refusedStatus(base: HeldJobStatus, refusal: Refusal, now: number, generation: number | undefined): HeldJobStatus {
   const { token, message } = refusal;
+  const reason = REFUSAL_REASONS[token];
   const conditions = setCondition(
-    setCondition(base.conditions, { type: ConditionType.Waiting, status: 'False', reason: token, message }, now),
-    { type: ConditionType.Finished, status: 'True', reason: token, message },
+    setCondition(base.conditions, { type: ConditionType.Waiting, status: 'False', reason, message }, now, generation),
+    { type: ConditionType.Finished, status: 'True', reason, message },
     now,
+    generation,
   );
-  return { ...base, phase: Phase.Refused, reason: token, message, finishedAt: iso(now), conditions };
+  return withSummary({ ...base, phase: Phase.Refused, reason: token, message, finishedAt: iso(now), conditions }, now, generation);
 }

@@ -72,12 +72,21 @@ export const ConditionType = {
   Finished: 'Finished',
   /** Whether the trigger entry in the triggers ConfigMap was compared with this HeldJob (wait-skew). */
   TriggerChecked: 'TriggerChecked',
+  /**
+   * The summary (docs/heldjobs.md, "Conditions"): True once the Job succeeded; False, with the
+   * reason, while it waits or runs and when it failed or was refused.
+   */
+  Ready: 'Ready',
+  /** kstatus: present and True while the HeldJob has not reached a terminal phase. */
+  Reconciling: 'Reconciling',
+  /** kstatus: present and True when it ended Failed or Refused; nothing more will happen. */
+  Stalled: 'Stalled',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
 /**
- * Reasons of the conditions in status.conditions. A refusal token is also a reason: the
- * Waiting condition goes False and Finished True with the token as their reason.
+ * Reasons of the conditions in status.conditions, CamelCase as the API conventions ask. A
+ * refusal's reason is its token's (REFUSAL_REASONS); the token itself stays in status.reason.
  */
 export const ConditionReason = {
   // Waiting, True: why the HeldJob is not running yet.
@@ -107,8 +116,33 @@ export const ConditionReason = {
   TriggerNotInFile: 'TriggerNotInFile',
   TriggersMissing: 'TriggersMissing',
   TriggersUnreadable: 'TriggersUnreadable',
+  // Ready False and Reconciling True while the Job runs.
+  JobRunning: 'JobRunning',
+  // Ready False, Reconciling True before the first hold is recorded.
+  Pending: 'Pending',
+  // Refused (Waiting False, Finished True, Ready False, Stalled True): one per refusal token.
+  WaitRefused: 'WaitRefused',
+  WaitExpired: 'WaitExpired',
+  WaitUnanswerable: 'WaitUnanswerable',
+  WaitProfileUnknown: 'WaitProfileUnknown',
+  WaitSuperseded: 'WaitSuperseded',
+  WaitSkew: 'WaitSkew',
+  WaitUnreadable: 'WaitUnreadable',
+  WaitAfterBeyondMax: 'WaitAfterBeyondMax',
 } as const;
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
+
+/** The condition reason of each refusal token: the token is kebab-case, a reason CamelCase. */
+export const REFUSAL_REASONS = {
+  [RefusalToken.Refused]: ConditionReason.WaitRefused,
+  [RefusalToken.Expired]: ConditionReason.WaitExpired,
+  [RefusalToken.Unanswerable]: ConditionReason.WaitUnanswerable,
+  [RefusalToken.ProfileUnknown]: ConditionReason.WaitProfileUnknown,
+  [RefusalToken.Superseded]: ConditionReason.WaitSuperseded,
+  [RefusalToken.Skew]: ConditionReason.WaitSkew,
+  [RefusalToken.Unreadable]: ConditionReason.WaitUnreadable,
+  [RefusalToken.AfterBeyondMax]: ConditionReason.WaitAfterBeyondMax,
+} as const satisfies { readonly [T in RefusalToken]: ConditionReason };
 
 /** Reasons of the Events recorded on a HeldJob (`kubectl describe` lists them). */
 export const EventReason = {

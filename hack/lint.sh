@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make lint`: ESLint with the type-checked rules (eslint.config.js), then Prettier's check
-# (.prettierrc.json, .prettierignore). Both always run; exits 1 if either found something.
+# `make lint`: ESLint with the type-checked rules (eslint.config.js), Prettier's check
+# (.prettierrc.json, .prettierignore), and actionlint over .github/workflows. All always run;
+# exits 1 if any found something.
 # `npm run format` rewrites what Prettier would change.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,5 +22,19 @@ if npx --no -- prettier --check --log-level warn .; then
 else
   echo "lint: prettier: the files above are not formatted; \`npm run format\` rewrites them" >&2
   rc=1
+fi
+# The CI workflows, with actionlint (built into the cache when missing: hack/install-actionlint.sh).
+if [ -d .github/workflows ]; then
+  if actionlint=$("$root/hack/install-actionlint.sh"); then
+    if "$actionlint" -no-color; then
+      echo "lint: actionlint: every workflow is clean" >&2
+    else
+      echo "lint: actionlint found problems in .github/workflows (above)" >&2
+      rc=1
+    fi
+  else
+    echo "lint: actionlint could not be installed (above)" >&2
+    rc=1
+  fi
 fi
 exit $rc

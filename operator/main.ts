@@ -95,7 +95,8 @@ async function main(): Promise<void> {
   redis.on('error', (err) => log.debug({ err }, 'Valkey connection error'));
   const slots = new Slots(redis);
   const keys = new ValkeyKeys(config.valkeyPrefix);
-  const heldJobsApi = new KubeHeldJobs(kc, 'waitgate-operator');
+  // The pod's hostname is its name: which replica recorded an Event (reportingInstance).
+  const heldJobsApi = new KubeHeldJobs(kc, { component: 'waitgate-operator', instance: hostname() });
   const jobsApi = new KubeJobs(kc);
   const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
   const scriptPath = (p: Profile) =>

@@ -34,7 +34,7 @@ import {
   type Permission,
   type RoleInfo,
 } from '../doctor/rbac.js';
-import { pingValkey, redactUrl } from '../doctor/valkey.js';
+import { valkeyFindings } from '../doctor/valkey.js';
 import { execReachFindings, operatorDeployments, type OperatorDeployment } from '../doctor/exec-reach.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
@@ -57,7 +57,8 @@ export const doctor: Command = {
     '            may drop spec.waitFor: the skew trap)',
     '  checks    an exec-mode profile next to an operator Deployment that mounts a',
     '            service-account token is a warning: the script can read the token',
-    '  valkey    VALKEY_URL answers PING within 2 s',
+    '  valkey    VALKEY_URL answers PING within 2 s (over TLS, trusting the CA in',
+    "            WAITGATE_VALKEY_CA_FILE when that file can be read here, as in `helm test`'s Pod)",
     "  rbac      every permission the operator needs is granted (to the kubeconfig's user, or",
     '            with --as to that user or service account)',
     'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
@@ -183,6 +184,7 @@ async function examine(
   let config: OperatorConfig;
   // A VALKEY_URL that does not parse is already a settings failure; one that is unset is not.
   const valkeyUrl = installed.env['VALKEY_URL']?.trim() || undefined;
+  const valkeyCaFile = installed.env['WAITGATE_VALKEY_CA_FILE']?.trim() || undefined;
   const valkeyParses = settings.ok || !settings.problems.some((p) => p.variable === 'VALKEY_URL');
   if (settings.ok) {
     config = settings.config;
@@ -218,14 +220,14 @@ async function examine(
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
     findings.push(...execReachFindings({ namespace, profiles, ...(await readOperators(kc, namespace)) }));
     findings.push(...(await crdCheck(kc)));
-    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
+    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile)));
     const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
     findings.push(...(await rbacCheck(kc, operatorPermissions(place), opts.as)));
     const listed = await editorsOf(kc, namespace);
     if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
     else editors = listed.editors;
   } else {
-    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses)));
+    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile)));
   }
 
   const w = config.wait;
@@ -284,13 +286,8 @@ async function crdCheck(kc: k8s.KubeConfig): Promise<Finding[]> {
   }
 }
 
-async function valkeyCheck(url: string | undefined, parses: boolean): Promise<Finding[]> {
-  if (!parses) return [];
-  if (url === undefined) return [fail('valkey', 'VALKEY_URL is not set: the operator will not start without it')];
-  const r = await pingValkey(url, VALKEY_PING_TIMEOUT_MS);
-  return r.ok
-    ? [ok('valkey', `${redactUrl(url)} answers PING (${r.ms} ms)`)]
-    : [fail('valkey', `${redactUrl(url)} does not answer PING: ${r.problem}. No check and no Job can take a slot until it does`)];
+async function valkeyCheck(url: string | undefined, parses: boolean, caFile: string | undefined): Promise<Finding[]> {
+  return parses ? valkeyFindings(url, caFile, VALKEY_PING_TIMEOUT_MS) : [];
 }
 
 /** `system:serviceaccount:NS:NAME` brings the groups the apiserver gives that account. */

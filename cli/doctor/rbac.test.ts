@@ -28,6 +28,8 @@ describe('the permissions the operator needs', () => {
       'patch jobs.batch in every namespace',
       'delete jobs.batch in every namespace',
       'create events in every namespace',
+      'get events in every namespace',
+      'patch events in every namespace',
       'list configmaps in waitgate-system',
       'watch configmaps in waitgate-system',
       'create leases.coordination.k8s.io in waitgate-system',

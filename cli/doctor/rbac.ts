@@ -61,7 +61,13 @@ export const OPERATOR_PERMISSIONS: readonly OperatorRule[] = [
     verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'],
     why: 'launch, the informer, find its own, the launch finalizer off, delete on cancel',
   },
-  { scope: PermissionScope.Watched, group: '', resource: 'events', verbs: ['create'], why: 'one Event per decision' },
+  {
+    scope: PermissionScope.Watched,
+    group: '',
+    resource: 'events',
+    verbs: ['create', 'get', 'patch'],
+    why: 'an Event when a decision changes; the same one again is counted on it (read, then its count patched)',
+  },
   {
     scope: PermissionScope.Own,
     group: '',

@@ -4,6 +4,23 @@ import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { EventSpec } from '../decide/actions.js';
+import { eventName } from './event-name.js';
+
+/** Who records the Events: the controller (its component name) and this replica of it (its pod name). */
+export interface EventReporter {
+  /** source.component and reportingComponent (`kubectl describe` shows it under From). */
+  readonly component: string;
+  /** reportingInstance: the pod's name, its hostname. */
+  readonly instance: string;
+}
+
+/** An Event counted again while another replica counted it too (409): tried this often at most. */
+const RECOUNT_TRIES = 3;
+/** The apiserver keeps reportingInstance to 128 characters. */
+const INSTANCE_MAX = 128;
+
+/** metav1.Time: RFC 3339 in whole seconds. */
+const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export class KubeHeldJobs {
   private readonly custom: k8s.CustomObjectsApi;
@@ -11,7 +28,7 @@ export class KubeHeldJobs {
 
   constructor(
     kc: k8s.KubeConfig,
-    private readonly component: string,
+    private readonly reporter: EventReporter,
   ) {
     this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
     this.core = kc.makeApiClient(k8s.CoreV1Api);
@@ -83,12 +100,53 @@ export class KubeHeldJobs {
     }
   }
 
+  /**
+   * Records an Event under the name its content gives it (eventName). The same Event said
+   * again on the same HeldJob meets AlreadyExists, and its count and lastTimestamp go up on
+   * the one there, as kubectl describe shows ("x3 over 2m"), instead of a second Event.
+   */
   async recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void> {
-    const t = new Date(now);
+    const { namespace } = heldJob.metadata;
+    const name = eventName(heldJob.metadata, event);
+    try {
+      await this.createEvent(heldJob, event, name, now);
+    } catch (err) {
+      if (statusCodeOf(err) !== 409) throw err;
+      await this.countAgain(namespace, name, now);
+    }
+  }
+
+  /** One more of an Event that exists: its count up by one, with its resourceVersion, so two counts never make one. */
+  private async countAgain(namespace: string, name: string, now: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const seen = await this.core.readNamespacedEvent({ name, namespace });
+      try {
+        await this.core.patchNamespacedEvent(
+          {
+            name,
+            namespace,
+            body: {
+              metadata: { resourceVersion: seen.metadata?.resourceVersion },
+              count: (seen.count ?? 1) + 1,
+              lastTimestamp: rfc3339(now),
+            },
+          },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+        return;
+      } catch (err) {
+        if (statusCodeOf(err) !== 409 || attempt >= RECOUNT_TRIES) throw err;
+      }
+    }
+  }
+
+  private async createEvent(heldJob: HeldJobObject, event: EventSpec, name: string, now: number): Promise<void> {
+    const t = new Date(Math.floor(now / 1000) * 1000);
+    const { component, instance } = this.reporter;
     await this.core.createNamespacedEvent({
       namespace: heldJob.metadata.namespace,
       body: {
-        metadata: { generateName: `${heldJob.metadata.name}.`, namespace: heldJob.metadata.namespace },
+        metadata: { name, namespace: heldJob.metadata.namespace },
         involvedObject: {
           apiVersion: `${API_GROUP}/${API_VERSION}`,
           kind: HELDJOB_KIND,
@@ -103,8 +161,9 @@ export class KubeHeldJobs {
         firstTimestamp: t,
         lastTimestamp: t,
         count: 1,
-        source: { component: this.component },
-        reportingComponent: this.component,
+        source: { component },
+        reportingComponent: component,
+        reportingInstance: instance.slice(0, INSTANCE_MAX),
       },
     });
   }

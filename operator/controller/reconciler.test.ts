@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
+import { withSummary } from '../../api/summary-conditions.js';
 import type { Profile } from '../../api/profiles.js';
 import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { CheckVerdict } from '../../api/check-verdict.js';
@@ -49,17 +50,22 @@ const confirmed: HeldJobStatus = {
 const matches = [
   { type: 'TriggerChecked', status: 'True' as const, reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) },
 ];
-const profileHeld: HeldJobStatus = {
-  phase: Phase.Held,
-  heldSince: iso(T0),
-  waitingSince: iso(T0),
-  jobName: JOB,
-  checks: 0,
-  faults: 0,
-  checksSince: iso(T0),
-  expiresAt: iso(T0 + DAY),
-  conditions: matches,
-};
+/** A profile hold as the operator wrote it, its summary conditions with it. */
+const profileHeld: HeldJobStatus = withSummary(
+  {
+    phase: Phase.Held,
+    heldSince: iso(T0),
+    waitingSince: iso(T0),
+    jobName: JOB,
+    checks: 0,
+    faults: 0,
+    checksSince: iso(T0),
+    expiresAt: iso(T0 + DAY),
+    conditions: matches,
+  },
+  T0,
+  undefined,
+);
 const withJira = { profiles: { state: 'ok', profiles: new Map([['jira', jira]]) } } as const;
 
 const TRIGGERS = { triggers: { state: 'ok', waits: new Map([['deploy', true]]) } } as const;

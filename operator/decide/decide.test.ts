@@ -6,6 +6,7 @@ import { JobOutcome, type Observed, type ObservedJob, type ProfilesView, type Tr
 import { viewOf } from './view.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
+import { withSummary } from '../../api/summary-conditions.js';
 import type { Profile } from '../../api/profiles.js';
 import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 
@@ -79,12 +80,24 @@ const statusOf = (as: readonly Action[]) => {
 };
 const held: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0), waitingSince: iso(T0), nextCheckAt: iso(AFTER_MS), jobName: JOB };
 /** Running, its Job's create confirmed. */
-const running: HeldJobStatus = {
+/** A status as this operator writes it: its summary conditions and observedGeneration (generation 1) with it. */
+const written = (status: HeldJobStatus): HeldJobStatus => withSummary(status, T0, 1);
+const running: HeldJobStatus = written({
   ...held,
   phase: Phase.Running,
-  conditions: [{ type: 'Launched', status: 'True', reason: 'JobCreated', message: `created Job ${JOB}`, lastTransitionTime: iso(T0) }],
-};
-const profileHeld = (over: HeldJobStatus = {}): HeldJobStatus => ({
+  conditions: [
+    {
+      type: 'Launched',
+      status: 'True',
+      reason: 'JobCreated',
+      message: `created Job ${JOB}`,
+      lastTransitionTime: iso(T0),
+      observedGeneration: 1,
+    },
+  ],
+});
+const profileHeld = (over: HeldJobStatus = {}): HeldJobStatus => written(profileStatus(over));
+const profileStatus = (over: HeldJobStatus = {}): HeldJobStatus => ({
   phase: Phase.Held,
   heldSince: iso(T0),
   waitingSince: iso(T0),
@@ -94,7 +107,14 @@ const profileHeld = (over: HeldJobStatus = {}): HeldJobStatus => ({
   checksSince: iso(T0),
   expiresAt: iso(T0 + DAY),
   conditions: [
-    { type: 'TriggerChecked', status: 'True', reason: 'Matches', message: 'matches its trigger entry', lastTransitionTime: iso(T0) },
+    {
+      type: 'TriggerChecked',
+      status: 'True',
+      reason: 'Matches',
+      message: 'matches its trigger entry',
+      lastTransitionTime: iso(T0),
+      observedGeneration: 1,
+    },
   ],
   ...over,
 });
@@ -175,7 +195,7 @@ describe('decide: after', () => {
     ],
     [
       'terminal, Job still fenced: the fence off, then the finalizer',
-      observed(heldJob({ status: { phase: Phase.Succeeded } }), { name: JOB, outcome: JobOutcome.Succeeded, fenced: true }),
+      observed(heldJob({ status: written({ phase: Phase.Succeeded }) }), { name: JOB, outcome: JobOutcome.Succeeded, fenced: true }),
       AFTER_MS,
       ['unfenceJob', 'setFinalizers'],
       undefined,
@@ -214,14 +234,14 @@ describe('decide: after', () => {
     ],
     [
       'terminal with the finalizer: take it off, nothing else',
-      observed(heldJob({ status: { phase: Phase.Succeeded } })),
+      observed(heldJob({ status: written({ phase: Phase.Succeeded }) })),
       AFTER_MS,
       ['setFinalizers'],
       undefined,
     ],
     [
       'refused, no finalizer: nothing, ever',
-      observed(heldJob({ status: { phase: Phase.Refused, reason: RefusalToken.Expired }, finalizer: false })),
+      observed(heldJob({ status: written({ phase: Phase.Refused, reason: RefusalToken.Expired }), finalizer: false })),
       AFTER_MS,
       [],
       undefined,
@@ -518,5 +538,35 @@ describe('reports to the forge', () => {
 
   test('without credentials nothing is reported', () => {
     expect(types(decide(observed(heldJob({ status: refused })), T0 + 1000))).not.toContain('report');
+  });
+});
+
+describe('decide: observedGeneration', () => {
+  const at = (hj: Observed['heldJob'], generation: number): Observed['heldJob'] => ({ ...hj, metadata: { ...hj.metadata, generation } });
+
+  test('every condition a pass sets says which generation it was set from', () => {
+    const s = statusOf(plan(observed(at(heldJob(), 3)), T0));
+    expect(s?.observedGeneration).toBe(3);
+    expect(s?.conditions?.map((c) => [c.type, c.observedGeneration])).toEqual([
+      ['TriggerChecked', 3],
+      ['Waiting', 3],
+      ['Ready', 3],
+      ['Reconciling', 3],
+    ]);
+  });
+
+  test.each<[string, HeldJobStatus, ObservedJob | undefined]>([
+    ['finished', written({ phase: Phase.Succeeded }), undefined],
+    ['running', running, { name: JOB, outcome: JobOutcome.Active }],
+  ])('%s, its spec edited since: observed once, and only that', (_n, status, job) => {
+    const edited = at(heldJob({ status, finalizer: false }), 2);
+    const actions = plan(observed(edited, job), AFTER_MS);
+    expect(types(actions)).toEqual(['updateStatus']);
+    const s = statusOf(actions) as HeldJobStatus;
+    expect(s.observedGeneration).toBe(2);
+    expect(s.phase).toBe(status.phase);
+    expect(s.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(2);
+    // Once written, nothing more.
+    expect(plan(observed({ ...edited, status: s }, job), AFTER_MS + 1000)).toEqual([]);
   });
 });

@@ -51,7 +51,8 @@ function decideRefusalRecord(o: Observed, now: number): Action[] {
   const token = annotations[Annotations.refusal];
   const status = o.heldJob.status ?? {};
   const message = annotations[Annotations.refusalMessage] ?? 'refused by the receiver';
+  const generation = o.view.generation;
   return isRefusalToken(token)
-    ? refuse(status, token, message, now)
-    : refuse(status, RefusalToken.Unreadable, `unknown refusal token "${token}"`, now);
+    ? refuse(status, token, message, now, generation)
+    : refuse(status, RefusalToken.Unreadable, `unknown refusal token "${token}"`, now, generation);
 }

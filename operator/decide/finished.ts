@@ -7,32 +7,32 @@ import type { Action } from './actions.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { decideRetention } from './finished-ttl.js';
 import { adoptLaunched, isLaunchConfirmed } from './launch.js';
-import { hasFinalizer, removeFinalizer } from './status.js';
+import { hasFinalizer, observeGeneration, removeFinalizer, updateStatus } from './status.js';
 
 /** The write that records how the Job ended. */
-export function finish(status: HeldJobStatus, job: ObservedJob, now: number): Action {
+export function finish(status: HeldJobStatus, job: ObservedJob, now: number, generation: number | undefined): Action {
   const succeeded = job.outcome === JobOutcome.Succeeded;
   const phase = succeeded ? Phase.Succeeded : Phase.Failed;
   const message = succeeded ? `Job ${job.name} succeeded` : `Job ${job.name} failed${job.failureReason ? ` (${job.failureReason})` : ''}`;
-  return {
-    type: 'updateStatus',
-    status: {
-      ...status,
-      phase,
-      message,
-      finishedAt: iso(now),
-      conditions: setCondition(
-        status.conditions,
-        { type: ConditionType.Finished, status: 'True', reason: succeeded ? ConditionReason.Succeeded : ConditionReason.Failed, message },
-        now,
-      ),
-    },
+  const ended: HeldJobStatus = {
+    ...status,
+    phase,
+    message,
+    finishedAt: iso(now),
+    conditions: setCondition(
+      status.conditions,
+      { type: ConditionType.Finished, status: 'True', reason: succeeded ? ConditionReason.Succeeded : ConditionReason.Failed, message },
+      now,
+      generation,
+    ),
+  };
+  return updateStatus(ended, now, generation, {
     event: {
       type: succeeded ? EventType.Normal : EventType.Warning,
       reason: succeeded ? EventReason.Succeeded : EventReason.Failed,
       message,
     },
-  };
+  });
 }
 
 /** Deletion is cancellation: a held one never starts; a running one's Job goes with it. */
@@ -42,22 +42,20 @@ export function decideDeleting(o: Observed, now: number): Action[] {
   const actions: Action[] = [];
   if (o.job && o.job.outcome === JobOutcome.Active) {
     const message = `${OPERATOR_CANCEL}: Job ${o.job.name} deleted with its HeldJob`;
+    const cancelled: HeldJobStatus = {
+      ...status,
+      message,
+      conditions: setCondition(
+        status.conditions,
+        { type: ConditionType.Finished, status: 'True', reason: ConditionReason.OperatorCancel, message: OPERATOR_CANCEL },
+        now,
+        o.view.generation,
+      ),
+    };
     actions.push(
       ...unfence(o.job),
       { type: 'deleteJob', jobName: o.job.name },
-      {
-        type: 'updateStatus',
-        status: {
-          ...status,
-          message,
-          conditions: setCondition(
-            status.conditions,
-            { type: ConditionType.Finished, status: 'True', reason: ConditionReason.OperatorCancel, message: OPERATOR_CANCEL },
-            now,
-          ),
-        },
-        event: { type: EventType.Warning, reason: EventReason.OperatorCancel, message },
-      },
+      updateStatus(cancelled, now, o.view.generation, { event: { type: EventType.Warning, reason: EventReason.OperatorCancel, message } }),
     );
   }
   if (o.view.ok) actions.push({ type: 'releaseScope', scopeKey: o.view.scopeKey });
@@ -66,10 +64,16 @@ export function decideDeleting(o: Observed, now: number): Action[] {
 
 /**
  * Terminal: the finalizers (its own, its Job's launch fence) may be left to take off; then it
- * is kept until its time to live is up (decideRetention).
+ * is kept until its time to live is up (decideRetention). A spec edited after the end is
+ * observed (its generation recorded), and nothing else.
  */
 export function decideTerminal(o: Observed, now: number): Action[] {
-  return [...unfence(o.job), ...removeFinalizer(o.heldJob), ...decideRetention(o, now)];
+  return [
+    ...observeGeneration(o.heldJob.status ?? {}, now, o.view.generation),
+    ...unfence(o.job),
+    ...removeFinalizer(o.heldJob),
+    ...decideRetention(o, now),
+  ];
 }
 
 /** The launch fence off a Job that carries it (the launch is recorded; the Job may go). */
@@ -91,8 +95,15 @@ export function decideRunning(o: Observed, now: number): Action[] {
   if (!job) return [{ type: 'readJob', jobName: status.jobName ?? view.jobName }];
   // Created before a restart, or before the informer brought it: recorded now.
   if (!isLaunchConfirmed(status)) return adoptLaunched(view, status, job, now);
-  if (job.outcome === JobOutcome.Active) return [...unfence(job), ...removeFinalizer(o.heldJob)];
-  return [{ type: 'releaseScope', scopeKey: view.scopeKey }, finish(status, job, now), ...unfence(job), ...removeFinalizer(o.heldJob)];
+  if (job.outcome === JobOutcome.Active) {
+    return [...observeGeneration(status, now, view.generation), ...unfence(job), ...removeFinalizer(o.heldJob)];
+  }
+  return [
+    { type: 'releaseScope', scopeKey: view.scopeKey },
+    finish(status, job, now, view.generation),
+    ...unfence(job),
+    ...removeFinalizer(o.heldJob),
+  ];
 }
 
 /**

@@ -29,8 +29,8 @@ const view = viewOf(heldJob);
 if (!view.ok) throw new Error(view.problem);
 const job = buildJob(heldJob, view.spec, view.jobName);
 const ready: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0 - 60_000), waitingSince: iso(T0 - 60_000) };
-const launching = launchingStatus(ready, view.jobName, T0);
-const running = launchedStatus(launching, view.jobName, T0);
+const launching = launchingStatus(ready, view.jobName, T0, undefined);
+const running = launchedStatus(launching, view.jobName, T0, undefined);
 const queued: HeldJobStatus = {
   ...ready,
   conditions: [

@@ -17,7 +17,7 @@ import type { Action, CreateOutcome, DryRunOutcome, JobRead, ScopeOutcome } from
 import { finish, unfence } from './finished.js';
 import { buildJob } from './job.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
-import { removeFinalizer, stopWaiting, writeIfChanged } from './status.js';
+import { removeFinalizer, stopWaiting, updateStatus, writeIfChanged } from './status.js';
 import type { HeldJobView } from './view.js';
 import type * as k8s from '@kubernetes/client-node';
 
@@ -29,8 +29,8 @@ export const JOB_READ_AGAIN_MS = 2_000;
 type ReadyView = Extract<HeldJobView, { ok: true }>;
 
 /** The status that records the launch before the create: Running, the create under way. */
-export function launchingStatus(ready: HeldJobStatus, jobName: string, now: number): HeldJobStatus {
-  const released = stopWaiting(ready, now, ConditionReason.Cleared);
+export function launchingStatus(ready: HeldJobStatus, jobName: string, now: number, generation: number | undefined): HeldJobStatus {
+  const released = stopWaiting(ready, now, ConditionReason.Cleared, generation);
   return {
     ...released,
     phase: Phase.Running,
@@ -40,6 +40,7 @@ export function launchingStatus(ready: HeldJobStatus, jobName: string, now: numb
       released.conditions,
       { type: ConditionType.Launched, status: 'Unknown', reason: ConditionReason.Creating, message: `creating Job ${jobName}` },
       now,
+      generation,
     ),
   };
 }
@@ -50,13 +51,14 @@ export function unrecorded(status: HeldJobStatus): HeldJobStatus {
 }
 
 /** The status that says the Job was created. */
-export function launchedStatus(status: HeldJobStatus, jobName: string, now: number): HeldJobStatus {
+export function launchedStatus(status: HeldJobStatus, jobName: string, now: number, generation: number | undefined): HeldJobStatus {
   return {
     ...status,
     conditions: setCondition(
       status.conditions,
       { type: ConditionType.Launched, status: 'True', reason: ConditionReason.JobCreated, message: `created Job ${jobName}` },
       now,
+      generation,
     ),
   };
 }
@@ -70,23 +72,21 @@ export function isLaunchConfirmed(status: HeldJobStatus): boolean {
 function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number, fenced = true): Action[] {
   return [
     { type: 'leaveMarker', trigger: view.spec.trigger, target: view.spec.target },
-    {
-      type: 'updateStatus',
-      status: launchedStatus(status, view.jobName, now),
+    updateStatus(launchedStatus(status, view.jobName, now, view.generation), now, view.generation, {
       event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
-    },
+    }),
     ...(fenced ? [{ type: 'unfenceJob' as const, jobName: view.jobName }] : []),
   ];
 }
 
 /** Launched before a restart and found: the Job's existence tells. */
 export function adoptLaunched(view: ReadyView, status: HeldJobStatus, job: ObservedJob, now: number): Action[] {
-  const recorded = status.phase === Phase.Running ? status : launchingStatus(status, view.jobName, now);
+  const recorded = status.phase === Phase.Running ? status : launchingStatus(status, view.jobName, now, view.generation);
   // Already over: record both in one write.
   if (job.outcome !== JobOutcome.Active) {
     return [
       { type: 'releaseScope', scopeKey: view.scopeKey },
-      finish(launchedStatus(recorded, view.jobName, now), job, now),
+      finish(launchedStatus(recorded, view.jobName, now, view.generation), job, now, view.generation),
       ...unfence(job),
     ];
   }
@@ -101,22 +101,20 @@ export function failHold(
   message: string,
   now: number,
 ): Action[] {
-  const base = status.waitingSince ? stopWaiting(status, now, ConditionReason.Cleared) : status;
+  const { generation } = o.view;
+  const base = status.waitingSince ? stopWaiting(status, now, ConditionReason.Cleared, generation) : status;
   const { nextCheckAt: _n, ...rest } = base;
+  const failed: HeldJobStatus = {
+    ...rest,
+    phase: Phase.Failed,
+    reason,
+    message,
+    finishedAt: iso(now),
+    conditions: setCondition(rest.conditions, { type: ConditionType.Finished, status: 'True', reason, message }, now, generation),
+  };
   return [
     { type: 'releaseScope', scopeKey: o.view.scopeKey },
-    {
-      type: 'updateStatus',
-      status: {
-        ...rest,
-        phase: Phase.Failed,
-        reason,
-        message,
-        finishedAt: iso(now),
-        conditions: setCondition(rest.conditions, { type: ConditionType.Finished, status: 'True', reason, message }, now),
-      },
-      event: { type: EventType.Warning, reason, message },
-    },
+    updateStatus(failed, now, generation, { event: { type: EventType.Warning, reason, message } }),
     ...removeFinalizer(o.heldJob),
   ];
 }
@@ -136,27 +134,41 @@ export function afterScope(view: ReadyView, ready: HeldJobStatus, job: k8s.V1Job
   switch (outcome) {
     case 'acquired':
       return [
-        { type: 'updateStatus', status: launchingStatus(ready, view.jobName, now) },
+        updateStatus(launchingStatus(ready, view.jobName, now, view.generation), now, view.generation),
         { type: 'createJob', job, scopeKey: view.scopeKey, ready },
       ];
     case 'full':
     case 'unavailable':
-      return waitFor(ready, ConditionReason.ScopeQueued, 'every condition cleared; waiting for a scope slot', now, SCOPE_RETRY_MS);
+      return waitFor(
+        ready,
+        { reason: ConditionReason.ScopeQueued, message: 'every condition cleared; waiting for a scope slot' },
+        now,
+        view.generation,
+        SCOPE_RETRY_MS,
+      );
     default:
       return assertNever(outcome);
   }
 }
 
 /** Held, with the Waiting condition saying why, looked at again later; written once, not on every look. */
-function waitFor(ready: HeldJobStatus, reason: ConditionReason, message: string, now: number, againMs: number, warn?: boolean): Action[] {
+function waitFor(
+  ready: HeldJobStatus,
+  why: { readonly reason: ConditionReason; readonly message: string },
+  now: number,
+  generation: number | undefined,
+  againMs: number,
+  warn?: boolean,
+): Action[] {
+  const { reason, message } = why;
   const same = findCondition(ready.conditions, ConditionType.Waiting);
   const next: HeldJobStatus = {
     ...ready,
-    conditions: setCondition(ready.conditions, { type: ConditionType.Waiting, status: 'True', reason, message }, now),
+    conditions: setCondition(ready.conditions, { type: ConditionType.Waiting, status: 'True', reason, message }, now, generation),
   };
   const unchanged = same?.reason === reason && same.message === message;
   const event = warn ? { type: EventType.Warning, reason: EventReason.LaunchRetrying, message } : undefined;
-  return [...(unchanged ? [] : writeIfChanged(ready, next, event)), { type: 'wakeAt', at: now + againMs }];
+  return [...(unchanged ? [] : writeIfChanged(ready, next, now, generation, event)), { type: 'wakeAt', at: now + againMs }];
 }
 
 /**
@@ -194,9 +206,9 @@ export function afterCreate(
         { type: 'releaseScope', scopeKey: view.scopeKey },
         ...waitFor(
           ready,
-          ConditionReason.LaunchRetrying,
-          `every condition cleared; the Job create failed, ${what}; trying again`,
+          { reason: ConditionReason.LaunchRetrying, message: `every condition cleared; the Job create failed, ${what}; trying again` },
           now,
+          view.generation,
           LAUNCH_RETRY_MS,
           true,
         ),
@@ -246,7 +258,11 @@ export function afterJobRead(o: Observed & { view: ReadyView }, read: JobRead, n
     case 'gone': {
       const last = o.lastJob;
       if (last && last.outcome !== JobOutcome.Active) {
-        return [{ type: 'releaseScope', scopeKey: o.view.scopeKey }, finish(status, last, now), ...removeFinalizer(o.heldJob)];
+        return [
+          { type: 'releaseScope', scopeKey: o.view.scopeKey },
+          finish(status, last, now, o.view.generation),
+          ...removeFinalizer(o.heldJob),
+        ];
       }
       if (!isLaunchConfirmed(status) && !last) {
         // Recorded, and never created: a Job that was created keeps its fence until its creation

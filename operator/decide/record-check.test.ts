@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { CheckVerdict } from '../../api/check-verdict.js';
 import { decide } from './decide.js';
 import type { Observed } from './observed.js';
-import { afterCheck, recordCheck, type CheckResult } from './record-check.js';
+import { afterCheck, checkEvent, recordCheck, type CheckResult } from './record-check.js';
 import { withLaunch } from '../../test/support/launch-plan.js';
 import { viewOf } from './view.js';
 import type { Action } from './actions.js';
@@ -170,7 +170,7 @@ describe('recordCheck: the exit-code contract', () => {
 type Code = 3 | 1 | 0;
 
 /** Drives decide and recordCheck with a fake clock: each profile's check always answers its `code`. */
-function simulate(code: Code | Record<string, Code>, config = CONFIG): { status: HeldJobStatus; checks: number[] } {
+function simulate(code: Code | Record<string, Code>, config = CONFIG): { status: HeldJobStatus; checks: number[]; events: string[] } {
   const codes: Record<string, Code> = typeof code === 'number' ? { jira: code } : code;
   const names = Object.keys(codes);
   let obj = hj(
@@ -179,6 +179,13 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
   );
   let now = T0;
   const checks: number[] = [];
+  const events: string[] = [];
+  const said = (as: readonly Action[]) => {
+    for (const a of as) {
+      if (a.type === 'event') events.push(a.event.reason);
+      if (a.type === 'updateStatus' && a.event) events.push(a.event.reason);
+    }
+  };
   for (let step = 0; step < 1000; step++) {
     const view = viewOf(obj);
     const o: Observed = {
@@ -190,6 +197,7 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
       triggers: { state: 'missing' },
     };
     let actions = withLaunch(o, decide(o, now), now);
+    said(actions);
     const run = actions.find((a) => a.type === 'runCheck');
     if (run) {
       if (run.type !== 'runCheck') throw new Error('unreachable');
@@ -200,10 +208,11 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
       if (pre) obj = { ...obj, status: pre };
       const result: CheckResult = { profile: run.profile.name, verdict, exitCode: c };
       actions = afterCheck(readyView(obj), obj, config, { kind: 'answered', result }, now, 0);
+      said(actions);
     }
     const s = statusOf(actions);
     if (s) obj = { ...obj, status: s };
-    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running) return { status: obj.status, checks };
+    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running) return { status: obj.status, checks, events };
     const wake = actions.find((a) => a.type === 'wakeAt');
     if (wake && wake.type === 'wakeAt') now = Math.max(now, wake.at);
   }
@@ -252,6 +261,50 @@ describe('a whole hold, on a fake clock', () => {
     const { status, checks } = simulate(0);
     expect(status.phase).toBe(Phase.Running);
     expect(checks).toHaveLength(1);
+  });
+});
+
+describe('check Events: one when a verdict changes, none when it repeats', () => {
+  test.each<[string, CheckVerdict | undefined, CheckVerdict, string | undefined, string | undefined]>([
+    ['the first answer', undefined, CheckVerdict.NotYet, 'CheckNotYet', 'Normal'],
+    ['not yet again', CheckVerdict.NotYet, CheckVerdict.NotYet, undefined, undefined],
+    ['not yet, then go', CheckVerdict.NotYet, CheckVerdict.Go, 'CheckGo', 'Normal'],
+    ['go, then not yet (a new round)', CheckVerdict.Go, CheckVerdict.NotYet, 'CheckNotYet', 'Normal'],
+    ['a first fault: a Warning', CheckVerdict.NotYet, CheckVerdict.CouldNotTell, 'CheckCouldNotTell', 'Warning'],
+    ['a fault again', CheckVerdict.CouldNotTell, CheckVerdict.CouldNotTell, undefined, undefined],
+    ['never', CheckVerdict.NotYet, CheckVerdict.Never, 'CheckNever', 'Normal'],
+  ])('%s', (_n, previous, verdict, reason, type) => {
+    const e = checkEvent(previous, verdict, 'm');
+    expect(e?.reason).toBe(reason);
+    expect(e?.type).toBe(type);
+  });
+
+  test('each profile is compared with its own last answer, kept in status.lastVerdicts', () => {
+    const status = held({ lastVerdicts: { jira: CheckVerdict.NotYet, ci: CheckVerdict.Go } });
+    const h = hj(status, [{ profile: 'jira' }, { profile: 'ci' }]);
+    const again = recordCheck(readyView(h), h, CONFIG, answer(CheckVerdict.NotYet, 3), T0, 0);
+    expect(again.filter((a) => a.type === 'event' || (a.type === 'updateStatus' && a.event))).toEqual([]);
+    expect(statusOf(again)?.lastVerdicts).toEqual({ jira: CheckVerdict.NotYet, ci: CheckVerdict.Go });
+    const ci = recordCheck(readyView(h), h, CONFIG, { profile: 'ci', verdict: CheckVerdict.NotYet, exitCode: 3 }, T0, 0);
+    expect(ci.find((a) => a.type === 'updateStatus')).toMatchObject({ event: { reason: 'CheckNotYet' } });
+    expect(statusOf(ci)?.lastVerdicts).toEqual({ jira: CheckVerdict.NotYet, ci: CheckVerdict.NotYet });
+  });
+
+  test('"not yet" 96 times: one check Event, then the refusal\'s', () => {
+    const { checks, events } = simulate(3);
+    expect(checks).toHaveLength(96);
+    // The triggers ConfigMap is missing in this simulation: said once too.
+    expect(events).toEqual(['TriggersMissing', 'CheckNotYet', 'Refused']);
+  });
+
+  test('a fault five times: one Warning, then the refusal', () => {
+    expect(simulate(1).events).toEqual(['TriggersMissing', 'CheckCouldNotTell', 'Refused']);
+  });
+
+  test('a healthy go beside a slow not-yet: each said once, however many rounds', () => {
+    const { checks, events } = simulate({ healthy: 0, slow: 3 }, { ...CONFIG, maxChecks: 12 });
+    expect(checks.length).toBeGreaterThan(10);
+    expect(events).toEqual(['TriggersMissing', 'CheckGo', 'CheckNotYet', 'Refused']);
   });
 });
 

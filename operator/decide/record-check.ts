@@ -2,12 +2,12 @@
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import { ConditionReason, ConditionType, EventReason, EventType, RefusalToken, assertNever } from '../../api/vocabulary.js';
 import { nextCheckDelayMs, slotDeniedDelayMs } from '../../api/cadence.js';
-import type { Action, CheckRun } from './actions.js';
+import type { Action, CheckRun, EventSpec } from './actions.js';
 import type { DecideConfig } from './observed.js';
 import type { HeldJobView } from './view.js';
 import { setCondition } from '../../api/conditions.js';
 import { epochOf, iso } from '../../api/time.js';
-import { refuse, waitStates } from './status.js';
+import { refuse, updateStatus, waitStates } from './status.js';
 
 import { CheckVerdict } from '../../api/check-verdict.js';
 
@@ -26,6 +26,27 @@ function describe(r: CheckResult): string {
 }
 
 type ReadyView = Extract<HeldJobView, { ok: true }>;
+
+const CHECK_EVENT_REASON = {
+  [CheckVerdict.Go]: EventReason.CheckGo,
+  [CheckVerdict.NotYet]: EventReason.CheckNotYet,
+  [CheckVerdict.CouldNotTell]: EventReason.CheckCouldNotTell,
+  [CheckVerdict.Never]: EventReason.CheckNever,
+} as const satisfies { readonly [V in CheckVerdict]: EventReason };
+
+/**
+ * The Event a check's answer is worth: one when the profile's verdict differs from the one it
+ * gave last (`previous`, from status.lastVerdicts), none when it repeats. A profile that says
+ * "not yet" for a day leaves one Event, not one a check; its status still counts every check.
+ */
+export function checkEvent(previous: CheckVerdict | undefined, verdict: CheckVerdict, message: string): EventSpec | undefined {
+  if (previous === verdict) return undefined;
+  return {
+    type: verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal,
+    reason: CHECK_EVENT_REASON[verdict],
+    message,
+  };
+}
 
 /** What follows a check run: its answer recorded, or a later look when no slot could be had. */
 export function afterCheck(
@@ -66,6 +87,7 @@ export function recordCheck(
   jitterUnit: number,
 ): readonly Action[] {
   const status: HeldJobStatus = heldJob.status ?? {};
+  const { generation } = view;
   const checks = (status.checks ?? 0) + 1;
   // Faults in a row are counted per profile: one profile's go says nothing of another's script.
   const profileFaults = {
@@ -81,37 +103,33 @@ export function recordCheck(
     profileFaults,
     lastCheckAt: iso(now),
     lastCheckProfile: result.profile,
+    lastVerdicts: { ...(status.lastVerdicts ?? {}), [result.profile]: result.verdict },
     ...(result.exitCode !== undefined ? { lastExitCode: result.exitCode } : {}),
   };
   const tally = `check ${checks}/${config.maxChecks}, ${faults}/${config.maxFaults} faults in a row`;
   const { conditions, afterMs } = view;
-
-  // Every check leaves an Event, the last one of a hold too.
-  const checkEvent = (reason: EventReason): Action => ({
-    type: 'event',
-    event: {
-      type: result.verdict === CheckVerdict.CouldNotTell ? EventType.Warning : EventType.Normal,
-      reason,
-      message: `${describe(result)}; ${tally}`,
-    },
-  });
+  const previous = status.lastVerdicts?.[result.profile];
+  const eventFor = (message: string) => checkEvent(previous, result.verdict, message);
+  // The check's own Event, before the refusal it led to (which has its own).
+  const before = (message: string): Action[] => {
+    const event = eventFor(message);
+    return event ? [{ type: 'event', event }] : [];
+  };
 
   switch (result.verdict) {
     case CheckVerdict.Never:
       return [
-        checkEvent(EventReason.CheckNever),
-        ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now),
+        ...before(`${describe(result)}; ${tally}`),
+        ...refuse(base, RefusalToken.Refused, `${describe(result)}: the check says this will never clear`, now, generation),
       ];
     case CheckVerdict.Go: {
       const cleared = [...new Set([...(status.clearedProfiles ?? []), result.profile])];
       const { nextCheckAt: _n, ...rest } = base;
       const next: HeldJobStatus = { ...rest, clearedProfiles: cleared };
       return [
-        {
-          type: 'updateStatus',
-          status: { ...next, waits: waitStates(conditions, next, afterMs, now) },
-          event: { type: EventType.Normal, reason: EventReason.CheckGo, message: `${describe(result)}; ${tally}` },
-        },
+        updateStatus({ ...next, waits: waitStates(conditions, next, afterMs, now) }, now, generation, {
+          event: eventFor(`${describe(result)}; ${tally}`),
+        }),
         // Straight on: the next profile, or the launch.
         { type: 'wakeAt', at: now },
       ];
@@ -119,55 +137,52 @@ export function recordCheck(
     case CheckVerdict.NotYet:
     case CheckVerdict.CouldNotTell: {
       const notYet = result.verdict === CheckVerdict.NotYet;
-      const reason = notYet ? EventReason.CheckNotYet : EventReason.CheckCouldNotTell;
+      const said = `${describe(result)}; ${tally}`;
       if (result.verdict === CheckVerdict.CouldNotTell && faults >= config.maxFaults) {
         return [
-          checkEvent(reason),
+          ...before(said),
           ...refuse(
             base,
             RefusalToken.Unanswerable,
             `profile "${result.profile}" could not tell ${faults} times in a row (last: ${describe(result)}); exit 3 means "not yet", exit 1 is a fault`,
             now,
+            generation,
           ),
         ];
       }
       if (checks >= config.maxChecks) {
         return [
-          checkEvent(reason),
-          ...refuse(base, RefusalToken.Expired, `${checks} checks used without a go (last: ${describe(result)})`, now),
+          ...before(said),
+          ...refuse(base, RefusalToken.Expired, `${checks} checks used without a go (last: ${describe(result)})`, now, generation),
         ];
       }
       if (now >= expiresAt) {
         return [
-          checkEvent(reason),
-          ...refuse(base, RefusalToken.Expired, `the maximum wait of ${config.maxMs} ms ran out (last check: ${describe(result)})`, now),
+          ...before(said),
+          ...refuse(
+            base,
+            RefusalToken.Expired,
+            `the maximum wait of ${config.maxMs} ms ran out (last check: ${describe(result)})`,
+            now,
+            generation,
+          ),
         ];
       }
       const at =
         now + nextCheckDelayMs({ checksDone: checks, intervalMs: config.intervalMs, unit: jitterUnit, remainingMs: expiresAt - now });
       const next: HeldJobStatus = { ...base, clearedProfiles: [], nextCheckAt: iso(at) };
       const message = `${describe(result)}; ${tally}; next check ${iso(at)}`;
-      return [
-        {
-          type: 'updateStatus',
-          status: {
-            ...next,
-            waits: waitStates(conditions, next, afterMs, now),
-            conditions: setCondition(
-              next.conditions,
-              {
-                type: ConditionType.Waiting,
-                status: 'True',
-                reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell,
-                message,
-              },
-              now,
-            ),
-          },
-          event: { type: notYet ? EventType.Normal : EventType.Warning, reason, message },
-        },
-        { type: 'wakeAt', at },
-      ];
+      const held: HeldJobStatus = {
+        ...next,
+        waits: waitStates(conditions, next, afterMs, now),
+        conditions: setCondition(
+          next.conditions,
+          { type: ConditionType.Waiting, status: 'True', reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell, message },
+          now,
+          generation,
+        ),
+      };
+      return [updateStatus(held, now, generation, { event: eventFor(message) }), { type: 'wakeAt', at }];
     }
     default:
       return assertNever(result.verdict);

@@ -28,9 +28,12 @@ const launched: HeldJobStatus = {
   phase: Phase.Running,
   jobName: 'web-7-deploy',
   launchedAt: iso(T0),
-  conditions: [{ type: ConditionType.Launched, status: 'True', reason: 'JobCreated' }],
+  conditions: [{ type: ConditionType.Launched, status: 'True', reason: 'JobCreated', lastTransitionTime: iso(T0) }],
 };
-const creating: HeldJobStatus = { ...launched, conditions: [{ type: ConditionType.Launched, status: 'Unknown', reason: 'Creating' }] };
+const creating: HeldJobStatus = {
+  ...launched,
+  conditions: [{ type: ConditionType.Launched, status: 'Unknown', reason: 'Creating', lastTransitionTime: iso(T0) }],
+};
 const succeeded: HeldJobStatus = { ...launched, phase: Phase.Succeeded, finishedAt: iso(T0 + 1000) };
 const rejected: HeldJobStatus = { phase: Phase.Failed, reason: FailureReason.JobRejected, finishedAt: iso(T0) };
 

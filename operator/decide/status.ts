@@ -3,12 +3,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
+import { withSummary } from '../../api/summary-conditions.js';
 import { epochOf } from '../../api/time.js';
 import {
   ConditionType,
   EventReason,
   EventType,
   FINALIZER,
+  REFUSAL_REASONS,
   WaitState,
   type ConditionReason,
   type RefusalToken,
@@ -18,14 +20,49 @@ import type { Action, EventSpec } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 
 /**
- * The one way a decision writes status: only when it changed, with its event if it did.
- * `basis` is what must differ from `before` for the write to be worth it (default: `next`
- * itself; a check about to run passes the status without its refreshed per-condition states,
- * which the check's own answer writes anyway).
+ * A status write: `status` with its summary conditions (Ready, Reconciling, Stalled) and its
+ * observedGeneration brought up to date, then the event and the refusal metric if given. Every
+ * status a decision writes goes through here.
  */
-export function writeIfChanged(before: HeldJobStatus, next: HeldJobStatus, event?: EventSpec, basis: HeldJobStatus = next): Action[] {
-  if (isDeepStrictEqual(before, basis)) return [];
-  return [event ? { type: 'updateStatus', status: next, event } : { type: 'updateStatus', status: next }];
+export function updateStatus(
+  status: HeldJobStatus,
+  now: number,
+  generation: number | undefined,
+  extra: { readonly event?: EventSpec | undefined; readonly refusal?: RefusalToken } = {},
+): Action {
+  return {
+    type: 'updateStatus',
+    status: withSummary(status, now, generation),
+    ...(extra.event ? { event: extra.event } : {}),
+    ...(extra.refusal ? { refusal: extra.refusal } : {}),
+  };
+}
+
+/**
+ * The one way a decision writes status when it may not have changed: only when it did, with
+ * its event if it did. `basis` is what must differ from `before` for the write to be worth it
+ * (default: `next` itself; a check about to run passes the status without its refreshed
+ * per-condition states, which the check's own answer writes anyway).
+ */
+export function writeIfChanged(
+  before: HeldJobStatus,
+  next: HeldJobStatus,
+  now: number,
+  generation: number | undefined,
+  event?: EventSpec,
+  basis: HeldJobStatus = next,
+): Action[] {
+  if (isDeepStrictEqual(before, withSummary(basis, now, generation))) return [];
+  return [updateStatus(next, now, generation, { event })];
+}
+
+/**
+ * A status that has nothing new but a generation its conditions have not seen (the spec was
+ * edited): written once, so observedGeneration keeps up and kstatus does not wait forever.
+ */
+export function observeGeneration(status: HeldJobStatus, now: number, generation: number | undefined): Action[] {
+  if (generation === undefined || status.observedGeneration === generation) return [];
+  return [updateStatus(status, now, generation)];
 }
 
 export const hasFinalizer = (heldJob: ObservedHeldJob): boolean => heldJob.metadata.finalizers?.includes(FINALIZER) ?? false;
@@ -43,26 +80,24 @@ export function removeFinalizer(heldJob: ObservedHeldJob): Action[] {
 }
 
 /** The status once the HeldJob stops waiting: WAITED stops counting, the wait is recorded. */
-export function stopWaiting(status: HeldJobStatus, now: number, reason: ConditionReason | RefusalToken): HeldJobStatus {
+export function stopWaiting(status: HeldJobStatus, now: number, reason: ConditionReason, generation: number | undefined): HeldJobStatus {
   const { waitingSince: _w, nextCheckAt: _n, ...rest } = status;
   const heldSince = epochOf(status.heldSince);
   return {
     ...rest,
     ...(heldSince !== undefined ? { waitedSeconds: Math.max(0, Math.round((now - heldSince) / 1000)) } : {}),
-    conditions: setCondition(status.conditions, { type: ConditionType.Waiting, status: 'False', reason }, now),
+    conditions: setCondition(status.conditions, { type: ConditionType.Waiting, status: 'False', reason }, now, generation),
   };
 }
 
 /** Refuses the HeldJob for good: one status write with its Event, and the refusal metric. */
-export function refuse(status: HeldJobStatus, token: RefusalToken, message: string, now: number): Action[] {
-  const base = status.waitingSince ? stopWaiting(status, now, token) : status;
+export function refuse(status: HeldJobStatus, token: RefusalToken, message: string, now: number, generation: number | undefined): Action[] {
+  const base = status.waitingSince ? stopWaiting(status, now, REFUSAL_REASONS[token], generation) : status;
   return [
-    {
-      type: 'updateStatus',
-      status: refusedStatus(base, { token, message }, now),
+    updateStatus(refusedStatus(base, { token, message }, now, generation), now, generation, {
       event: { type: EventType.Warning, reason: EventReason.Refused, message: `${token}: ${message}` },
       refusal: token,
-    },
+    }),
   ];
 }
 

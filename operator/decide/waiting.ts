@@ -1,6 +1,6 @@
 // The waiting ladder: pause window → wait (after first, then profile checks) → launch.
 // Nothing is spent before the wait decides; a held job holds no slot while it sleeps.
-import { conditionChanged, setCondition } from '../../api/conditions.js';
+import { conditionChanged, findCondition, setCondition, type ConditionInput } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { pausedUntil } from '../../api/pause-windows.js';
 import type { Profile } from '../../api/profiles.js';
@@ -24,8 +24,8 @@ const TRIGGER_WARNING: Record<string, EventReason> = {
 export function decideWaiting(o: Observed, now: number): Action[] {
   const { heldJob, view, config } = o;
   const status: HeldJobStatus = heldJob.status ?? {};
-  if (!view.ok) return refuse(status, RefusalToken.Unreadable, view.problem, now);
-  const { spec, conditions, afterMs, jobName } = view;
+  if (!view.ok) return refuse(status, RefusalToken.Unreadable, view.problem, now, view.generation);
+  const { spec, conditions, afterMs, jobName, generation } = view;
 
   const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
   if (afterMs !== undefined && afterMs - createdMs > config.afterMaxMs) {
@@ -34,6 +34,7 @@ export function decideWaiting(o: Observed, now: number): Action[] {
       RefusalToken.AfterBeyondMax,
       `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`,
       now,
+      generation,
     );
   }
 
@@ -45,14 +46,18 @@ export function decideWaiting(o: Observed, now: number): Action[] {
       RefusalToken.Skew,
       `trigger "${spec.trigger}" says wait but this HeldJob carries no wait: a receiver or CRD older than the operator dropped it; upgrade it and re-deliver`,
       now,
+      generation,
     );
   }
 
   const actions: Action[] = [];
-  const withTrigger = (s: HeldJobStatus): HeldJobStatus => ({ ...s, conditions: setCondition(s.conditions, trig.condition, now) });
+  const withTrigger = (s: HeldJobStatus): HeldJobStatus => ({
+    ...s,
+    conditions: setCondition(s.conditions, trig.condition, now, generation),
+  });
   // Said once, when the comparison first becomes impossible: a Warning Event.
   const warning = TRIGGER_WARNING[trig.condition.reason];
-  if (warning && conditionChanged(status.conditions, trig.condition)) {
+  if (warning && triggerWarningNew(status, trig.condition)) {
     actions.push({ type: 'event', event: { type: EventType.Warning, reason: warning, message: trig.condition.message ?? '' } });
   }
 
@@ -70,9 +75,10 @@ export function decideWaiting(o: Observed, now: number): Action[] {
         base.conditions,
         { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Paused, message: `in a pause window until ${iso(pause)}` },
         now,
+        generation,
       ),
     };
-    return [...actions, ...writeIfChanged(status, paused), { type: 'wakeAt', at: pause }];
+    return [...actions, ...writeIfChanged(status, paused, now, generation), { type: 'wakeAt', at: pause }];
   }
 
   // The first hold starts the clock.
@@ -88,7 +94,6 @@ export function decideWaiting(o: Observed, now: number): Action[] {
       heldSince: iso(now),
       waitingSince: iso(now),
       jobName,
-      observedGeneration: heldJob.metadata.generation,
       ...(view.profiles.length > 0 ? { checks: 0, faults: 0, limits: { maxChecks: config.maxChecks, maxFaults: config.maxFaults } } : {}),
     };
   }
@@ -103,9 +108,10 @@ export function decideWaiting(o: Observed, now: number): Action[] {
         held.conditions,
         { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Held, message: `waiting until ${iso(afterMs)}` },
         now,
+        generation,
       ),
     };
-    return [...actions, ...writeIfChanged(status, next), { type: 'wakeAt', at: afterMs }];
+    return [...actions, ...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: afterMs }];
   }
   if (afterMs !== undefined && held.afterClearedAt === undefined) {
     held = { ...held, afterClearedAt: iso(now) };
@@ -129,6 +135,15 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   ];
 }
 
+/**
+ * Whether the trigger comparison's warning is news: its condition changed in what it says. Not
+ * a new generation alone: an edited spec re-stamps the condition without a second warning.
+ */
+function triggerWarningNew(status: HeldJobStatus, next: ConditionInput): boolean {
+  const prev = findCondition(status.conditions, next.type);
+  return conditionChanged(status.conditions, next, prev?.observedGeneration);
+}
+
 type ChecksDecision =
   | { readonly kind: 'done'; readonly actions: Action[]; readonly refusal?: boolean }
   | { readonly kind: 'cleared'; readonly held: HeldJobStatus };
@@ -137,6 +152,7 @@ type ChecksDecision =
 function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus, now: number): ChecksDecision {
   const { view, config, heldJob } = o;
   if (!view.ok) return { kind: 'done', actions: [] };
+  const { generation } = view;
   let held = heldIn;
   if (o.profiles.state === 'unreadable') {
     const message = `waitgate-profiles cannot be read: ${o.profiles.problem}`;
@@ -146,19 +162,20 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
         held.conditions,
         { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ProfilesUnreadable, message },
         now,
+        generation,
       ),
     };
     // The ConfigMap's next change wakes every hold.
     return {
       kind: 'done',
-      actions: writeIfChanged(status, next, { type: EventType.Warning, reason: EventReason.ProfilesUnreadable, message }),
+      actions: writeIfChanged(status, next, now, generation, { type: EventType.Warning, reason: EventReason.ProfilesUnreadable, message }),
     };
   }
   const profiles = o.profiles.profiles;
   const declared = { state: 'ok', names: new Set(profiles.keys()) } as const;
   for (const name of view.profiles) {
     const refusal = unknownProfile(name, declared);
-    if (refusal) return { kind: 'done', refusal: true, actions: refuse(held, refusal.token, refusal.message, now) };
+    if (refusal) return { kind: 'done', refusal: true, actions: refuse(held, refusal.token, refusal.message, now, generation) };
   }
   if (held.checksSince === undefined) held = { ...held, checksSince: iso(now), expiresAt: iso(now + config.maxMs) };
   const cleared = new Set(held.clearedProfiles ?? []);
@@ -168,13 +185,13 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
   const next: HeldJobStatus = { ...held, waits: waitStates(view.conditions, held, view.afterMs, now) };
   const due = epochOf(held.nextCheckAt);
   if (due !== undefined && now < due && cleared.size === 0) {
-    return { kind: 'done', actions: [...writeIfChanged(status, next), { type: 'wakeAt', at: due }] };
+    return { kind: 'done', actions: [...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: due }] };
   }
   // A running check must be stoppable by a cancel: the finalizer first.
   return {
     kind: 'done',
     actions: [
-      ...writeIfChanged(status, next, undefined, held),
+      ...writeIfChanged(status, next, now, generation, undefined, held),
       ...addFinalizer(heldJob),
       { type: 'runCheck', profile: profiles.get(pending) as Profile, target: view.spec.target },
     ],

@@ -53,8 +53,9 @@ export class KubeRecords implements HeldJobRecords {
   }
 
   async markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void> {
-    // A refusal record never held: its status starts empty, as the operator's would.
-    const status = refusedStatus({}, refusal, now);
+    // A refusal record never held: its status starts empty, as the operator's would. Its spec
+    // is never changed after the create, so its conditions speak of its first generation.
+    const status = refusedStatus({}, refusal, now, 1);
     await withRetries(() =>
       this.custom.patchNamespacedCustomObjectStatus(
         { ...base, namespace, name, body: { status } },

@@ -407,12 +407,14 @@ describe('what the chart renders', () => {
       expect(servicePorts('waitgate-receiver')).toEqual(['http:80->http']);
       expect(servicePorts('waitgate-receiver-metrics')).toEqual(['metrics:9102->metrics']);
       // Existing Secrets are used, never made; no ClusterRole for the operator or the receiver when
-      // one namespace is watched (only the HeldJob roles aggregated to view and edit).
+      // one namespace is watched (only the HeldJob roles aggregated to view and edit, and the helm
+      // test Pod's reads of the CRD and SubjectAccessReviews, which are cluster-scoped).
       expect(ms.filter((m) => m.kind === 'Secret')).toHaveLength(0);
-      expect(ms.filter((m) => m.kind === 'ClusterRoleBinding')).toHaveLength(0);
+      expect(ms.filter((m) => m.kind === 'ClusterRoleBinding').map((m) => m.metadata.name)).toEqual(['team-a-waitgate-doctor']);
       expect(ms.filter((m) => m.kind === 'ClusterRole').map((m) => m.metadata.name)).toEqual([
         'team-a-waitgate-heldjobs-view',
         'team-a-waitgate-heldjobs-edit',
+        'team-a-waitgate-doctor',
       ]);
 
       const profiles = find(ms, 'ConfigMap', 'waitgate-profiles') as unknown as { data: Record<string, string> };
@@ -534,15 +536,18 @@ describe('helm install', () => {
             'service/waitgate-receiver-metrics',
           ]);
           expect(await names(['get', 'serviceaccounts', '-n', ns, '-l', 'app.kubernetes.io/instance=waitgate'])).toEqual([
+            'serviceaccount/waitgate-doctor',
             `serviceaccount/${OPERATOR_SA}`,
             `serviceaccount/${RECEIVER_SA}`,
           ]);
           expect(await names(['get', 'roles', '-n', ns])).toEqual([
+            'role.rbac.authorization.k8s.io/waitgate-doctor',
             'role.rbac.authorization.k8s.io/waitgate-operator',
             'role.rbac.authorization.k8s.io/waitgate-receiver',
             'role.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
           ]);
           expect(await names(['get', 'rolebindings', '-n', ns])).toEqual([
+            'rolebinding.rbac.authorization.k8s.io/waitgate-doctor',
             'rolebinding.rbac.authorization.k8s.io/waitgate-operator',
             'rolebinding.rbac.authorization.k8s.io/waitgate-receiver',
             'rolebinding.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
@@ -582,6 +587,9 @@ describe('helm install', () => {
       );
       expect((await kubectl(['get', 'clusterrole', clusterRole])).stderr).toMatch(/NotFound/);
       expect((await kubectl(['get', 'clusterrolebinding', clusterRole])).stderr).toMatch(/NotFound/);
+      // The helm test Pod's RBAC is the release's own too: gone with it.
+      expect((await kubectl(['get', 'clusterrole', `${ns}-waitgate-doctor`])).stderr).toMatch(/NotFound/);
+      expect((await kubectl(['get', 'clusterrolebinding', `${ns}-waitgate-doctor`])).stderr).toMatch(/NotFound/);
     },
     Timeouts.testMs,
   );

@@ -2,10 +2,11 @@
 import { describe, expect, test } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Phase, RefusalToken } from '../../api/vocabulary.js';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { Phase, REFUSAL_REASONS, RefusalToken } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
 import { kubeconfigPath } from '../support/env.js';
 import { fixtureScript, HANGS_WITH_PID, LOGS_ITS_RUN, NOT_YET_THEN_GO, profilesConfigMap } from '../support/profiles.js';
@@ -21,6 +22,28 @@ const run = promisify(execFile);
 const NAME = 'web-7-deploy';
 
 const ends = phaseReached;
+
+/**
+ * The conditions as the API conventions and kstatus want them, read from the apiserver: each
+ * set from the HeldJob's current generation, reasons CamelCase, one per type, Ready as given;
+ * a finished HeldJob is not Reconciling.
+ */
+function expectConventionalConditions(hj: HeldJobObject, ready: 'True' | 'False'): void {
+  const conditions = hj.status?.conditions ?? [];
+  expect(hj.metadata.generation).toBeGreaterThanOrEqual(1);
+  expect(hj.status?.observedGeneration).toBe(hj.metadata.generation);
+  for (const c of conditions) {
+    expect({ type: c.type, observedGeneration: c.observedGeneration }).toEqual({
+      type: c.type,
+      observedGeneration: hj.metadata.generation,
+    });
+    expect(c.reason).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+  }
+  expect(new Set(conditions.map((c) => c.type)).size).toBe(conditions.length);
+  expect(conditions.find((c) => c.type === 'Ready')?.status).toBe(ready);
+  expect(conditions.find((c) => c.type === 'Reconciling')).toBeUndefined();
+  expect(conditions.find((c) => c.type === 'Stalled')?.status).toBe(ready === 'True' ? undefined : 'True');
+}
 
 const stateDir = () => mkdtempSync(join(tmpdir(), 'waitgate-check-state-'));
 
@@ -67,9 +90,16 @@ describe('profile checks: the exit-code contract, end to end', () => {
             expect(hj.status?.checks).toBe(2);
           }
           if (reason === RefusalToken.Unanswerable) expect(hj.status?.message).toContain(`"${profile}"`);
-          // An Event for every check, the last one too.
-          const events = (await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason ?? '');
-          expect(events.filter((r) => r.startsWith('Check'))).toHaveLength(hj.status?.checks as number);
+          // One check Event: each hold's profile gives one verdict, said once however often it
+          // is checked (the not-yet hold is checked twice), from this replica.
+          const checkEvents = (await s.kube.eventsFor(s.namespace, NAME)).filter((e) => (e.reason ?? '').startsWith('Check'));
+          expect(checkEvents).toHaveLength(1);
+          expect(checkEvents[0]).toMatchObject({ count: 1, reportingComponent: 'waitgate-operator', reportingInstance: hostname() });
+          expectConventionalConditions(hj, phase === Phase.Succeeded ? 'True' : 'False');
+          if (reason) {
+            const stalled = hj.status?.conditions?.find((c) => c.type === 'Stalled');
+            expect(stalled).toMatchObject({ status: 'True', reason: REFUSAL_REASONS[reason as RefusalToken] });
+          }
         },
         { env: fast, configMaps: { 'waitgate-profiles': profilesConfigMap(scripts) } },
       ),

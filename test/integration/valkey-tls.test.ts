@@ -1,12 +1,14 @@
 // lib/valkey/connection.ts against a real redis-server that speaks TLS only, with a password and
 // a certificate from a CA of the test's own: a rediss:// URL with WAITGATE_VALKEY_CA_FILE's CA
-// connects; without the CA, or with another CA, the connection is refused.
+// connects; without the CA, or with another CA, the connection is refused. doctor's PING
+// (cli/doctor/valkey.ts) trusts the same CA file.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
+import { valkeyFindings } from '../../cli/doctor/valkey.js';
 import { connectValkey } from '../../lib/valkey/connection.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { Leases } from '../../lib/valkey/leases.js';
@@ -207,5 +209,29 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
 
   test('a CA file that cannot be read fails at once, naming the file', () => {
     expect(() => connectValkey(`rediss://127.0.0.1:${port}`, { caFile: join(dir, 'missing.crt') })).toThrow(/missing\.crt/);
+  });
+
+  // waitgate doctor (and so `helm test`, whose Pod mounts the operator's CA at the same path)
+  // trusts the CA the operator's WAITGATE_VALKEY_CA_FILE names.
+  test.each<[string, () => string | undefined, RegExp]>([
+    [
+      "with the operator's CA file",
+      () => ours.ca,
+      /^ok valkey: rediss:\/\/127\.0\.0\.1:\d+ \(credentials not shown\) answers PING \(\d+ ms\)$/,
+    ],
+    [
+      'without one: the system CAs refuse the certificate',
+      () => undefined,
+      /^FAIL valkey: .* does not answer PING: .*(self[- ]signed|unable to (get|verify)).*No check and no Job/,
+    ],
+    [
+      'with one this machine cannot read: the system CAs stand in, and the finding says so',
+      () => join(dir, 'not-here', 'ca.crt'),
+      /^FAIL valkey: .* does not answer PING: .*CA certificate .*not-here\/ca\.crt, WAITGATE_VALKEY_CA_FILE, cannot be read here: ENOENT/,
+    ],
+  ])("doctor's valkey finding %s", async (_what, caFile, finding) => {
+    const [f, ...more] = await valkeyFindings(`rediss://:${PASSWORD}@127.0.0.1:${port}`, caFile(), 2_000);
+    expect(more).toEqual([]);
+    expect(`${f?.level ?? ''} ${f?.area ?? ''}: ${f?.message ?? ''}`).toMatch(finding);
   });
 });

@@ -150,7 +150,7 @@ export class FakeHeldJobRecords implements HeldJobRecords {
     if (this.failMarkRefused !== undefined) throw this.failMarkRefused;
     this.marked.push({ namespace, name, refusal, now });
     const o = this.objects.find((x) => x.metadata.name === name && x.metadata.namespace === namespace);
-    if (o) Object.assign(o, { status: refusedStatus(o.status ?? {}, refusal, now) });
+    if (o) Object.assign(o, { status: refusedStatus(o.status ?? {}, refusal, now, 1) });
   }
 
   async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
