@@ -37,6 +37,13 @@ function imageEnv(): Record<string, string> {
   return env;
 }
 
+/** Operators still running, stopped if the benchmark itself is stopped or fails. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 export interface RunningOperator {
   readonly child: ChildProcess;
   readonly pid: number;
@@ -67,7 +74,11 @@ export async function startChartOperator(namespace: string, extraEnv: Record<str
     logPath,
   );
   let exited = false;
-  child.once('exit', () => (exited = true));
+  live.add(child);
+  child.once('exit', () => {
+    exited = true;
+    live.delete(child);
+  });
   const started = await until(
     async () => {
       if (exited) throw new Error(`the operator exited at start; see ${logPath}`);
