@@ -42,7 +42,7 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
   const ns = `bench-idle-${Date.now().toString(36)}`;
   await core.createNamespace({ body: { metadata: { name: ns } } });
   const operator = await startChartOperator(ns);
-  const phases = new PhaseWatch(o.kc, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`);
+  const phases = new PhaseWatch(o.kc, ns);
   await phases.start();
   const steps: StepFigures[] = [];
   try {

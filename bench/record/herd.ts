@@ -85,7 +85,7 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
   const operator = await startChartOperator(ns, { WAITGATE_RECONCILE_WORKERS: String(o.width) });
   const sightings = new JobSightings(o.kc, ns);
   await sightings.start();
-  const phases = new PhaseWatch(o.kc, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`);
+  const phases = new PhaseWatch(o.kc, ns);
   await phases.start();
   try {
     // Far enough ahead for every hold to be made first, judged by the raw creates.

@@ -4,6 +4,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 
 const run = promisify(execFile);
 
@@ -46,33 +48,30 @@ export async function apiserverRequests(
   return total;
 }
 
-/** Watches Jobs in a namespace and remembers when each was first seen (epoch ms). */
+/**
+ * Watches Jobs in a namespace and remembers when each was first seen (epoch ms). An informer,
+ * so a watch the server or the client's inactivity timeout closes is resumed, not lost.
+ */
 export class JobSightings {
   readonly seen = new Map<string, number>();
-  private req: { abort(): void } | undefined;
+  private readonly informer: k8s.Informer<k8s.V1Job>;
 
-  constructor(
-    private readonly kc: k8s.KubeConfig,
-    private readonly namespace: string,
-  ) {}
+  constructor(kc: k8s.KubeConfig, namespace: string) {
+    const batch = kc.makeApiClient(k8s.BatchV1Api);
+    this.informer = k8s.makeInformer(kc, `/apis/batch/v1/namespaces/${namespace}/jobs`, () => batch.listNamespacedJob({ namespace }));
+    this.informer.on('add', (job) => {
+      // Keyed by what made it: the HeldJob (its label), else its owner (a CronJob), else its name.
+      const owner = job.metadata?.labels?.['waitgate.dev/heldjob'] ?? job.metadata?.ownerReferences?.[0]?.name ?? job.metadata?.name ?? '';
+      if (!this.seen.has(owner)) this.seen.set(owner, Date.now());
+    });
+  }
 
-  async start(): Promise<void> {
-    const watch = new k8s.Watch(this.kc);
-    this.req = await watch.watch(
-      `/apis/batch/v1/namespaces/${this.namespace}/jobs`,
-      {},
-      (phase: string, job: k8s.V1Job) => {
-        // Keyed by what made it: the HeldJob (its label), else its owner (a CronJob), else its name.
-        const owner =
-          job.metadata?.labels?.['waitgate.dev/heldjob'] ?? job.metadata?.ownerReferences?.[0]?.name ?? job.metadata?.name ?? '';
-        if (phase === 'ADDED' && !this.seen.has(owner)) this.seen.set(owner, Date.now());
-      },
-      () => undefined,
-    );
+  start(): Promise<void> {
+    return this.informer.start();
   }
 
   stop(): void {
-    this.req?.abort();
+    void this.informer.stop();
   }
 }
 
@@ -86,40 +85,32 @@ export async function until(probe: () => Promise<boolean> | boolean, deadline: n
 }
 
 /**
- * Watches HeldJobs in a namespace and keeps each one's phase, so the benchmark can count
+ * Keeps each HeldJob's phase in a namespace through an informer, so the benchmark can count
  * them without listing thousands of objects again and again (which would load the very
  * apiserver being measured).
  */
 export class PhaseWatch {
-  private readonly phases = new Map<string, string>();
-  private req: { abort(): void } | undefined;
+  private readonly informer: k8s.Informer<HeldJobObject & k8s.KubernetesObject> & k8s.ObjectCache<HeldJobObject & k8s.KubernetesObject>;
 
-  constructor(
-    private readonly kc: k8s.KubeConfig,
-    private readonly path: string,
-  ) {}
-
-  async start(): Promise<void> {
-    const watch = new k8s.Watch(this.kc);
-    this.req = await watch.watch(
-      this.path,
-      {},
-      (phase: string, obj: { metadata?: { name?: string }; status?: { phase?: string } }) => {
-        const name = obj.metadata?.name ?? '';
-        if (phase === 'DELETED') this.phases.delete(name);
-        else this.phases.set(name, obj.status?.phase ?? '');
-      },
-      () => undefined,
+  constructor(kc: k8s.KubeConfig, namespace: string) {
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace };
+    this.informer = k8s.makeInformer(
+      kc,
+      `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${HELDJOB_PLURAL}`,
+      () => custom.listNamespacedCustomObject(base) as Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>>,
     );
   }
 
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
   count(phase: string): number {
-    let n = 0;
-    for (const p of this.phases.values()) if (p === phase) n++;
-    return n;
+    return this.informer.list().filter((h) => h.status?.phase === phase).length;
   }
 
   stop(): void {
-    this.req?.abort();
+    void this.informer.stop();
   }
 }
