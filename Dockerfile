@@ -32,6 +32,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
+# Two malloc arenas instead of eight per core: the HTTP and TLS buffers of thousands of
+# apiserver requests otherwise leave resident memory the JavaScript heap no longer uses.
+ENV MALLOC_ARENA_MAX=2
 COPY --from=prod-deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json ./

@@ -47,9 +47,9 @@ crd: build
 	@npm run --silent gen:crd
 	@hack/chart-crd.sh
 
-## bench: 10,000 HeldJobs on one operator; prints figures (BENCH_HELDJOBS to change the count)
+## bench: the benchmark of record on its own local cluster; writes docs/benchmarks.md and docs/benchmarks.json (docs/benchmarking.md)
 bench:
-	@hack/with-cluster.sh bench 36800 node dist/bench/bench.js
+	@hack/with-cluster.sh bench 36800 node dist/bench/record/main.js
 
 ## chaos: the fault run of record (docs/reliability.md): 1,000 holds, leader kills, Valkey and apiserver faults, deleted Jobs, redeliveries
 chaos:

@@ -146,7 +146,7 @@ kc wait --for condition=Established --timeout=30s crd/heldjobs.waitgate.dev >/de
 
 start kube-controller-manager "kube-controller-manager" "$bin/kube-controller-manager" \
   --kubeconfig "$kubeconfig" \
-  --controllers=job,garbagecollector,namespace,ttl-after-finished,serviceaccount,resourcequota,clusterrole-aggregation \
+  --controllers=job,cronjob,garbagecollector,namespace,ttl-after-finished,serviceaccount,resourcequota,clusterrole-aggregation \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
   --concurrent-job-syncs=10 --concurrent-gc-syncs=20 --v=1
 start kube-scheduler "kube-scheduler" "$bin/kube-scheduler" \

@@ -166,6 +166,11 @@ async function main(): Promise<void> {
     path: ns ? `/apis/batch/v1/namespaces/${ns}/jobs` : '/apis/batch/v1/jobs',
     list: () => jobsApi.list(ns),
     labelSelector: JOB_LABEL_SELECTOR,
+    // The decisions read a Job's metadata and status only (observeJob); its pod template is
+    // the largest part of it and is never read back.
+    trim: (job) => {
+      delete job.spec;
+    },
     log,
     onRestart: () => metrics.informerRestarts.inc({ informer: 'jobs' }),
     onEvent: (event, job) => {

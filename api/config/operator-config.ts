@@ -94,7 +94,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_WORKER_NAME: textOr('waitgate'),
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
   WAITGATE_WATCH_NAMESPACE: textOr(''),
-  WAITGATE_RECONCILE_WORKERS: integer(8, { min: 1, max: 256 }),
+  WAITGATE_RECONCILE_WORKERS: integer(32, { min: 1, max: 256 }),
   WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
   WAITGATE_PAUSE_WINDOWS: jsonOf(pauseWindowsSchema, []),
   WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),

@@ -1,0 +1,154 @@
+// make bench: the benchmark of record. Runs on the local cluster (hack/with-cluster.sh) and
+// writes docs/benchmarks.md and docs/benchmarks.json. docs/benchmarking.md says how to run
+// and read it.
+//   BENCH_HELDJOBS   holds at the record scale (10000)
+//   BENCH_STEPS      the cost-growth steps (1000,3000,10000,30000)
+//   BENCH_IDLE_S     the idle window at the record scale (300); other steps idle 60 s
+//   BENCH_ONLY       sections to run (held,herd,after,bunched,slots); all when unset
+//   BENCH_OUT        where the two files go (docs)
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { env, kube } from '../common.js';
+import { heldAtScaleRows } from './held-at-scale.js';
+import { bullmqLateness, cronJobLateness } from './peers.js';
+import { herdRows } from './herd.js';
+import { judge, renderJson, renderMarkdown, Better, type Row } from './report.js';
+import { slotLeaseRows } from './slot-leases.js';
+import { bunched, measureAfterLateness, spread, type Lateness } from './wake-precision.js';
+
+const SECTIONS = ['held', 'herd', 'after', 'bunched', 'slots'] as const;
+type Section = (typeof SECTIONS)[number];
+
+function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}: "${raw}" is not a positive whole number`);
+  return n;
+}
+
+function sectionsToRun(): Set<Section> {
+  const raw = process.env['BENCH_ONLY'];
+  if (!raw) return new Set(SECTIONS);
+  const picked = raw.split(',').map((s) => s.trim());
+  const unknown = picked.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown section ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);
+  return new Set(picked as Section[]);
+}
+
+function latenessRow(what: string, how: string, l: Lateness, limitMs: number): Row {
+  return {
+    what,
+    how,
+    figure: l.p99,
+    unit: 'ms (p99)',
+    against: { label: 'target', value: limitMs },
+    better: Better.Lower,
+    target: 1,
+    note: `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms over ${l.seen} Jobs${l.missing ? `; ${l.missing} never appeared` : ''}`,
+  };
+}
+
+/** Waitgate's p99 lateness beside a peer's; met when it is no later than the peer. */
+function peerRow(what: string, how: string, ours: Lateness, peer: Lateness, peerName: string): Row {
+  return {
+    what,
+    how,
+    figure: ours.p99,
+    unit: 'ms (p99)',
+    against: { label: peerName, value: peer.p99 },
+    better: Better.Lower,
+    target: 1,
+    note: `${peerName}: p50 ${peer.p50.toFixed(0)} ms, p99 ${peer.p99.toFixed(0)} ms, max ${peer.max.toFixed(0)} ms over ${peer.seen}${peer.missing ? `; ${peer.missing} never ran` : ''}`,
+  };
+}
+
+function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const kubeconfig = env('KUBECONFIG');
+  const valkeyUrl = env('VALKEY_URL');
+  const count = numberEnv('BENCH_HELDJOBS', 10_000);
+  const steps = (process.env['BENCH_STEPS'] || `1000,3000,${count},30000`)
+    .split(',')
+    .map((s) => Number(s))
+    .sort((a, b) => a - b);
+  const only = sectionsToRun();
+  const { kc } = kube();
+  const log = (line: string) => console.log(`bench: ${line}`);
+  const rows: Row[] = [];
+
+  if (only.has('held')) {
+    const r = await heldAtScaleRows({
+      kc,
+      kubeconfig,
+      steps,
+      recordCount: count,
+      idleS: numberEnv('BENCH_IDLE_S', 300),
+      stepIdleS: 60,
+      log,
+    });
+    rows.push(...r.rows);
+  }
+  if (only.has('herd')) rows.push(...(await herdRows({ kc, count, width: 32, log })));
+  if (only.has('after')) {
+    const l = await measureAfterLateness(kc, 'after', 1000, spread(1000, 60_000));
+    log(`after: p50 ${l.p50} ms, p99 ${l.p99} ms`);
+    rows.push(
+      latenessRow('`after` precision (1,000 over 60 s)', 'Job seen by a watcher minus its instant; instants milliseconds apart', l, 50),
+    );
+    const bull = await bullmqLateness(valkeyUrl, 1000, 60_000);
+    log(`after, BullMQ: p50 ${bull.p50} ms, p99 ${bull.p99} ms`);
+    rows.push(
+      peerRow(
+        '`after` precision beside BullMQ delayed jobs',
+        'p99 lateness beside BullMQ: 1,000 delayed jobs over 60 s on the same redis-server, a worker of concurrency 50',
+        l,
+        bull,
+        'BullMQ',
+      ),
+    );
+    const cron = await cronJobLateness(kc, 100);
+    log(`after, CronJobs: p50 ${cron.p50} ms, p99 ${cron.p99} ms`);
+    rows.push(
+      peerRow(
+        '`after` precision beside CronJobs',
+        'p99 lateness beside 100 CronJobs due at one minute, run by the local kube-controller-manager',
+        l,
+        cron,
+        'CronJob',
+      ),
+    );
+  }
+  if (only.has('bunched')) {
+    const l = await measureAfterLateness(kc, 'bunched', 1000, bunched(1000, 10));
+    log(`bunched: p50 ${l.p50} ms, p99 ${l.p99} ms`);
+    rows.push(latenessRow('bunched wakes (1,000, ten to a second)', 'Job seen by a watcher minus its instant', l, 100));
+  }
+  if (only.has('slots')) rows.push(...(await slotLeaseRows(valkeyUrl, 20_000, 16, log)));
+
+  const run = {
+    date: new Date().toISOString().slice(0, 10),
+    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+    machine: machine(),
+    durationS: (Date.now() - started) / 1000,
+    rows: rows.map(judge),
+  };
+  const out = process.env['BENCH_OUT'] || 'docs';
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'benchmarks.md'), renderMarkdown(run));
+  writeFileSync(join(out, 'benchmarks.json'), renderJson(run));
+  console.log(renderMarkdown(run));
+  log(`wrote ${join(out, 'benchmarks.md')} and benchmarks.json in ${Math.round(run.durationS / 60)} min`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

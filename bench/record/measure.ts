@@ -1,0 +1,116 @@
+// What the benchmark reads from the world: a process's memory and CPU from /proc, the
+// apiserver's own request counters from its /metrics, and when a watcher first sees each Job.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
+
+const run = promisify(execFile);
+
+export interface ProcessSample {
+  readonly rssMiB: number;
+  /** The highest RSS the process has had (VmHWM). */
+  readonly peakRssMiB: number;
+  /** User plus system CPU seconds used so far. */
+  readonly cpuS: number;
+}
+
+export function sampleProcess(pid: number): ProcessSample {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  // /proc/PID/stat: fields 14 and 15 are utime and stime in clock ticks (100 a second on Linux).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, cpuS: ticks / 100 };
+}
+
+/** Requests the apiserver has served, by resource, from its own /metrics (not the client's). */
+export async function apiserverRequests(
+  kubeconfig: string,
+  resources: readonly string[],
+  verbs: 'requests' | 'watches' = 'requests',
+): Promise<number> {
+  const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'], { maxBuffer: 256 * 2 ** 20 });
+  let total = 0;
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const resource = /[{,]resource="([^"]*)"/.exec(line)?.[1] ?? '';
+    if (!resources.includes(resource)) continue;
+    // A WATCH is counted when it starts; the informers renew theirs every few minutes, a
+    // cost per informer, not per hold, so they are counted apart.
+    const watch = /[{,]verb="WATCH"/.test(line);
+    if (watch !== (verbs === 'watches')) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+/**
+ * Watches Jobs in a namespace and remembers when each was first seen (epoch ms). An informer,
+ * so a watch the server or the client's inactivity timeout closes is resumed, not lost.
+ */
+export class JobSightings {
+  readonly seen = new Map<string, number>();
+  private readonly informer: k8s.Informer<k8s.V1Job>;
+
+  constructor(kc: k8s.KubeConfig, namespace: string) {
+    const batch = kc.makeApiClient(k8s.BatchV1Api);
+    this.informer = k8s.makeInformer(kc, `/apis/batch/v1/namespaces/${namespace}/jobs`, () => batch.listNamespacedJob({ namespace }));
+    this.informer.on('add', (job) => {
+      // Keyed by what made it: the HeldJob (its label), else its owner (a CronJob), else its name.
+      const owner = job.metadata?.labels?.['waitgate.dev/heldjob'] ?? job.metadata?.ownerReferences?.[0]?.name ?? job.metadata?.name ?? '';
+      if (!this.seen.has(owner)) this.seen.set(owner, Date.now());
+    });
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): void {
+    void this.informer.stop();
+  }
+}
+
+/** Polls `probe` every `everyMs` until it returns true or `deadline` (epoch ms) passes. */
+export async function until(probe: () => Promise<boolean> | boolean, deadline: number, everyMs = 1000): Promise<boolean> {
+  for (;;) {
+    if (await probe()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * Keeps each HeldJob's phase in a namespace through an informer, so the benchmark can count
+ * them without listing thousands of objects again and again (which would load the very
+ * apiserver being measured).
+ */
+export class PhaseWatch {
+  private readonly informer: k8s.Informer<HeldJobObject & k8s.KubernetesObject> & k8s.ObjectCache<HeldJobObject & k8s.KubernetesObject>;
+
+  constructor(kc: k8s.KubeConfig, namespace: string) {
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, namespace };
+    this.informer = k8s.makeInformer(
+      kc,
+      `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${HELDJOB_PLURAL}`,
+      () => custom.listNamespacedCustomObject(base) as Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>>,
+    );
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  count(phase: string): number {
+    return this.informer.list().filter((h) => h.status?.phase === phase).length;
+  }
+
+  stop(): void {
+    void this.informer.stop();
+  }
+}

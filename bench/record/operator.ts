@@ -1,0 +1,106 @@
+// The operator as the chart runs it: its NODE_OPTIONS come from the chart's values and its
+// allocator setting from the image, so the memory figures are those of an install.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { freePort, startOperator } from '../common.js';
+import { until } from './measure.js';
+
+interface ChartOperatorValues {
+  readonly nodeOptions?: string;
+  readonly reconcileWorkers?: number;
+  readonly resources?: { readonly limits?: { readonly memory?: string } };
+}
+
+function chartOperatorValues(): ChartOperatorValues {
+  const values = parse(readFileSync('charts/waitgate/values.yaml', 'utf8')) as { operator?: ChartOperatorValues };
+  return values.operator ?? {};
+}
+
+/** The chart's memory limit for the operator, MiB. */
+export function chartMemoryLimitMiB(): number {
+  const limit = chartOperatorValues().resources?.limits?.memory ?? '';
+  const m = /^(\d+)(Mi|Gi)$/.exec(limit);
+  if (!m) throw new Error(`charts/waitgate/values.yaml: operator.resources.limits.memory "${limit}" is not in Mi or Gi`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+}
+
+/** What the image sets for every process (Dockerfile ENV). */
+function imageEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync('Dockerfile', 'utf8').split('\n')) {
+    const m = /^ENV (MALLOC_ARENA_MAX)=(\S+)/.exec(line);
+    if (m) env[m[1] as string] = m[2] as string;
+  }
+  return env;
+}
+
+/** Operators still running, stopped if the benchmark itself is stopped or fails. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+export interface RunningOperator {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly metricsPort: number;
+  readonly logPath: string;
+  stop(): Promise<void>;
+}
+
+export async function startChartOperator(namespace: string, extraEnv: Record<string, string> = {}): Promise<RunningOperator> {
+  const logPath = join(mkdtempSync(join(tmpdir(), 'waitgate-bench-')), 'operator.log');
+  const { nodeOptions, reconcileWorkers } = chartOperatorValues();
+  const metricsPort = await freePort();
+  const child = startOperator(
+    {
+      ...imageEnv(),
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      WAITGATE_WATCH_NAMESPACE: namespace,
+      WAITGATE_NAMESPACE: namespace,
+      WAITGATE_VALKEY_PREFIX: `bench-${namespace}`,
+      ...(reconcileWorkers ? { WAITGATE_RECONCILE_WORKERS: String(reconcileWorkers) } : {}),
+      WAITGATE_LOG_LEVEL: 'warn',
+      WAITGATE_METRICS_PORT: String(metricsPort),
+      // Launches are bounded by the scope limits; the benchmark's holds share none.
+      WAITGATE_CONCURRENCY: '10000',
+      WAITGATE_SCOPE_LIMIT: '10000',
+      ...extraEnv,
+    },
+    logPath,
+  );
+  let exited = false;
+  live.add(child);
+  child.once('exit', () => {
+    exited = true;
+    live.delete(child);
+  });
+  const started = await until(
+    async () => {
+      if (exited) throw new Error(`the operator exited at start; see ${logPath}`);
+      return fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    Date.now() + 60_000,
+    200,
+  );
+  if (!started) throw new Error(`the operator did not start within 60 s; see ${logPath}`);
+  return {
+    child,
+    pid: child.pid as number,
+    metricsPort,
+    logPath,
+    stop: async () => {
+      if (exited) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// How exactly an `after` instant launches: HeldJobs whose instants are spread over a window
+// (or bunched, several to a whole second), and a watcher that notes when each Job appears.
+// Lateness is when the watcher saw the Job minus the instant, so it includes the create and
+// the watch event, as a user would see it.
+import * as k8s from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
+import { heldJobBody, inParallel } from '../common.js';
+import { JobSightings, until } from './measure.js';
+import { startChartOperator } from './operator.js';
+import { percentile } from './report.js';
+
+export interface Lateness {
+  readonly seen: number;
+  readonly missing: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/**
+ * `instants(start)` gives each HeldJob's instant (epoch ms) from a start far enough ahead for
+ * all of them to be created and held first.
+ */
+export async function measureAfterLateness(
+  kc: k8s.KubeConfig,
+  label: string,
+  count: number,
+  instants: (start: number) => number[],
+): Promise<Lateness> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const ns = `bench-${label}-${Date.now().toString(36)}`;
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  const operator = await startChartOperator(ns);
+  const sightings = new JobSightings(kc, ns);
+  await sightings.start();
+  try {
+    const at = instants(Date.now() + 60_000 + count * 20);
+    await inParallel(
+      at.map((instant, i) => ({ instant, i })),
+      32,
+      async ({ instant, i }) => {
+        await custom.createNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: HELDJOB_PLURAL,
+          namespace: ns,
+          body: heldJobBody(`w-${i}`, `acme/repo-${i}#1`, [{ after: new Date(instant).toISOString() }], true),
+        });
+      },
+    );
+    await until(() => sightings.seen.size >= count, Math.max(...at) + 120_000, 250);
+    const late = at.flatMap((instant, i) => {
+      const seen = sightings.seen.get(`w-${i}`);
+      return seen === undefined ? [] : [seen - instant];
+    });
+    return {
+      seen: late.length,
+      missing: count - late.length,
+      p50: percentile(late, 50),
+      p99: percentile(late, 99),
+      max: Math.max(...late),
+    };
+  } finally {
+    sightings.stop();
+    await operator.stop();
+    await core.deleteNamespace({ name: ns }).catch(() => undefined);
+  }
+}
+
+/** `count` instants spread evenly over `windowMs`, milliseconds apart (not on whole seconds). */
+export function spread(count: number, windowMs: number): (start: number) => number[] {
+  return (start) => Array.from({ length: count }, (_, i) => Math.ceil(start / 1000) * 1000 + 7 + Math.floor((i * windowMs) / count));
+}
+
+/** `count` instants, `perSecond` of them sharing each whole second. */
+export function bunched(count: number, perSecond: number): (start: number) => number[] {
+  return (start) => Array.from({ length: count }, (_, i) => Math.ceil(start / 1000) * 1000 + Math.floor(i / perSecond) * 1000);
+}
