@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
 import type { HeldJobObject } from '../api/heldjob-schema.js';
+import { loadKubeConfig } from '../lib/kube/client.js';
 
 export function env(name: string): string {
   const v = process.env[name];
@@ -12,9 +13,9 @@ export function env(name: string): string {
   return v;
 }
 
+/** The operator's own client set-up (kept connections, timeouts), so peers and waitgate share it. */
 export function kube() {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(env('KUBECONFIG'));
+  const kc = loadKubeConfig(env('KUBECONFIG'));
   return {
     kc,
     core: kc.makeApiClient(k8s.CoreV1Api),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 
 /**
@@ -67,6 +68,7 @@ export class TimeoutHttpLibrary implements k8s.HttpLibrary {
 export class TimedKubeConfig extends k8s.KubeConfig {
   constructor(readonly requestTimeoutMs: number) {
     super();
+    pooledDispatchers(this);
   }
 
   override makeApiClient<T extends k8s.ApiType>(apiClientType: k8s.ApiConstructor<T>): T {
@@ -81,6 +83,40 @@ export class TimedKubeConfig extends k8s.KubeConfig {
       }),
     );
   }
+}
+
+type DispatcherFactory = (cluster: k8s.Cluster | null, agentOptions: Record<string, unknown>) => { close(): Promise<void> } | undefined;
+
+/**
+ * client-node 2.0 gives every API call a dispatcher (an undici Agent) of its own, so each call
+ * opens a new connection and makes a new TLS handshake: at thousands of holds that is most of
+ * the operator's CPU and leaves its allocator holding what the handshakes used. The dispatcher
+ * is kept instead, one per set of connection options (server, CA, client certificate and key,
+ * verification), so calls share kept-alive connections. Credentials read from files are read
+ * on each call as before; when they change (a rotated certificate) the next call gets a new
+ * dispatcher and the old one closes once its calls have finished. Bearer tokens are headers,
+ * not connection options, and are untouched.
+ */
+function pooledDispatchers(kc: k8s.KubeConfig): void {
+  const target = kc as unknown as { createDispatcher: DispatcherFactory };
+  const create = target.createDispatcher.bind(kc);
+  let kept: { key: string; dispatcher: ReturnType<DispatcherFactory> } | undefined;
+  target.createDispatcher = (cluster, agentOptions) => {
+    const hash = createHash('sha256');
+    hash.update(JSON.stringify([cluster?.name, cluster?.server, cluster?.proxyUrl, cluster?.tlsServerName]));
+    for (const name of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername']) {
+      const v = agentOptions[name];
+      hash.update(`${name}:${Buffer.isBuffer(v) || typeof v === 'string' ? '' : JSON.stringify(v ?? null)}`);
+      if (Buffer.isBuffer(v) || typeof v === 'string') hash.update(v);
+      hash.update('\0');
+    }
+    const key = hash.digest('hex');
+    if (kept?.key === key) return kept.dispatcher;
+    const previous = kept?.dispatcher;
+    kept = { key, dispatcher: create(cluster, agentOptions) };
+    void previous?.close().catch(() => undefined);
+    return kept.dispatcher;
+  };
 }
 
 /**
