@@ -4,7 +4,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
-import { withApiserverProxy } from '../support/apiserver-proxy.js';
+import { withHttpApiserverProxy } from '../support/http-apiserver-proxy.js';
 import { afterIn } from '../support/builders.js';
 import { bodyHashOf } from '../../receiver/forges/event.js';
 import { deliveryUuid, githubLabeled, post } from '../support/forge.js';
@@ -112,7 +112,7 @@ describe('receiver: the apiserver fences racing holds', () => {
     'a create that stalls past the hold lock lets a second replica in, and there is still exactly one hold',
     () =>
       withReceiver('rcv-fence', { triggers: [trigger({ waitFor: [aDayAhead()] })] }, (s) =>
-        withApiserverProxy(async (proxy, kubeconfig) => {
+        withHttpApiserverProxy(async (proxy, kubeconfig) => {
           // A second replica of the same deployment (same Valkey prefix, same namespace) whose
           // apiserver answers slowly.
           const slow = receiverProcess({ ...s.env, KUBECONFIG: kubeconfig }, `${s.namespace}-slow`);
@@ -123,9 +123,8 @@ describe('receiver: the apiserver fences racing holds', () => {
               (await fetch(`${slowMetricsUrl}/readyz`)).status === 200 ? true : undefined,
             );
 
-            // Its next API call (the list of live HeldJobs) goes through; the one after it, the
-            // create, stalls.
-            proxy.holdNewConnections(1);
+            // Its list of live HeldJobs goes through; its create of the HeldJob stalls.
+            proxy.holdRequests((method, path) => method === 'POST' && path.includes('/heldjobs'));
             const slowAnswer = post(slowUrl, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('slow') }));
             await eventually('the slow replica to be stuck creating its hold', () => (proxy.heldCount > 0 ? true : undefined));
             // Its hold lock is never renewed: it runs out while the create waits.

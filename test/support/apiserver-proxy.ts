@@ -19,7 +19,6 @@ export async function withApiserverProxy<T>(body: (proxy: TcpProxy, kubeconfig: 
   try {
     return await body(proxy, proxied);
   } finally {
-    proxy.release();
     await proxy.cut();
     rmSync(proxied, { force: true });
   }

@@ -1,16 +1,12 @@
 // A loopback TCP proxy a test can cut and restore, to make a real server briefly unreachable,
-// or make stall: connections it accepts while holding wait, unforwarded, until released. The
-// kube client opens one connection per API call, so holding the Nth new connection stalls
-// exactly the Nth call a process makes, as an apiserver that is slow to answer it would.
-// stall() goes further: alive but mute, in both directions, for every connection.
+// or stall: alive but mute, in both directions, for every connection. To stall one
+// apiserver call among others, see http-apiserver-proxy.ts (the kube client keeps its
+// connections, so a call is not a connection).
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
-  /** Connections still to let through before new ones are held; undefined: none are held. */
-  private passBeforeHolding: number | undefined;
-  private readonly held: Socket[] = [];
   private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
   private stalled = false;
   port = 0;
@@ -29,33 +25,12 @@ export class TcpProxy {
         client.pause();
         return;
       }
-      if (this.passBeforeHolding !== undefined && this.passBeforeHolding-- <= 0) {
-        // Accepted, and left paused: what the client sends waits in the socket's buffer.
-        this.held.push(client);
-        return;
-      }
       this.forward(client);
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     const addr = this.server.address();
     this.port = typeof addr === 'object' && addr ? addr.port : port;
     return this.port;
-  }
-
-  /** From now on, lets `pass` new connections through and holds every one after them. */
-  holdNewConnections(pass = 0): void {
-    this.passBeforeHolding = pass;
-  }
-
-  /** How many connections are held, waiting for release(). */
-  get heldCount(): number {
-    return this.held.filter((s) => !s.destroyed).length;
-  }
-
-  /** Forwards the held connections, and every new one. */
-  release(): void {
-    this.passBeforeHolding = undefined;
-    for (const client of this.held.splice(0)) if (!client.destroyed) this.forward(client);
   }
 
   /**
@@ -77,7 +52,6 @@ export class TcpProxy {
   async cut(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
-    this.held.length = 0;
     this.pairs.clear();
     this.stalled = false;
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));

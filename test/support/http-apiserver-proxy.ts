@@ -1,0 +1,100 @@
+// The apiserver behind an HTTPS proxy that sees each request, for a test that wants one call
+// of a process to stall while its others go through. The kube client keeps its connections
+// (lib/kube/client.ts), so a connection-level proxy (tcp-proxy.ts) can no longer pick out a
+// single call. The proxy serves the local cluster's own apiserver certificate, so a client
+// that trusts the cluster's CA trusts it, and passes every header (the bearer token) on.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, createServer, request, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { kubeconfigPath } from './env.js';
+
+const SERVER = /server: https:\/\/127\.0\.0\.1:(\d+)/;
+
+export type RequestMatcher = (method: string, path: string) => boolean;
+
+export class HttpApiserverProxy {
+  private server: Server | undefined;
+  private matcher: RequestMatcher | undefined;
+  private readonly held: { req: IncomingMessage; res: ServerResponse }[] = [];
+  private readonly agent: Agent;
+  port = 0;
+
+  constructor(
+    private readonly targetPort: number,
+    private readonly pki: string,
+  ) {
+    this.agent = new Agent({ keepAlive: true, ca: readFileSync(join(pki, 'ca.crt')) });
+  }
+
+  async start(): Promise<number> {
+    this.server = createServer(
+      { cert: readFileSync(join(this.pki, 'apiserver.crt')), key: readFileSync(join(this.pki, 'apiserver.key')) },
+      (req, res) => {
+        if (this.matcher?.(req.method ?? '', req.url ?? '')) {
+          this.held.push({ req, res });
+          return;
+        }
+        this.forward(req, res);
+      },
+    );
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    const addr = this.server.address();
+    this.port = typeof addr === 'object' && addr ? addr.port : 0;
+    return this.port;
+  }
+
+  /** From now on, holds every request `matches` picks until release(). */
+  holdRequests(matches: RequestMatcher): void {
+    this.matcher = matches;
+  }
+
+  /** How many requests are held. */
+  get heldCount(): number {
+    return this.held.filter(({ res }) => !res.destroyed).length;
+  }
+
+  /** Forwards the held requests, and every new one. */
+  release(): void {
+    this.matcher = undefined;
+    for (const { req, res } of this.held.splice(0)) if (!res.destroyed) this.forward(req, res);
+  }
+
+  async stop(): Promise<void> {
+    this.release();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.agent.destroy();
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    const upstream = request(
+      { host: '127.0.0.1', port: this.targetPort, method: req.method, path: req.url, headers: req.headers, agent: this.agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  }
+}
+
+export async function withHttpApiserverProxy<T>(body: (proxy: HttpApiserverProxy, kubeconfig: string) => Promise<T>): Promise<T> {
+  const path = kubeconfigPath();
+  const kc = readFileSync(path, 'utf8');
+  const m = SERVER.exec(kc);
+  if (!m) throw new Error(`${path} names no https://127.0.0.1:<port> server to proxy`);
+  const proxy = new HttpApiserverProxy(Number(m[1]), join(dirname(path), 'pki'));
+  const port = await proxy.start();
+  const proxied = join(tmpdir(), `waitgate-http-proxied-${port}.kubeconfig`);
+  writeFileSync(proxied, kc.replace(SERVER, `server: https://127.0.0.1:${port}`));
+  try {
+    return await body(proxy, proxied);
+  } finally {
+    await proxy.stop();
+    rmSync(proxied, { force: true });
+  }
+}
