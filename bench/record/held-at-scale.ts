@@ -4,7 +4,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import { heldJobBody, inParallel } from '../common.js';
-import { apiserverRequests, PhaseWatch, sampleProcess, until } from './measure.js';
+import { apiserverRequests, deleteNamespaceAndWait, PhaseWatch, sampleProcess, until } from './measure.js';
 import { chartMemoryLimitMiB, startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
 
@@ -93,7 +93,7 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
   } finally {
     phases.stop();
     await operator.stop();
-    await core.deleteNamespace({ name: ns }).catch(() => undefined);
+    await deleteNamespaceAndWait(o.kc, ns);
   }
   return { rows: rowsOf(steps, o.recordCount), steps };
 }

@@ -8,7 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { heldJobBody, inParallel, listHeldJobs } from '../common.js';
-import { JobSightings, PhaseWatch, until } from './measure.js';
+import { deleteNamespaceAndWait, JobSightings, PhaseWatch, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
 
@@ -78,7 +78,7 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
   o.log(`raw: ${o.count} HeldJobs created in ${rawCreateS.toFixed(1)} s`);
   const rawRate = await rawLaunches(o.kc, rawNs, o.width);
   o.log(`raw: Job create + status write at width ${o.width}: ${rawRate.toFixed(0)}/s`);
-  await core.deleteNamespace({ name: rawNs });
+  await deleteNamespaceAndWait(o.kc, rawNs);
 
   const ns = `bench-herd-${id}`;
   await core.createNamespace({ body: { metadata: { name: ns } } });
@@ -134,6 +134,6 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
     phases.stop();
     sightings.stop();
     await operator.stop();
-    await core.deleteNamespace({ name: ns }).catch(() => undefined);
+    await deleteNamespaceAndWait(o.kc, ns);
   }
 }

@@ -14,7 +14,7 @@ import { env, kube } from '../common.js';
 import { heldAtScaleRows } from './held-at-scale.js';
 import { bullmqLateness, cronJobLateness } from './peers.js';
 import { herdRows } from './herd.js';
-import { judge, renderJson, renderMarkdown, Better, type Row } from './report.js';
+import { judge, renderJson, renderMarkdown, Better, type Row, type Run } from './report.js';
 import { slotLeaseRows } from './slot-leases.js';
 import { bunched, measureAfterLateness, spread, type Lateness } from './wake-precision.js';
 
@@ -70,6 +70,22 @@ function machine(): string {
   return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`;
 }
 
+/** Writes the two files with the rows so far (after each section, so a failed run keeps them). */
+function write(rows: readonly Row[], started: number): { run: Run; path: string } {
+  const run: Run = {
+    date: new Date().toISOString().slice(0, 10),
+    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+    machine: machine(),
+    durationS: (Date.now() - started) / 1000,
+    rows: rows.map(judge),
+  };
+  const out = process.env['BENCH_OUT'] || 'docs';
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'benchmarks.md'), renderMarkdown(run));
+  writeFileSync(join(out, 'benchmarks.json'), renderJson(run));
+  return { run, path: join(out, 'benchmarks.md') };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const kubeconfig = env('KUBECONFIG');
@@ -95,8 +111,12 @@ async function main(): Promise<void> {
       log,
     });
     rows.push(...r.rows);
+    write(rows, started);
   }
-  if (only.has('herd')) rows.push(...(await herdRows({ kc, count, width: 32, log })));
+  if (only.has('herd')) {
+    rows.push(...(await herdRows({ kc, count, width: 32, log })));
+    write(rows, started);
+  }
   if (only.has('after')) {
     const l = await measureAfterLateness(kc, 'after', 1000, spread(1000, 60_000));
     log(`after: p50 ${l.p50} ms, p99 ${l.p99} ms`);
@@ -125,27 +145,19 @@ async function main(): Promise<void> {
         'CronJob',
       ),
     );
+    write(rows, started);
   }
   if (only.has('bunched')) {
     const l = await measureAfterLateness(kc, 'bunched', 1000, bunched(1000, 10));
     log(`bunched: p50 ${l.p50} ms, p99 ${l.p99} ms`);
     rows.push(latenessRow('bunched wakes (1,000, ten to a second)', 'Job seen by a watcher minus its instant', l, 100));
+    write(rows, started);
   }
   if (only.has('slots')) rows.push(...(await slotLeaseRows(valkeyUrl, 20_000, 16, log)));
 
-  const run = {
-    date: new Date().toISOString().slice(0, 10),
-    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
-    machine: machine(),
-    durationS: (Date.now() - started) / 1000,
-    rows: rows.map(judge),
-  };
-  const out = process.env['BENCH_OUT'] || 'docs';
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'benchmarks.md'), renderMarkdown(run));
-  writeFileSync(join(out, 'benchmarks.json'), renderJson(run));
-  console.log(renderMarkdown(run));
-  log(`wrote ${join(out, 'benchmarks.md')} and benchmarks.json in ${Math.round(run.durationS / 60)} min`);
+  const written = write(rows, started);
+  console.log(renderMarkdown(written.run));
+  log(`wrote ${written.path} and benchmarks.json in ${Math.round(written.run.durationS / 60)} min`);
 }
 
 main().catch((err: unknown) => {

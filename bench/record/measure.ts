@@ -114,3 +114,21 @@ export class PhaseWatch {
     void this.informer.stop();
   }
 }
+
+/**
+ * Deletes a namespace and waits until it is gone, so the apiserver is not still deleting
+ * thousands of objects while the next section measures.
+ */
+export async function deleteNamespaceAndWait(kc: k8s.KubeConfig, name: string, timeoutMs = 900_000): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await core.deleteNamespace({ name }).catch(() => undefined);
+  await until(
+    () =>
+      core.readNamespace({ name }).then(
+        () => false,
+        () => true,
+      ),
+    Date.now() + timeoutMs,
+    2000,
+  );
+}

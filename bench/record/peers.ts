@@ -5,7 +5,7 @@
 //   lateness = when a watcher sees each Job minus that minute.
 import * as k8s from '@kubernetes/client-node';
 import { Queue, Worker } from 'bullmq';
-import { JobSightings, until } from './measure.js';
+import { deleteNamespaceAndWait, JobSightings, until } from './measure.js';
 import { percentile } from './report.js';
 import type { Lateness } from './wake-precision.js';
 
@@ -75,6 +75,6 @@ export async function cronJobLateness(kc: k8s.KubeConfig, count: number): Promis
     );
   } finally {
     sightings.stop();
-    await core.deleteNamespace({ name: ns }).catch(() => undefined);
+    await deleteNamespaceAndWait(kc, ns);
   }
 }

@@ -15,6 +15,10 @@ export async function slotLeaseRows(valkeyUrl: string, rounds: number, clients: 
   const prefix = `bench-slots-${Date.now().toString(36)}`;
   const connections = Array.from({ length: clients }, () => connectValkey(valkeyUrl));
   try {
+    // The client sends nothing before it is connected (no offline queue).
+    await Promise.all(
+      connections.map((c) => (c.status === 'ready' ? Promise.resolve() : new Promise((resolve) => c.once('ready', resolve)))),
+    );
     const slots = connections.map((c) => new Slots(c));
     // Warm the script cache on every connection.
     await Promise.all(slots.map((s, i) => s.acquire([`${prefix}:all`], [1_000_000], `warm-${i}`, 60_000)));

@@ -5,7 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { heldJobBody, inParallel } from '../common.js';
-import { JobSightings, until } from './measure.js';
+import { deleteNamespaceAndWait, JobSightings, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { percentile } from './report.js';
 
@@ -64,7 +64,7 @@ export async function measureAfterLateness(
   } finally {
     sightings.stop();
     await operator.stop();
-    await core.deleteNamespace({ name: ns }).catch(() => undefined);
+    await deleteNamespaceAndWait(kc, ns);
   }
 }
 
