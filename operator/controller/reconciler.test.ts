@@ -302,6 +302,34 @@ describe('the executor carries out the decisions, in order', () => {
     expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(2);
   });
 
+  test('a version already written over, handed out again by a lagging informer, is not decided on: the script runs once', async () => {
+    const before = heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true });
+    const w = fakeWorld({
+      ...TRIGGERS,
+      heldJob: before,
+      now: T0,
+      ...withJira,
+      check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.NotYet, exitCode: 3 } },
+    });
+    const r = new Reconciler(fakeDeps(w, CONFIG));
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(1);
+    const written = w.heldJob;
+    // The informer still has the version the check's record was written over.
+    w.heldJob = before;
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(1);
+    // The newer version arrives: decided on as usual (nothing due yet).
+    w.heldJob = written;
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(1);
+    // A restarted operator (nothing in memory) decides on what it is handed.
+    w.heldJob = before;
+    const s = new Reconciler(fakeDeps(w, CONFIG));
+    await s.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(2);
+  });
+
   test('the launched Job is the one the decision built: deterministic name, owned by the HeldJob', async () => {
     const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held, finalizer: true }), now: AFTER_MS }));
     expect(w.created).toHaveLength(1);

@@ -74,9 +74,23 @@ interface UnwrittenAnswer {
   readonly at: number;
 }
 
+/**
+ * How long a HeldJob version this operator wrote over is treated as stale when the informer
+ * still hands it out; past this the pass goes ahead on it (a watch that never delivers).
+ */
+export const STALE_READ_MAX_AGE_MS = 60_000;
+
 export class Reconciler {
   /** Check answers whose record has not been written yet, by HeldJob key. */
   private readonly unwritten = new Map<string, UnwrittenAnswer>();
+  /**
+   * Versions of each HeldJob this operator has since written over, by key. The informer may
+   * still hand one out after the write (its watch lags); a pass on it would decide again from
+   * the past (run a check whose answer is already recorded), so it waits for the newer object,
+   * which the watch brings with another pass. Resource versions are compared for equality
+   * only, as the API conventions require. Memory only: after a restart the cache is fresh.
+   */
+  private readonly overwritten = new Map<string, { versions: Set<string>; at: number }>();
 
   constructor(private readonly deps: ReconcilerDeps) {}
 
@@ -88,6 +102,11 @@ export class Reconciler {
       waker.cancel(key);
       checks.cancel(key);
       this.unwritten.delete(key);
+      this.overwritten.delete(key);
+      return;
+    }
+    if (this.isStale(key, heldJob)) {
+      this.deps.log.debug({ heldjob: key, resourceVersion: heldJob.metadata.resourceVersion }, 'Skipped a version already written over');
       return;
     }
     if (heldJob.metadata.deletionTimestamp) checks.cancel(key);
@@ -114,6 +133,7 @@ export class Reconciler {
     waker.cancel(key);
     checks.cancel(key);
     this.unwritten.delete(key);
+    this.overwritten.delete(key);
     const view = viewOf(lastSeen);
     const observed: Observed = {
       heldJob: lastSeen,
@@ -150,7 +170,9 @@ export class Reconciler {
     switch (action.type) {
       case 'setFinalizers':
         try {
-          return next(await deps.writer.setFinalizers(current, action.finalizers));
+          const patched = await deps.writer.setFinalizers(current, action.finalizers);
+          this.wroteOver(current);
+          return next(patched);
         } catch (err) {
           if (isConflict(err)) return STOP;
           throw err;
@@ -285,6 +307,7 @@ export class Reconciler {
     let written: HeldJob;
     try {
       written = await this.deps.writer.writeStatus(current, status);
+      this.wroteOver(current);
     } catch (err) {
       if (isConflict(err)) {
         log.debug('Status changed underneath; will look again');
@@ -296,6 +319,29 @@ export class Reconciler {
       log.info({ phase: status.phase, from: before ?? null, reason: status.reason || undefined }, `Moved to ${status.phase}`);
     }
     return written;
+  }
+
+  /** Notes that `read` was written over (a status write or a patch landed on it). */
+  private wroteOver(read: HeldJob): void {
+    const key = keyOf(read.metadata.namespace, read.metadata.name);
+    const rv = read.metadata.resourceVersion;
+    if (!rv) return;
+    const entry = this.overwritten.get(key);
+    if (entry) {
+      entry.versions.add(rv);
+      entry.at = this.deps.clock.now();
+    } else this.overwritten.set(key, { versions: new Set([rv]), at: this.deps.clock.now() });
+  }
+
+  /** Whether the informer handed out a version this operator has written over. */
+  private isStale(key: string, heldJob: HeldJob): boolean {
+    const entry = this.overwritten.get(key);
+    if (!entry) return false;
+    const rv = heldJob.metadata.resourceVersion;
+    if (rv && entry.versions.has(rv) && this.deps.clock.now() - entry.at <= STALE_READ_MAX_AGE_MS) return true;
+    // A version not written over: the cache has caught up (or moved past), nothing to wait for.
+    this.overwritten.delete(key);
+    return false;
   }
 
   private async recordEvent(heldJob: HeldJob, event: EventSpec, log: Logger): Promise<void> {
