@@ -128,3 +128,27 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * Creates HeldJobs `${prefix}-${i}` for each index in `indexes`, 32 at a time, each waiting on
+ * what `waitFor(i)` gives; returns the seconds it took.
+ */
+export async function createHeldJobs(
+  custom: k8s.CustomObjectsApi,
+  namespace: string,
+  prefix: string,
+  indexes: readonly number[],
+  waitFor: (i: number) => object[],
+): Promise<number> {
+  const t0 = Date.now();
+  await inParallel(indexes, 32, async (i) => {
+    await custom.createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: HELDJOB_PLURAL,
+      namespace,
+      body: heldJobBody(`${prefix}-${i}`, `acme/repo-${i}#1`, waitFor(i), true),
+    });
+  });
+  return (Date.now() - t0) / 1000;
+}

@@ -2,8 +2,8 @@
 // HeldJobs whose `after` is an hour ahead: at each step every one is Held, then the operator
 // is left idle and its memory, its CPU and the apiserver's own request counters are read.
 import * as k8s from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
-import { heldJobBody, inParallel } from '../common.js';
+import { Phase } from '../../api/vocabulary.js';
+import { createHeldJobs } from '../common.js';
 import { apiserverRequests, deleteNamespaceAndWait, PhaseWatch, sampleProcess, until } from './measure.js';
 import { chartMemoryLimitMiB, startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
@@ -49,18 +49,12 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
     const after = new Date(Date.now() + 3_600_000 * 3).toISOString();
     let made = 0;
     for (const holds of o.steps) {
-      await inParallel(
+      await createHeldJobs(
+        custom,
+        ns,
+        'i',
         Array.from({ length: holds - made }, (_, i) => made + i),
-        32,
-        async (i) => {
-          await custom.createNamespacedCustomObject({
-            group: API_GROUP,
-            version: API_VERSION,
-            plural: HELDJOB_PLURAL,
-            namespace: ns,
-            body: heldJobBody(`i-${i}`, `acme/repo-${i}#1`, [{ after }], true),
-          });
-        },
+        () => [{ after }],
       );
       made = holds;
       const allHeld = await until(() => phases.count(Phase.Held) >= holds, Date.now() + 1_800_000, 500);

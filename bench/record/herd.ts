@@ -7,7 +7,9 @@
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
-import { heldJobBody, inParallel, listHeldJobs } from '../common.js';
+import { createHeldJobs, inParallel, listHeldJobs } from '../common.js';
+
+const indexes = (count: number) => Array.from({ length: count }, (_, i) => i);
 import { deleteNamespaceAndWait, JobSightings, PhaseWatch, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
@@ -18,26 +20,6 @@ export interface HerdOptions {
   /** The apiserver width of both the raw loop and the operator (WAITGATE_RECONCILE_WORKERS). */
   readonly width: number;
   readonly log: (line: string) => void;
-}
-
-const CREATE_WIDTH = 32;
-
-async function createHeldJobs(custom: k8s.CustomObjectsApi, ns: string, count: number, waitFor: object[]): Promise<number> {
-  const t0 = Date.now();
-  await inParallel(
-    Array.from({ length: count }, (_, i) => i),
-    CREATE_WIDTH,
-    async (i) => {
-      await custom.createNamespacedCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: HELDJOB_PLURAL,
-        namespace: ns,
-        body: heldJobBody(`h-${i}`, `acme/repo-${i}#1`, waitFor, true),
-      });
-    },
-  );
-  return (Date.now() - t0) / 1000;
 }
 
 async function rawLaunches(kc: k8s.KubeConfig, ns: string, width: number): Promise<number> {
@@ -74,7 +56,7 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
   const rawNs = `bench-raw-${id}`;
   await core.createNamespace({ body: { metadata: { name: rawNs } } });
   const after = new Date(Date.now() + 3_600_000).toISOString();
-  const rawCreateS = await createHeldJobs(custom, rawNs, o.count, [{ after }]);
+  const rawCreateS = await createHeldJobs(custom, rawNs, 'h', indexes(o.count), () => [{ after }]);
   o.log(`raw: ${o.count} HeldJobs created in ${rawCreateS.toFixed(1)} s`);
   const rawRate = await rawLaunches(o.kc, rawNs, o.width);
   o.log(`raw: Job create + status write at width ${o.width}: ${rawRate.toFixed(0)}/s`);
@@ -91,7 +73,7 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
     // Far enough ahead for every hold to be made first, judged by the raw creates.
     const instant = Math.ceil((Date.now() + 60_000 + rawCreateS * 4_000) / 1000) * 1000;
     const t0 = Date.now();
-    const createS = await createHeldJobs(custom, ns, o.count, [{ after: new Date(instant).toISOString() }]);
+    const createS = await createHeldJobs(custom, ns, 'h', indexes(o.count), () => [{ after: new Date(instant).toISOString() }]);
     let allHeld = 0;
     await until(
       () => {

@@ -3,8 +3,7 @@
 // Lateness is when the watcher saw the Job minus the instant, so it includes the create and
 // the watch event, as a user would see it.
 import * as k8s from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
-import { heldJobBody, inParallel } from '../common.js';
+import { createHeldJobs } from '../common.js';
 import { deleteNamespaceAndWait, JobSightings, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { percentile } from './report.js';
@@ -36,18 +35,12 @@ export async function measureAfterLateness(
   await sightings.start();
   try {
     const at = instants(Date.now() + 60_000 + count * 20);
-    await inParallel(
-      at.map((instant, i) => ({ instant, i })),
-      32,
-      async ({ instant, i }) => {
-        await custom.createNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: HELDJOB_PLURAL,
-          namespace: ns,
-          body: heldJobBody(`w-${i}`, `acme/repo-${i}#1`, [{ after: new Date(instant).toISOString() }], true),
-        });
-      },
+    await createHeldJobs(
+      custom,
+      ns,
+      'w',
+      at.map((_, i) => i),
+      (i) => [{ after: new Date(at[i] as number).toISOString() }],
     );
     await until(() => sightings.seen.size >= count, Math.max(...at) + 120_000, 250);
     const late = at.flatMap((instant, i) => {
