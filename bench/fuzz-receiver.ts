@@ -3,13 +3,11 @@
 // receiver process on a cluster and Valkey of its own. Prints figures; exits 1 when a rule broke:
 // an answer other than 2xx, 4xx or a cap's 503, a HeldJob no signed delivery asked for, the
 // receiver gone, RSS over 150 MiB, or a signed delivery unanswered.
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { env, kube, listHeldJobs } from './common.js';
-import { describeFuzz, describeSlow, RECEIVER_NODE_OPTIONS, runFuzz, runSlowSenders, type FuzzTarget } from './fuzz.js';
+import { kube, listHeldJobs } from './common.js';
+import { describeFuzz, describeSlow, runFuzz, runSlowSenders, type FuzzTarget } from './fuzz.js';
+import { startReceiverProcess } from './receiver-process.js';
 
 const RSS_LIMIT_MIB = 150;
 const LABEL = 'fuzz:deploy';
@@ -31,52 +29,9 @@ async function main(): Promise<void> {
 
   const secrets = { githubSecret: `fuzz-${String(Math.random())}`, gitlabToken: `fuzz-${String(Math.random())}` };
   const logPath = join(process.env['WAITGATE_CLUSTER_DIR'] || tmpdir(), `receiver-${namespace}.log`);
-  const child = spawn(process.execPath, ['dist/receiver/main.js'], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
-      KUBECONFIG: env('KUBECONFIG'),
-      VALKEY_URL: env('VALKEY_URL'),
-      WAITGATE_VALKEY_PREFIX: namespace,
-      WAITGATE_NAMESPACE: namespace,
-      WAITGATE_JOB_NAMESPACE: namespace,
-      WAITGATE_RECEIVER_HOST: '127.0.0.1',
-      WAITGATE_RECEIVER_PORT: '0',
-      WAITGATE_RECEIVER_METRICS_HOST: '127.0.0.1',
-      WAITGATE_RECEIVER_METRICS_PORT: '0',
-      WAITGATE_GITHUB_WEBHOOK_SECRET: secrets.githubSecret,
-      WAITGATE_GITLAB_WEBHOOK_TOKEN: secrets.gitlabToken,
-      WAITGATE_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let exited: number | null | undefined;
-  child.once('exit', (code) => (exited = code));
-  const log = createWriteStream(logPath);
-  child.stderr.pipe(log);
-  const listening = await new Promise<{ port: number; metricsPort: number }>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.on('line', (line) => {
-      log.write(`${line}\n`);
-      if (line.includes('"msg":"Listening"')) resolve(JSON.parse(line) as { port: number; metricsPort: number });
-    });
-    child.once('exit', () => reject(new Error(`the receiver exited; see ${logPath}`)));
-    setTimeout(() => reject(new Error(`the receiver did not start within 60 s; see ${logPath}`)), 60_000).unref();
-  });
-  const metricsUrl = `http://127.0.0.1:${String(listening.metricsPort)}`;
-  for (
-    let i = 0;
-    (await fetch(`${metricsUrl}/readyz`).then(
-      (r) => r.status,
-      () => 0,
-    )) !== 200;
-    i++
-  ) {
-    if (i > 300) throw new Error('the receiver never became ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const pid = child.pid as number;
-  const target: FuzzTarget = { port: listening.port, ...secrets, label: LABEL };
+  const receiver = await startReceiverProcess({ namespace, secrets, logPath });
+  const pid = receiver.pid;
+  const target: FuzzTarget = { port: receiver.port, ...secrets, label: LABEL };
   const failures: string[] = [];
   try {
     const fuzz = await runFuzz(target, { deliveries: num('FUZZ_DELIVERIES', 10_000), concurrency: 32, seed: num('FUZZ_SEED', 1), pid });
@@ -97,11 +52,11 @@ async function main(): Promise<void> {
     if (slow.rss.peakMiB > RSS_LIMIT_MIB) failures.push(`slow senders: RSS peaked at ${slow.rss.peakMiB.toFixed(1)} MiB`);
     if (slow.signedAnswered !== slow.signed)
       failures.push(`slow senders: ${String(slow.signed - slow.signedAnswered)} signed deliveries unanswered`);
-    if (exited !== undefined) failures.push(`the receiver exited (${String(exited)})`);
-    else if ((await fetch(`http://127.0.0.1:${String(listening.port)}/healthz`)).status !== 200)
+    if (receiver.exitCode() !== undefined) failures.push(`the receiver exited (${String(receiver.exitCode())})`);
+    else if ((await fetch(`http://127.0.0.1:${String(receiver.port)}/healthz`)).status !== 200)
       failures.push('the receiver stopped answering');
   } finally {
-    child.kill('SIGTERM');
+    await receiver.stop();
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
   }
   if (failures.length > 0) {

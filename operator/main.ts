@@ -144,6 +144,7 @@ async function main(): Promise<void> {
   );
   metrics.queueDepth = () => queue.length;
   const waker = new WakeTimers(systemClock, (key) => queue.add(key));
+  metrics.wakesArmed = () => waker.size;
 
   const enqueueAll = () => {
     for (const hj of heldJobInformer.list()) queue.add(keyOf(hj.metadata.namespace, hj.metadata.name));

@@ -57,12 +57,14 @@ describe('OperatorMetrics', () => {
   test('process and Node.js metrics keep their standard names; build info carries the version', async () => {
     const m = new OperatorMetrics();
     m.queueDepth = () => 7;
+    m.wakesArmed = () => 10_000;
     const text = await m.registry.metrics();
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
     expect(text).not.toMatch(/^waitgate_operator_/m);
     expect(text).toContain(`waitgate_build_info{version="${VERSION}",component="operator"} 1`);
     expect(text).toContain('waitgate_workqueue_depth 7');
+    expect(text).toContain('waitgate_wakes_armed 10000');
     expect(text).toContain('waitgate_informer_restarts_total{informer="jobs"} 0');
   });
 });

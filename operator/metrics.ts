@@ -115,6 +115,15 @@ export class OperatorMetrics {
     collect: (): void => this.workQueueDepth.set(this.queueDepth()),
   });
 
+  /** Set by the wiring: how many HeldJobs have a wake armed, when scraped. */
+  wakesArmed: () => number = () => 0;
+  readonly wakesArmedGauge: Gauge = new Gauge({
+    name: 'waitgate_wakes_armed',
+    help: 'HeldJobs with a wake armed (an after instant or a next check).',
+    registers: [this.registry],
+    collect: (): void => this.wakesArmedGauge.set(this.wakesArmed()),
+  });
+
   readonly workQueueRetries = new Counter({
     name: 'waitgate_workqueue_retries_total',
     help: 'Reconciles that failed and were put back with backoff.',

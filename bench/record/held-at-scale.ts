@@ -86,8 +86,9 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
     }
   } finally {
     phases.stop();
-    await operator.stop();
+    // While the operator runs: it takes its finalizers off the HeldJobs the deletion removes.
     await deleteNamespaceAndWait(o.kc, ns);
+    await operator.stop();
   }
   return { rows: rowsOf(steps, o.recordCount), steps };
 }

@@ -115,7 +115,8 @@ export async function herdRows(o: HerdOptions): Promise<Row[]> {
   } finally {
     phases.stop();
     sightings.stop();
-    await operator.stop();
+    // While the operator runs: it takes its finalizers off the HeldJobs the deletion removes.
     await deleteNamespaceAndWait(o.kc, ns);
+    await operator.stop();
   }
 }

@@ -4,7 +4,9 @@
 //   BENCH_HELDJOBS   holds at the record scale (10000)
 //   BENCH_STEPS      the cost-growth steps (1000,3000,10000,30000)
 //   BENCH_IDLE_S     the idle window at the record scale (300); other steps idle 60 s
-//   BENCH_ONLY       sections to run (held,herd,after,bunched,slots); all when unset
+//   BENCH_ONLY       sections to run (held,restart,herd,after,bunched,checks,deliveries,slots); all when unset
+//   BENCH_CHECKS     exec checks due at once (2000)
+//   BENCH_DELIVERIES signed deliveries (5000)
 //   BENCH_OUT        where the two files go (docs)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,12 +15,15 @@ import { join } from 'node:path';
 import { env, kube } from '../common.js';
 import { heldAtScaleRows } from './held-at-scale.js';
 import { bullmqLateness, cronJobLateness } from './peers.js';
+import { checkDispatchRows } from './check-dispatch.js';
+import { deliveryRows } from './deliveries.js';
 import { herdRows } from './herd.js';
+import { restartRows } from './restart.js';
 import { judge, renderJson, renderMarkdown, Better, type Row, type Run } from './report.js';
 import { slotLeaseRows } from './slot-leases.js';
 import { bunched, measureAfterLateness, spread, type Lateness } from './wake-precision.js';
 
-const SECTIONS = ['held', 'herd', 'after', 'bunched', 'slots'] as const;
+const SECTIONS = ['held', 'restart', 'herd', 'after', 'bunched', 'checks', 'deliveries', 'slots'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function numberEnv(name: string, fallback: number): number {
@@ -113,6 +118,10 @@ async function main(): Promise<void> {
     rows.push(...r.rows);
     write(rows, started);
   }
+  if (only.has('restart')) {
+    rows.push(...(await restartRows({ kc, count, checking: 100, log })));
+    write(rows, started);
+  }
   if (only.has('herd')) {
     rows.push(...(await herdRows({ kc, count, width: 32, log })));
     write(rows, started);
@@ -151,6 +160,14 @@ async function main(): Promise<void> {
     const l = await measureAfterLateness(kc, 'bunched', 1000, bunched(1000, 10));
     log(`bunched: p50 ${l.p50} ms, p99 ${l.p99} ms`);
     rows.push(latenessRow('bunched wakes (1,000, ten to a second)', 'Job seen by a watcher minus its instant', l, 100));
+    write(rows, started);
+  }
+  if (only.has('checks')) {
+    rows.push(...(await checkDispatchRows({ kc, count: numberEnv('BENCH_CHECKS', 2000), width: 16, log })));
+    write(rows, started);
+  }
+  if (only.has('deliveries')) {
+    rows.push(...(await deliveryRows({ kc, count: numberEnv('BENCH_DELIVERIES', 5000), log })));
     write(rows, started);
   }
   if (only.has('slots')) rows.push(...(await slotLeaseRows(valkeyUrl, 20_000, 16, log)));

@@ -110,6 +110,10 @@ export class PhaseWatch {
     return this.informer.list().filter((h) => h.status?.phase === phase).length;
   }
 
+  list(): readonly HeldJobObject[] {
+    return this.informer.list();
+  }
+
   stop(): void {
     void this.informer.stop();
   }

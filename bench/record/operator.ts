@@ -55,11 +55,16 @@ export interface RunningOperator {
 export async function startChartOperator(namespace: string, extraEnv: Record<string, string> = {}): Promise<RunningOperator> {
   const logPath = join(mkdtempSync(join(tmpdir(), 'waitgate-bench-')), 'operator.log');
   const { nodeOptions, reconcileWorkers } = chartOperatorValues();
+  // BENCH_CPU_PROF=<dir>: each operator writes a V8 CPU profile there when it stops
+  // (`node dist/bench/record/profile-summary.js <file>` sums it up).
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const profiling = profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '';
+  const nodeOptionsAll = [nodeOptions, profiling].filter(Boolean).join(' ');
   const metricsPort = await freePort();
   const child = startOperator(
     {
       ...imageEnv(),
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...(nodeOptionsAll ? { NODE_OPTIONS: nodeOptionsAll } : {}),
       WAITGATE_WATCH_NAMESPACE: namespace,
       WAITGATE_NAMESPACE: namespace,
       WAITGATE_VALKEY_PREFIX: `bench-${namespace}`,

@@ -56,8 +56,9 @@ export async function measureAfterLateness(
     };
   } finally {
     sightings.stop();
-    await operator.stop();
+    // While the operator runs: it takes its finalizers off the HeldJobs the deletion removes.
     await deleteNamespaceAndWait(kc, ns);
+    await operator.stop();
   }
 }
 
