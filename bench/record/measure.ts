@@ -27,6 +27,21 @@ export function sampleProcess(pid: number): ProcessSample {
   return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, cpuS: ticks / 100 };
 }
 
+/**
+ * CPU seconds used so far by the control plane's kube-apiserver and etcd (the local cluster's
+ * pid files): what every write costs on the machine the figures are taken on.
+ */
+export function controlPlaneCpuS(): number {
+  const dir = process.env['WAITGATE_CLUSTER_DIR'];
+  if (!dir) return NaN;
+  let total = 0;
+  for (const name of ['kube-apiserver', 'etcd']) {
+    const pid = Number(readFileSync(`${dir}/pids/${name}.pid`, 'utf8').trim());
+    total += sampleProcess(pid).cpuS;
+  }
+  return total;
+}
+
 /** Requests the apiserver has served, by resource, from its own /metrics (not the client's). */
 export async function apiserverRequests(
   kubeconfig: string,

@@ -15,6 +15,12 @@ import {
   type CheckRunCall,
 } from '../../test/support/fakes.js';
 import type { CheckAnswer } from './exec-check.js';
+
+/** Lets pending promise callbacks run until `probe` holds (a few turns at most). */
+async function until(probe: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !probe(); i++) await new Promise((r) => setImmediate(r));
+  expect(probe()).toBe(true);
+}
 import { resultOf, SlottedCheckGate, type CheckGateOptions } from './slotted-check-runner.js';
 import type { CheckResult } from '../decide/record-check.js';
 
@@ -158,7 +164,7 @@ describe('SlottedCheckGate.run', () => {
       ]);
   });
 
-  test('a slot held by a running check is not free for another HeldJob until it is given back', async () => {
+  test('a slot held by a running check is not free for another operator until it is given back', async () => {
     const started = deferred();
     const finish = deferred<CheckAnswer>();
     const runner = new FakeCheckRunner((c) => {
@@ -166,15 +172,62 @@ describe('SlottedCheckGate.run', () => {
       started.resolve();
       return finish.promise;
     });
-    const { gate, metrics } = gateWith({ slotLimit: 1, runner });
+    const { gate, slots } = gateWith({ slotLimit: 1, runner });
+    const other = gateWith({ slotLimit: 1, slots, workerName: 'op-1' });
 
     const first = gate.run(KEY, PROFILE, TARGET);
     await started.promise;
-    await expect(gate.run('team-a/other', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(other.gate.run('team-a/other', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     finish.resolve(checkAnswer({ exitCode: 3 }));
     await expect(first).resolves.toMatchObject({ kind: 'answered' });
-    await expect(gate.run('team-a/other', PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
-    expect(metrics.denied).toBe(1);
+    await expect(other.gate.run('team-a/other', PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(other.metrics.denied).toBe(1);
+  });
+
+  test("every place taken by this process's own checks: the next waits here, is not counted denied, and is handed the first place freed", async () => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const freed: string[] = [];
+    const clock = new ManualClock();
+    const slots = new FakeSlots(clock.now);
+    const { log } = captureLog();
+    const metrics = new FakeCheckGateMetrics();
+    const gate = new SlottedCheckGate({
+      slots,
+      runner,
+      metrics,
+      log,
+      now: clock.now,
+      slotKey: SLOT_KEY,
+      slotLimit: 2,
+      workerName: WORKER,
+      uidOf: uidInCache,
+      leaseTtlMs: TTL,
+      knobs: { checkSlots: 2, intervalMs: 30_000, concurrency: 10 },
+      onPlaceFreed: (key) => freed.push(key),
+    });
+
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    const b = gate.run('ns/b', PROFILE, TARGET);
+    await until(() => finish.size === 2);
+    await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(gate.run('ns/d', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    // Valkey was not asked for places this process knew were taken, and no denial was counted.
+    expect(slots.callsOf('acquire')).toHaveLength(2);
+    expect(metrics.denied).toBe(0);
+    gate.cancel('ns/c');
+
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    // Handed on after the slot went back, first come first (c was cancelled).
+    expect(slots.callsOf('release')).toHaveLength(1);
+    expect(freed).toEqual(['ns/d']);
+    await expect(Promise.race([gate.run('ns/d', PROFILE, TARGET), until(() => finish.has('ns/d')).then(() => 'started')])).resolves.toBe(
+      'started',
+    );
+    finish.get('ns/b')?.(checkAnswer({ exitCode: 3 }));
+    await b;
+    expect(freed).toEqual(['ns/d']);
   });
 });
 

@@ -46,6 +46,11 @@ export interface CheckGateOptions {
   readonly leaseTtlMs: number;
   /** For the wait_capacity_exceeded line: the three knobs. */
   readonly knobs: { readonly checkSlots: number; readonly intervalMs: number; readonly concurrency: number };
+  /**
+   * A HeldJob that found every slot taken by this process's own checks may go now: one of them
+   * ended. The wiring puts it back on the work queue (its denial's later wake stays as a fallback).
+   */
+  readonly onPlaceFreed?: (key: string) => void;
 }
 
 /** The answer as the gate records it: the verdict, and the exit code or why there is none. */
@@ -71,6 +76,12 @@ export class SlottedCheckGate implements CheckGate {
   private readonly running = new Map<string, AbortController>();
   /** Denials in a row, per HeldJob; forgotten on a slot taken, or when the HeldJob goes. */
   private readonly denials = new Map<string, number>();
+  /**
+   * HeldJobs that found every slot taken by this process's own checks, first come first: they
+   * are handed on as places free, rather than asking Valkey for a place this process knows is
+   * not there and waiting out a denial's delay.
+   */
+  private readonly waiting = new Set<string>();
   private lastAlarm = -Infinity;
 
   constructor(private readonly o: CheckGateOptions) {}
@@ -82,17 +93,24 @@ export class SlottedCheckGate implements CheckGate {
   cancel(key: string): void {
     this.running.get(key)?.abort();
     this.denials.delete(key);
+    this.waiting.delete(key);
   }
 
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
   get heldJobsTracked(): number {
-    return new Set([...this.running.keys(), ...this.denials.keys()]).size;
+    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting]).size;
   }
 
   async run(key: string, profile: Profile, target: string): Promise<CheckRun> {
     const uid = this.o.uidOf(key);
     if (uid === undefined) return { kind: 'cancelled' };
     const token = `${this.o.workerName}/${key}/${uid}`;
+    if (this.running.size >= this.o.slotLimit && !this.running.has(key)) {
+      // Every place is this process's own: no need to ask, and no denial to count.
+      this.waiting.add(key);
+      return { kind: 'denied' };
+    }
+    this.waiting.delete(key);
     const abort = new AbortController();
     this.running.set(key, abort);
     let acquired: boolean;
@@ -100,12 +118,14 @@ export class SlottedCheckGate implements CheckGate {
       acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.leaseTtlMs)).acquired;
     } catch (err) {
       this.settle(key, abort);
+      this.handOn();
       if (abort.signal.aborted) return { kind: 'cancelled' };
       this.o.log.warn({ err, heldjob: key }, 'Deferred check: Valkey is unavailable');
       return { kind: 'unavailable' };
     }
     if (!acquired) {
       this.settle(key, abort);
+      this.handOn();
       if (abort.signal.aborted) return { kind: 'cancelled' };
       this.o.metrics.slotDenied();
       const n = (this.denials.get(key) ?? 0) + 1;
@@ -140,12 +160,21 @@ export class SlottedCheckGate implements CheckGate {
       await this.o.slots.release([this.o.slotKey], token).catch((err: unknown) => {
         this.o.log.warn({ err }, 'Failed to release check slot; its lease expires by itself');
       });
+      this.handOn();
     }
   }
 
   /** This run of `key` is over: forget its abort controller (only its own). */
   private settle(key: string, abort: AbortController): void {
     if (this.running.get(key) === abort) this.running.delete(key);
+  }
+
+  /** A place of this process's is free (its slot given back): the first HeldJob waiting for one may go. */
+  private handOn(): void {
+    const next = this.waiting.values().next();
+    if (next.done) return;
+    this.waiting.delete(next.value);
+    this.o.onPlaceFreed?.(next.value);
   }
 
   private alarm(): void {
