@@ -29,7 +29,6 @@ export async function startReceiverProcess(o: {
   readonly namespace: string;
   readonly secrets: ReceiverSecrets;
   readonly logPath: string;
-  readonly logLevel?: string;
 }): Promise<RunningReceiver> {
   const child = spawn(process.execPath, ['dist/receiver/main.js'], {
     env: {
@@ -46,7 +45,8 @@ export async function startReceiverProcess(o: {
       WAITGATE_RECEIVER_METRICS_PORT: '0',
       WAITGATE_GITHUB_WEBHOOK_SECRET: o.secrets.githubSecret,
       WAITGATE_GITLAB_WEBHOOK_TOKEN: o.secrets.gitlabToken,
-      WAITGATE_LOG_LEVEL: o.logLevel ?? 'info',
+      // info, as the chart runs it (and the start is read from its "Listening" line).
+      WAITGATE_LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -77,7 +77,6 @@ export async function deliveryRows(o: DeliveriesOptions): Promise<Row[]> {
       namespace: ns,
       secrets,
       logPath: join(tmpdir(), `receiver-${ns}.log`),
-      logLevel: 'warn',
     });
     try {
       const answers: number[] = [];

@@ -52,7 +52,7 @@ function latenessRow(what: string, how: string, l: Lateness, limitMs: number): R
     against: { label: 'target', value: limitMs },
     better: Better.Lower,
     target: 1,
-    note: `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms over ${l.seen} Jobs${l.missing ? `; ${l.missing} never appeared` : ''}`,
+    note: `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms over ${l.seen} Jobs${l.missing ? `; ${l.missing} never appeared` : ''}${l.wakes ? `; the operator's own wakes (before any write): ${l.wakes}` : ''}`,
   };
 }
 

@@ -151,3 +151,27 @@ export async function deleteNamespaceAndWait(kc: k8s.KubeConfig, name: string, t
     2000,
   );
 }
+
+/**
+ * A Prometheus histogram read from a process's /metrics, as the share of observations at or
+ * under each bucket bound: "≤ 0.01 s 91 %, ≤ 0.05 s 99 %, ...".
+ */
+export async function histogramShares(metricsPort: number, name: string): Promise<string> {
+  const text = await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const buckets: [string, number][] = [];
+  let count = 0;
+  for (const line of text.split('\n')) {
+    const b = new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`).exec(line);
+    if (b) buckets.push([b[1] as string, Number(b[2])]);
+    const c = new RegExp(`^${name}_count (\\d+)`).exec(line);
+    if (c) count = Number(c[1]);
+  }
+  if (count === 0) return 'no observations';
+  return buckets
+    .filter(([le]) => le !== '+Inf')
+    .map(([le, n]) => `≤ ${le} s ${((n / count) * 100).toFixed(0)} %`)
+    .join(', ');
+}

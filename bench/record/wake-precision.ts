@@ -4,7 +4,7 @@
 // the watch event, as a user would see it.
 import * as k8s from '@kubernetes/client-node';
 import { createHeldJobs } from '../common.js';
-import { deleteNamespaceAndWait, JobSightings, until } from './measure.js';
+import { deleteNamespaceAndWait, histogramShares, JobSightings, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { percentile } from './report.js';
 
@@ -14,6 +14,8 @@ export interface Lateness {
   readonly p50: number;
   readonly p99: number;
   readonly max: number;
+  /** How late the operator itself woke (its after_wake_lateness histogram), before any write. */
+  readonly wakes?: string;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function measureAfterLateness(
       (i) => [{ after: new Date(at[i] as number).toISOString() }],
     );
     await until(() => sightings.seen.size >= count, Math.max(...at) + 120_000, 250);
+    const wakes = await histogramShares(operator.metricsPort, 'waitgate_after_wake_lateness_seconds');
     const late = at.flatMap((instant, i) => {
       const seen = sightings.seen.get(`w-${i}`);
       return seen === undefined ? [] : [seen - instant];
@@ -53,6 +56,7 @@ export async function measureAfterLateness(
       p50: percentile(late, 50),
       p99: percentile(late, 99),
       max: Math.max(...late),
+      wakes,
     };
   } finally {
     sightings.stop();
