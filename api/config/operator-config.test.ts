@@ -147,6 +147,17 @@ describe('forge reporting and redelivery', () => {
     });
   });
 
+  test('a GitHub App may name its own webhook (app) beside repository and organisation hooks', () => {
+    const f = parseOperatorConfig({
+      ...BASE,
+      WAITGATE_GITHUB_APP_ID: '123',
+      WAITGATE_GITHUB_APP_PRIVATE_KEY: 'k',
+      WAITGATE_GITHUB_APP_INSTALLATION_ID: '456',
+      WAITGATE_GITHUB_REDELIVER_HOOKS: 'app,acme:34',
+    }).forge;
+    expect(f.redeliverHooks).toEqual([{ kind: 'app' }, { kind: 'org', org: 'acme', hookId: 34 }]);
+  });
+
   test.each<[Record<string, string>, string]>([
     [{ WAITGATE_FORGE_REPORT: 'refused,started' }, 'WAITGATE_FORGE_REPORT: "started" is not a transition'],
     [{ WAITGATE_GITHUB_APP_ID: '1', WAITGATE_GITHUB_APP_INSTALLATION_ID: '2' }, 'WAITGATE_GITHUB_APP_PRIVATE_KEY: is required'],
@@ -162,6 +173,10 @@ describe('forge reporting and redelivery', () => {
     ],
     [{ WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web:1' }, 'WAITGATE_GITHUB_REDELIVER_HOOKS: needs GitHub credentials'],
     [{ WAITGATE_GITHUB_TOKEN: 't', WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web' }, 'WAITGATE_GITHUB_REDELIVER_HOOKS: "acme/web" is neither'],
+    [
+      { WAITGATE_GITHUB_TOKEN: 't', WAITGATE_GITHUB_REDELIVER_HOOKS: 'acme/web:1,app' },
+      "WAITGATE_GITHUB_REDELIVER_HOOKS: names the GitHub App's own webhook (app), which needs the GitHub App settings, not a token",
+    ],
     [{ WAITGATE_GITLAB_TOKEN: 't', WAITGATE_GITLAB_API_URL: 'gitlab.example' }, 'WAITGATE_GITLAB_API_URL: must be an http'],
   ])('refuses %j', (env, message) => {
     expect(() => parseOperatorConfig({ ...BASE, ...env })).toThrow(message);

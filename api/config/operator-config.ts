@@ -146,6 +146,13 @@ function githubAuthRule(e: OperatorEnv, ctx: z.RefinementCtx): void {
       path: ['WAITGATE_GITHUB_REDELIVER_HOOKS'],
       message: 'needs GitHub credentials (WAITGATE_GITHUB_TOKEN or a GitHub App) to list and redeliver',
     });
+  } else if (e.WAITGATE_GITHUB_REDELIVER_HOOKS.some((h) => h.kind === 'app') && !some) {
+    // GitHub lets only the App itself (its JWT) read and redeliver its own webhook's deliveries.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WAITGATE_GITHUB_REDELIVER_HOOKS'],
+      message: "names the GitHub App's own webhook (app), which needs the GitHub App settings, not a token",
+    });
   }
 }
 

@@ -1,12 +1,14 @@
 // GitHub through @octokit/rest: comments on issues and pull requests (one API for both), and a
-// hook's deliveries. With a token, or as a GitHub App installation (@octokit/auth-app makes and
-// renews the installation token). No retries in here: the reporter and the redelivery round
-// decide those; every call has a timeout.
+// hook's deliveries (a repository's, an organisation's, or the GitHub App's own). With a token,
+// or as a GitHub App installation (@octokit/auth-app makes and renews the installation token).
+// No retries in here: the reporter and the redelivery round decide those; every call has a
+// timeout.
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { createPrivateKey } from 'node:crypto';
 import type { GitHubAuthConfig } from '../../api/config/operator-config.js';
 import type { HookRef } from '../../api/github-hooks.js';
+import { assertNever } from '../../api/vocabulary.js';
 import type { ForgeTarget } from '../decide/report.js';
 import type { HookDelivery } from './redelivery-plan.js';
 import type { ForgeComments } from './reporter.js';
@@ -98,25 +100,10 @@ export class GitHubForge implements ForgeComments {
 
   /** The hook's recent deliveries, newest first, until `notBefore` (epoch ms) or a few pages. */
   async deliveries(hook: HookRef, notBefore: number): Promise<HookDelivery[]> {
-    const route =
-      hook.kind === 'repo'
-        ? this.octokit.paginate.iterator(this.octokit.rest.repos.listWebhookDeliveries, {
-            owner: hook.owner,
-            repo: hook.repo,
-            hook_id: hook.hookId,
-            per_page: 100,
-            ...this.request(),
-          })
-        : this.octokit.paginate.iterator(this.octokit.rest.orgs.listWebhookDeliveries, {
-            org: hook.org,
-            hook_id: hook.hookId,
-            per_page: 100,
-            ...this.request(),
-          });
     const out: HookDelivery[] = [];
     let pages = 0;
     try {
-      for await (const page of route) {
+      for await (const page of this.deliveryPages(hook)) {
         for (const d of page.data) {
           out.push({ id: d.id, guid: d.guid, deliveredAt: d.delivered_at, redelivery: d.redelivery, statusCode: d.status_code });
         }
@@ -129,23 +116,46 @@ export class GitHubForge implements ForgeComments {
     return out;
   }
 
+  /**
+   * The pages of a hook's deliveries. The App's own webhook is read as the App (auth-app signs
+   * the /app/hook routes with the App's JWT, not the installation token).
+   */
+  private deliveryPages(hook: HookRef) {
+    const paged = { per_page: 100, ...this.request() };
+    const { paginate, rest } = this.octokit;
+    switch (hook.kind) {
+      case 'repo':
+        return paginate.iterator(rest.repos.listWebhookDeliveries, { owner: hook.owner, repo: hook.repo, hook_id: hook.hookId, ...paged });
+      case 'org':
+        return paginate.iterator(rest.orgs.listWebhookDeliveries, { org: hook.org, hook_id: hook.hookId, ...paged });
+      case 'app':
+        return paginate.iterator(rest.apps.listWebhookDeliveries, paged);
+      default:
+        return assertNever(hook);
+    }
+  }
+
   async redeliver(hook: HookRef, deliveryId: number): Promise<void> {
+    const { rest } = this.octokit;
     try {
-      if (hook.kind === 'repo') {
-        await this.octokit.rest.repos.redeliverWebhookDelivery({
-          owner: hook.owner,
-          repo: hook.repo,
-          hook_id: hook.hookId,
-          delivery_id: deliveryId,
-          ...this.request(),
-        });
-      } else {
-        await this.octokit.rest.orgs.redeliverWebhookDelivery({
-          org: hook.org,
-          hook_id: hook.hookId,
-          delivery_id: deliveryId,
-          ...this.request(),
-        });
+      switch (hook.kind) {
+        case 'repo':
+          await rest.repos.redeliverWebhookDelivery({
+            owner: hook.owner,
+            repo: hook.repo,
+            hook_id: hook.hookId,
+            delivery_id: deliveryId,
+            ...this.request(),
+          });
+          return;
+        case 'org':
+          await rest.orgs.redeliverWebhookDelivery({ org: hook.org, hook_id: hook.hookId, delivery_id: deliveryId, ...this.request() });
+          return;
+        case 'app':
+          await rest.apps.redeliverWebhookDelivery({ delivery_id: deliveryId, ...this.request() });
+          return;
+        default:
+          return assertNever(hook);
       }
     } catch (err) {
       throw translated(err, 'redeliver');

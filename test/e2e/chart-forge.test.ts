@@ -66,9 +66,37 @@ describe('the chart’s forge values', () => {
     Timeouts.testMs,
   );
 
+  test(
+    'the GitHub App’s own webhook (app) is a hook the values take, beside the others',
+    async () => {
+      const env = await operatorEnv([
+        '--set',
+        'forge.github.existingSecret=gh-app',
+        '--set-json',
+        'forge.github.redeliverHooks=["app","acme:34"]',
+      ]);
+      expect(env.find((e) => e.name === 'WAITGATE_GITHUB_REDELIVER_HOOKS')?.value).toBe('app,acme:34');
+      // What the Pod would see with an App in the Secret.
+      const seen: Record<string, string> = {
+        VALKEY_URL: 'redis://valkey:6379',
+        WAITGATE_GITHUB_APP_ID: '1',
+        WAITGATE_GITHUB_APP_PRIVATE_KEY: 'k',
+        WAITGATE_GITHUB_APP_INSTALLATION_ID: '2',
+      };
+      for (const e of env) if (e.value !== undefined) seen[e.name] = e.value;
+      expect(parseOperatorConfig(seen).forge.redeliverHooks).toEqual([{ kind: 'app' }, { kind: 'org', org: 'acme', hookId: 34 }]);
+    },
+    Timeouts.testMs,
+  );
+
   test.each<[string, string[], RegExp]>([
     ['an unknown transition', ['--set', 'forge.report=started'], /forge\/report/],
     ['a malformed hook', ['--set-json', 'forge.github.redeliverHooks=["acme/web"]'], /redeliverHooks/],
+    [
+      'a hook written App',
+      ['--set', 'forge.github.existingSecret=gh', '--set-json', 'forge.github.redeliverHooks=["App"]'],
+      /redeliverHooks/,
+    ],
     ['hooks without GitHub credentials', ['--set-json', 'forge.github.redeliverHooks=["acme/web:1"]'], /needs forge.github.existingSecret/],
     ['an API URL that is not one', ['--set', 'forge.gitlab.apiUrl=gitlab.example'], /forge\/gitlab\/apiUrl/],
   ])(

@@ -1,12 +1,18 @@
 // Finished HeldJobs are deleted WAITGATE_FINISHED_TTL_MS after they finished, with their Jobs,
 // on the local cluster: on time, through a restart of the operator, never with a time to live
-// of 0, and never inside the supersede window of a hold that waited and launched.
+// of 0, and never inside the supersede window of a hold that waited and launched, so a
+// relabel inside that window is still refused by the real receiver.
 import { describe, expect, test } from '@jest/globals';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { Annotations, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { afterIn, heldJob } from '../support/builders.js';
+import { deliveryUuid, githubLabeled, post } from '../support/forge.js';
+import { metricValue } from '../support/metrics.js';
+import { trigger, withReceiver } from '../support/receiver-scenario.js';
 import { phaseReached, withScenario, type Scenario } from '../support/scenario.js';
-import type { ServiceProcess } from '../support/service-process.js';
+import { operatorProcess, type ServiceProcess } from '../support/service-process.js';
+import { withRedis } from '../support/valkey.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
 
@@ -16,7 +22,7 @@ const SLACK_MS = 10_000;
 const finishedAtOf = (hj: HeldJobObject): number => Date.parse(hj.status?.finishedAt ?? '');
 
 /** When `op` logged the deletion of `name`, or undefined if it has not. */
-function deletedAt(op: ServiceProcess, s: Scenario, name: string): number | undefined {
+function deletedAt(op: ServiceProcess, s: { namespace: string }, name: string): number | undefined {
   const line = op.logLines().find((l) => l['msg'] === 'Deleted finished HeldJob' && l['heldjob'] === `${s.namespace}/${name}`);
   return line ? Date.parse(String(line['time'])) : undefined;
 }
@@ -136,6 +142,95 @@ describe('finished HeldJobs are deleted after their time to live', () => {
         },
         { WAITGATE_FINISHED_TTL_MS: '0' },
       ),
+    Timeouts.testMs,
+  );
+});
+
+describe('the time to live does not reopen the supersede window', () => {
+  interface Result {
+    readonly trigger: string;
+    readonly outcome: string;
+    readonly heldJob: string;
+    readonly token?: string;
+  }
+  const resultOf = (r: { json: Record<string, unknown> }) => (r.json['results'] as Result[])[0]!;
+
+  test.concurrent(
+    'a delivery held and launched, past its time to live and with its Valkey marker lost: a relabel inside the window is wait-superseded, no second Job',
+    async () => {
+      const ttl = 3_000;
+      const { after } = afterIn(2_000);
+      await withReceiver('ttl-window', { triggers: [trigger({ name: 'deploy', waitFor: [{ after }] })] }, async (s) => {
+        const prefix = s.env['WAITGATE_VALKEY_PREFIX'] ?? '';
+        const operator = operatorProcess(
+          {
+            WAITGATE_WATCH_NAMESPACE: s.namespace,
+            WAITGATE_NAMESPACE: s.namespace,
+            WAITGATE_VALKEY_PREFIX: prefix,
+            WAITGATE_FINISHED_TTL_MS: String(ttl),
+          },
+          `${s.namespace}-operator`,
+        );
+        await operator.start();
+        try {
+          const first = resultOf(await post(s.url, githubLabeled({ label: 'waitgate:deploy', deliveryId: deliveryUuid('ttl-1') })));
+          expect(first).toMatchObject({ trigger: 'deploy', outcome: 'held' });
+          const done = await eventually(
+            'the hold to launch and succeed',
+            async () => {
+              const hj = await s.kube.getHeldJob(s.namespace, first.heldJob);
+              return hj?.status?.phase === Phase.Succeeded ? hj : undefined;
+            },
+            Timeouts.jobMs,
+          );
+          const jobName = done.status?.jobName as string;
+          expect(await s.kube.jobExists(s.namespace, jobName)).toBe(true);
+
+          // Valkey loses the launch marker: the live HeldJob is all that keeps the window closed.
+          const marker = new ValkeyKeys(prefix).finishedMarker('deploy', 'acme/web#7');
+          await withRedis(async (redis) => {
+            await eventually('the launch marker', async () => ((await redis.get(marker)) === first.heldJob ? true : undefined));
+            expect(await redis.del(marker)).toBe(1);
+          });
+
+          // Its time to live runs out; it is kept, for its launch was less than 15 minutes ago.
+          await staysTrue(
+            'the finished hold to be kept past its time to live',
+            async () => (await s.kube.getHeldJob(s.namespace, first.heldJob)) !== undefined,
+            finishedAtOf(done) + ttl + 3_000,
+          );
+          expect(deletedAt(operator, s, first.heldJob)).toBeUndefined();
+
+          // The same trigger and target again, inside the window: refused, recorded as the receiver records refusals.
+          const second = resultOf(await post(s.url, githubLabeled({ label: 'waitgate:deploy', deliveryId: deliveryUuid('ttl-2') })));
+          expect(second).toMatchObject({ trigger: 'deploy', outcome: 'refused', token: RefusalToken.Superseded });
+          const record = await eventually('the refusal record to be Refused', async () => {
+            const hj = await s.kube.getHeldJob(s.namespace, second.heldJob);
+            return hj?.status?.phase === Phase.Refused ? hj : undefined;
+          });
+          expect(record.status?.reason).toBe(RefusalToken.Superseded);
+          expect(record.metadata.annotations?.[Annotations.refusal]).toBe(RefusalToken.Superseded);
+          expect(record.metadata.annotations?.[Annotations.refusalMessage]).toBe(
+            `HeldJob ${first.heldJob} already holds deploy for this target`,
+          );
+          expect(await metricValue(s.metricsUrl, `waitgate_receiver_refusals_total{token="${RefusalToken.Superseded}"}`)).toBe(1);
+          expect(s.receiver.logLines().some((l) => l['msg'] === 'Refused delivery' && l['reason'] === RefusalToken.Superseded)).toBe(true);
+
+          // The refusal record itself goes at its time to live (it superseded nothing); no second Job ever.
+          await eventually(
+            'the refusal record to be deleted at its time to live',
+            async () => ((await s.kube.getHeldJob(s.namespace, second.heldJob)) ? undefined : true),
+            Timeouts.jobMs,
+          );
+          expect((await s.kube.listJobs(s.namespace)).map((j) => j.metadata?.name)).toEqual([jobName]);
+          expect(await s.kube.getHeldJob(s.namespace, first.heldJob)).toBeDefined();
+        } catch (err) {
+          throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+        } finally {
+          await operator.stop();
+        }
+      });
+    },
     Timeouts.testMs,
   );
 });

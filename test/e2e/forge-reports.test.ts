@@ -1,11 +1,11 @@
 // Telling the forge (issue 11): the operator process, configured to a fake forge on loopback,
 // comments on the issue when a hold is refused (and, when asked, when its Job launches and
-// finishes), exactly once through a crash, retrying a failing forge, never holding up a launch;
-// and asks GitHub again for failed deliveries only.
+// finishes), exactly once through a crash, retrying a failing forge, never holding up a launch,
+// with a token or as a GitHub App; and asks GitHub again for failed deliveries only.
 import { describe, expect, test } from '@jest/globals';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
-import { FakeForge } from '../support/fake-forge.js';
+import { APP_HOOK_KEY, FAKE_INSTALLATION_TOKEN, FakeForge, fakeGitHubApp, type FakeApp } from '../support/fake-forge.js';
 import { TestKube } from '../support/kube.js';
 import { phaseReached, withScenario } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
@@ -18,8 +18,8 @@ const COMMENTS = /^\/repos\/acme\/web\/issues\/7\/comments$/;
 /** A hold the operator refuses at once: its `after` lies years beyond the longest wait allowed. */
 const refusedHold = (name: string) => heldJob({ name, waitFor: [{ after: '2099-01-01T00:00:00Z' }] });
 
-async function withForge(body: (forge: FakeForge) => Promise<void>): Promise<void> {
-  const forge = await FakeForge.start();
+async function withForge(body: (forge: FakeForge) => Promise<void>, opts: { app?: FakeApp } = {}): Promise<void> {
+  const forge = await FakeForge.start(opts);
   try {
     await body(forge);
   } finally {
@@ -69,6 +69,67 @@ describe('reports to the forge', () => {
           githubEnv(forge),
         ),
       ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'as a GitHub App: an installation token got with the App’s JWT, the refusal posted with it, and the App’s own hook redelivered as the App',
+    () => {
+      const { app, privateKey } = fakeGitHubApp('4242', 77);
+      const jwt = /^bearer [\w-]+\.[\w-]+\.[\w-]+$/;
+      return withForge(
+        (forge) => {
+          const ago = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+          forge.deliveries.set(APP_HOOK_KEY, [
+            { id: 1, guid: 'ok', delivered_at: ago(5), redelivery: false, status_code: 202 },
+            { id: 2, guid: 'down', delivered_at: ago(10), redelivery: false, status_code: 503 },
+          ]);
+          return withScenario(
+            'forge-app',
+            async (s) => {
+              const created = await s.kube.createHeldJob(s.namespace, refusedHold('late'));
+              await phaseReached(s, 'late', Phase.Refused, Timeouts.shortMs);
+              const [entry] = await eventually('the report recorded in status', async () => {
+                const r = await reportsOf(s, 'late');
+                return r.length > 0 ? r : undefined;
+              });
+              const comments = forge.comments(THREAD);
+              expect(comments).toHaveLength(1);
+              expect(comments[0]?.body).toContain(`<!-- waitgate:${created.metadata.uid}:refused -->`);
+              expect(entry).toMatchObject({ transition: 'refused', outcome: 'Posted', commentId: String(comments[0]?.id) });
+
+              // The installation token, asked for with a JWT the fake checked against the App's key...
+              const tokenCalls = forge.callsTo('POST', /^\/app\/installations\/77\/access_tokens$/);
+              expect(tokenCalls.length).toBeGreaterThanOrEqual(1);
+              expect(tokenCalls.every((c) => jwt.test(c.authorization ?? ''))).toBe(true);
+              // ...is what the comment went with (and the search for an earlier one).
+              expect(forge.callsTo('POST', COMMENTS).map((c) => c.authorization)).toEqual([`token ${FAKE_INSTALLATION_TOKEN}`]);
+              expect(forge.callsTo('GET', COMMENTS).every((c) => c.authorization === `token ${FAKE_INSTALLATION_TOKEN}`)).toBe(true);
+              expect(forge.calls.some((c) => c.authorization === undefined)).toBe(false);
+
+              // The App's own webhook: its failed delivery asked for again, as the App.
+              await eventually('the App hook’s failed delivery asked for again', () =>
+                forge.callsTo('POST', /^\/app\/hook\/deliveries\/\d+\/attempts$/).length > 0 ? true : undefined,
+              );
+              const hookCalls = forge.calls.filter((c) => c.path.startsWith('/app/hook/'));
+              expect(new Set(hookCalls.filter((c) => c.method === 'POST').map((c) => c.path))).toEqual(
+                new Set(['/app/hook/deliveries/2/attempts']),
+              );
+              expect(hookCalls.every((c) => jwt.test(c.authorization ?? ''))).toBe(true);
+            },
+            {
+              WAITGATE_GITHUB_APP_ID: app.appId,
+              WAITGATE_GITHUB_APP_PRIVATE_KEY: privateKey,
+              WAITGATE_GITHUB_APP_INSTALLATION_ID: String(app.installationId),
+              WAITGATE_GITHUB_API_URL: forge.githubApiUrl,
+              WAITGATE_GITHUB_REDELIVER_HOOKS: 'app',
+              WAITGATE_GITHUB_REDELIVER_INTERVAL_MS: '1000',
+            },
+          );
+        },
+        { app },
+      );
+    },
     Timeouts.testMs,
   );
 

@@ -1,12 +1,11 @@
 // The forge adapters against a fake forge on loopback: the paths, the credentials and the
 // error details the reporter and the redelivery round depend on.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { generateKeyPairSync } from 'node:crypto';
 import { GitHubForge } from '../../operator/forge/github.js';
 import { GitLabForge } from '../../operator/forge/gitlab.js';
 import { ForgeHttpError } from '../../operator/forge/retry-policy.js';
 import type { ForgeTarget } from '../../operator/decide/report.js';
-import { FAKE_INSTALLATION_TOKEN, FakeForge } from '../support/fake-forge.js';
+import { APP_HOOK_KEY, FAKE_INSTALLATION_TOKEN, FakeForge, fakeGitHubApp } from '../support/fake-forge.js';
 
 let forge: FakeForge;
 beforeAll(async () => {
@@ -50,21 +49,48 @@ describe('GitHub', () => {
     expect(err).not.toBeInstanceOf(ForgeHttpError);
   });
 
-  test('as a GitHub App: an installation token from a PKCS#1 key, then the call with it', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', {
-      modulusLength: 2048,
-      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-    });
-    const app = new GitHubForge({
-      apiUrl: forge.githubApiUrl,
-      auth: { kind: 'app', appId: '42', privateKey, installationId: 77 },
-      timeoutMs: 2000,
-    });
-    await app.post({ ...issue, number: 10 }, 'from an app');
-    const [token] = forge.callsTo('POST', /^\/app\/installations\/77\/access_tokens$/);
-    expect(token?.authorization).toMatch(/^bearer [\w-]+\.[\w-]+\.[\w-]+$/);
-    expect(forge.callsTo('POST', /issues\/10\/comments$/)[0]?.authorization).toBe(`token ${FAKE_INSTALLATION_TOKEN}`);
+  test('as a GitHub App: an installation token from a PKCS#1 key, then the call with it; the App’s own hook with its JWT', async () => {
+    const { app, privateKey } = fakeGitHubApp('42', 77);
+    // A forge that knows the App: it takes only JWTs signed with its key.
+    const appForge = await FakeForge.start({ app });
+    try {
+      const client = new GitHubForge({
+        apiUrl: appForge.githubApiUrl,
+        auth: { kind: 'app', appId: '42', privateKey, installationId: 77 },
+        timeoutMs: 2000,
+      });
+      await client.post({ ...issue, number: 10 }, 'from an app');
+      const [token] = appForge.callsTo('POST', /^\/app\/installations\/77\/access_tokens$/);
+      expect(token?.authorization).toMatch(/^bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(appForge.callsTo('POST', /issues\/10\/comments$/)[0]?.authorization).toBe(`token ${FAKE_INSTALLATION_TOKEN}`);
+
+      const at = new Date().toISOString();
+      appForge.deliveries.set(APP_HOOK_KEY, [{ id: 9, guid: 'g9', delivered_at: at, redelivery: false, status_code: 503 }]);
+      expect(await client.deliveries({ kind: 'app' }, 0)).toEqual([
+        { id: 9, guid: 'g9', deliveredAt: at, redelivery: false, statusCode: 503 },
+      ]);
+      await client.redeliver({ kind: 'app' }, 9);
+      const hookCalls = appForge.calls.filter((c) => c.path.startsWith('/app/hook/'));
+      expect(hookCalls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /app/hook/deliveries', 'POST /app/hook/deliveries/9/attempts']);
+      // As the App itself (its JWT), which the fake checked; never the installation token.
+      expect(hookCalls.every((c) => /^bearer [\w-]+\.[\w-]+\.[\w-]+$/.test(c.authorization ?? ''))).toBe(true);
+    } finally {
+      await appForge.stop();
+    }
+  });
+
+  test('the App’s own hook cannot be read with another App’s key', async () => {
+    const appForge = await FakeForge.start({ app: fakeGitHubApp('42', 77).app });
+    try {
+      const stranger = new GitHubForge({
+        apiUrl: appForge.githubApiUrl,
+        auth: { kind: 'app', appId: '42', privateKey: fakeGitHubApp().privateKey, installationId: 77 },
+        timeoutMs: 2000,
+      });
+      await expect(stranger.deliveries({ kind: 'app' }, 0)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await appForge.stop();
+    }
   });
 
   test('lists a repository hook’s and an organisation hook’s deliveries and asks for one again', async () => {

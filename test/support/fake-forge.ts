@@ -2,9 +2,13 @@
 // talks to through its real clients (@octokit/rest, fetch). It serves the paths those use,
 // records every call, and can be told to fail, hang, or run a hook when a comment is posted.
 //   GitHub:  GET/POST /repos/{o}/{r}/issues/{n}/comments
-//            GET /repos/{o}/{r}/hooks/{id}/deliveries, POST .../deliveries/{d}/attempts (and /orgs/{org}/hooks/...)
+//            GET /repos/{o}/{r}/hooks/{id}/deliveries, POST .../deliveries/{d}/attempts (and /orgs/{org}/hooks/...,
+//            and the App's own webhook: GET /app/hook/deliveries, POST /app/hook/deliveries/{d}/attempts)
 //            POST /app/installations/{id}/access_tokens
+//   Given an App (FakeForge.start({ app })), the /app routes take only a JWT that App signed
+//   (RS256, iss the App id, not expired), and only its installation gets a token.
 //   GitLab:  GET/POST /api/v4/projects/{id}/(issues|merge_requests)/{iid}/notes
+import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -48,11 +52,49 @@ export interface Fault {
 
 export const FAKE_INSTALLATION_TOKEN = 'ghs_fake-installation-token';
 
+/** A GitHub App the fake knows: its JWTs are checked against the public key. */
+export interface FakeApp {
+  readonly appId: string;
+  /** PEM (SPKI or PKCS#1) of the key pair whose private half the operator signs with. */
+  readonly publicKey: string;
+  readonly installationId: number;
+}
+
+/**
+ * A GitHub App for a test: the fake forge's side of it, and the private key the operator gets
+ * (PKCS#1 PEM, as GitHub hands one out).
+ */
+export function fakeGitHubApp(appId = '4242', installationId = 77): { app: FakeApp; privateKey: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { app: { appId, publicKey, installationId }, privateKey };
+}
+
+/** The App's own webhook, as a key of `deliveries`. */
+export const APP_HOOK_KEY = 'app';
+
+/** Why a bearer JWT is not one the App signed, or undefined if it is. */
+function jwtProblem(authorization: string | undefined, appId: string, key: KeyObject, nowS: number): string | undefined {
+  const m = /^bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/i.exec(authorization ?? '');
+  if (!m) return 'not a bearer JWT';
+  const [, header, payload, signature] = m as unknown as [string, string, string, string];
+  const alg = (JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: unknown }).alg;
+  if (alg !== 'RS256') return `alg ${String(alg)}`;
+  if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url'))) return 'bad signature';
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iss?: unknown; exp?: unknown };
+  if (String(claims.iss) !== appId) return `iss ${String(claims.iss)}`;
+  if (typeof claims.exp !== 'number' || claims.exp <= nowS) return 'expired';
+  return undefined;
+}
+
 export class FakeForge {
   readonly calls: ForgeCall[] = [];
   /** Comments by thread: `github:owner/repo#7`, `gitlab:group/project#3`, `gitlab:group/project!12`. */
   readonly threads = new Map<string, FakeComment[]>();
-  /** Deliveries by hook: `owner/repo:123` or `org:456`. */
+  /** Deliveries by hook: `owner/repo:123`, `org:456`, or `app` (APP_HOOK_KEY). */
   readonly deliveries = new Map<string, FakeDelivery[]>();
   private readonly faults: Fault[] = [];
   private readonly hanging = new Set<ServerResponse>();
@@ -60,11 +102,18 @@ export class FakeForge {
   /** Runs after a comment is stored and before the answer is sent (a test may kill the poster there). */
   onPost: ((thread: string, comment: FakeComment) => Promise<void>) | undefined;
 
-  private constructor(private readonly server: Server) {}
+  private readonly appKey: KeyObject | undefined;
 
-  static async start(): Promise<FakeForge> {
+  private constructor(
+    private readonly server: Server,
+    private readonly app: FakeApp | undefined,
+  ) {
+    this.appKey = app ? createPublicKey(app.publicKey) : undefined;
+  }
+
+  static async start(opts: { app?: FakeApp } = {}): Promise<FakeForge> {
     const server = createServer();
-    const forge = new FakeForge(server);
+    const forge = new FakeForge(server, opts.app);
     server.on('request', (req, res) => void forge.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return forge;
@@ -135,6 +184,10 @@ export class FakeForge {
       }
       return this.send(res, fault.status ?? 500, { message: 'fake fault' }, fault.headers);
     }
+    if (path.startsWith('/app/') && this.app && this.appKey) {
+      const problem = jwtProblem(req.headers.authorization, this.app.appId, this.appKey, Math.floor(Date.now() / 1000));
+      if (problem) return this.send(res, 401, { message: `A JSON web token could not be decoded (${problem})` });
+    }
     return this.route(method, path, url.searchParams, body, res);
   }
 
@@ -156,20 +209,27 @@ export class FakeForge {
     }
     if ((m = /^\/(?:repos\/([^/]+\/[^/]+)|orgs\/([^/]+))\/hooks\/(\d+)\/deliveries(?:\/(\d+)\/attempts)?$/.exec(path))) {
       const hook = `${m[1] ?? m[2]}:${m[3]}`;
-      if (method === 'GET' && !m[4]) {
-        const list = [...(this.deliveries.get(hook) ?? [])].sort((a, b) => b.delivered_at.localeCompare(a.delivered_at));
-        return this.send(res, 200, list);
-      }
-      if (method === 'POST' && m[4]) {
-        const original = (this.deliveries.get(hook) ?? []).find((d) => d.id === Number(m?.[4]));
-        if (!original) return this.send(res, 404, { message: 'Not Found' });
-        return this.send(res, 202, {});
-      }
+      if (method === 'GET' && !m[4]) return this.send(res, 200, this.newestFirst(hook));
+      if (method === 'POST' && m[4]) return this.attempt(hook, Number(m[4]), res);
+    }
+    if ((m = /^\/app\/hook\/deliveries(?:\/(\d+)\/attempts)?$/.exec(path))) {
+      if (method === 'GET' && !m[1]) return this.send(res, 200, this.newestFirst(APP_HOOK_KEY));
+      if (method === 'POST' && m[1]) return this.attempt(APP_HOOK_KEY, Number(m[1]), res);
     }
     if ((m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path)) && method === 'POST') {
+      if (this.app && Number(m[1]) !== this.app.installationId) return this.send(res, 404, { message: 'Not Found' });
       return this.send(res, 201, { token: FAKE_INSTALLATION_TOKEN, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
     }
     return this.send(res, 404, { message: 'Not Found' });
+  }
+
+  private newestFirst(hook: string): FakeDelivery[] {
+    return [...(this.deliveries.get(hook) ?? [])].sort((a, b) => b.delivered_at.localeCompare(a.delivered_at));
+  }
+
+  private attempt(hook: string, id: number, res: ServerResponse): void {
+    const original = (this.deliveries.get(hook) ?? []).find((d) => d.id === id);
+    return original ? this.send(res, 202, {}) : this.send(res, 404, { message: 'Not Found' });
   }
 
   private async post(thread: string, text: string, res: ServerResponse): Promise<void> {

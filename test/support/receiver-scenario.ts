@@ -51,6 +51,23 @@ export function trigger(
   };
 }
 
+/**
+ * A cron trigger, as the reference writes one: refused at load (trigger-cron), and with a
+ * waitFor also waitfor-on-cron.
+ */
+export function cronTrigger(opts: { name?: string; schedule?: string; waitFor?: object[] } = {}): object {
+  return {
+    name: opts.name ?? 'nightly',
+    on: { type: 'cron', schedule: opts.schedule ?? '0 3 * * *' },
+    run: {
+      kind: 'github',
+      flow: 'nightly',
+      ...(opts.waitFor ? { waitFor: opts.waitFor } : {}),
+      job: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'nightly', image: 'busybox' }] } } },
+    },
+  };
+}
+
 export async function putConfigMap(kube: TestKube, namespace: string, name: string, data: Record<string, string>): Promise<void> {
   try {
     await kube.core.replaceNamespacedConfigMap({ name, namespace, body: { metadata: { name, namespace }, data } });
@@ -61,7 +78,12 @@ export async function putConfigMap(kube: TestKube, namespace: string, name: stri
 
 export async function withReceiver(
   label: string,
-  setup: { triggers: object[]; profiles?: Record<string, object> },
+  setup: {
+    triggers: object[];
+    profiles?: Record<string, object>;
+    /** false: go on once the receiver listens, ready or not (a triggers file it refuses). */
+    awaitReady?: boolean;
+  },
   body: (s: ReceiverScenario) => Promise<void>,
   envOverrides: Record<string, string> = {},
 ): Promise<void> {
@@ -91,7 +113,9 @@ export async function withReceiver(
   try {
     const ready = await receiver.start();
     const { url, metricsUrl } = receiverUrls(ready);
-    await eventually('the receiver to be ready', async () => ((await fetch(`${metricsUrl}/readyz`)).status === 200 ? true : undefined));
+    if (setup.awaitReady !== false) {
+      await eventually('the receiver to be ready', async () => ((await fetch(`${metricsUrl}/readyz`)).status === 200 ? true : undefined));
+    }
     await body({ kube, namespace, url, metricsUrl, receiver, env });
   } catch (err) {
     throw new Error(`${(err as Error).message}\n(receiver log: ${receiver.logPath})`, { cause: err });

@@ -1,0 +1,18 @@
+// Reading one series off a waitgate process's /metrics, as Prometheus would scrape it.
+
+/**
+ * The value of one series (`name` or `name{label="v",...}` exactly as exposed), or 0 when the
+ * process has not exposed it yet (a counter not yet incremented).
+ */
+export async function metricValue(metricsUrl: string, series: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+/** The operator's metrics URL, from its "Started" log line. */
+export function operatorMetricsUrl(startedLine: Record<string, unknown> | undefined): string {
+  const port = startedLine?.['metricsPort'];
+  if (typeof port !== 'number') throw new Error('the operator has not logged its metrics port');
+  return `http://127.0.0.1:${String(port)}`;
+}
