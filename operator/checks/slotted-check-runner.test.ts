@@ -21,7 +21,7 @@ async function until(probe: () => boolean): Promise<void> {
   for (let i = 0; i < 100 && !probe(); i++) await new Promise((r) => setImmediate(r));
   expect(probe()).toBe(true);
 }
-import { resultOf, SlottedCheckGate, type CheckGateOptions } from './slotted-check-runner.js';
+import { HAND_ON_MS, resultOf, SlottedCheckGate, type CheckGateOptions } from './slotted-check-runner.js';
 import type { CheckResult } from '../decide/record-check.js';
 
 const SLOT_KEY = 'wg:check-slots';
@@ -228,6 +228,43 @@ describe('SlottedCheckGate.run', () => {
     finish.get('ns/b')?.(checkAnswer({ exitCode: 3 }));
     await b;
     expect(freed).toEqual(['ns/d']);
+  });
+});
+
+describe('SlottedCheckGate: places handed on within the process', () => {
+  test('a place handed to a HeldJob that does not come for it is kept HAND_ON_MS, then another may take it', async () => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const clock = new ManualClock();
+    const freed: string[] = [];
+    const { log } = captureLog();
+    const gate = new SlottedCheckGate({
+      slots: new FakeSlots(clock.now),
+      runner,
+      metrics: new FakeCheckGateMetrics(),
+      log,
+      now: clock.now,
+      slotKey: SLOT_KEY,
+      slotLimit: 1,
+      workerName: WORKER,
+      uidOf: uidInCache,
+      leaseTtlMs: TTL,
+      knobs: { checkSlots: 1, intervalMs: 30_000, concurrency: 10 },
+      onPlaceFreed: (key) => freed.push(key),
+    });
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    expect(freed).toEqual(['ns/b']);
+    // b's place is kept for it: c still waits.
+    await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    clock.advance(HAND_ON_MS + 1);
+    // b never came: c takes the place.
+    void gate.run('ns/c', PROFILE, TARGET);
+    await until(() => finish.has('ns/c'));
   });
 });
 

@@ -69,6 +69,8 @@ export const CHECK_LEASE_MARGIN_MS = 30_000;
 export const checkLeaseTtlMs = (timeoutMs: number, killGraceMs: number): number => timeoutMs + killGraceMs + CHECK_LEASE_MARGIN_MS;
 
 const DENIALS_BEFORE_ALARM = 3;
+/** How long a place handed to a waiting HeldJob is kept for it. */
+export const HAND_ON_MS = 2_000;
 const ALARM_EVERY_MS = 60_000;
 
 export class SlottedCheckGate implements CheckGate {
@@ -82,6 +84,13 @@ export class SlottedCheckGate implements CheckGate {
    * not there and waiting out a denial's delay.
    */
   private readonly waiting = new Set<string>();
+  /**
+   * Waiting HeldJobs handed a place and not yet back to take it, with when they were handed
+   * it. A place is kept for one only HAND_ON_MS: one that never comes (its pass decided
+   * something else, or skipped a stale version) lets the next one have it.
+   */
+  private readonly handed = new Map<string, number>();
+  private handOnTimer: NodeJS.Timeout | undefined;
   private lastAlarm = -Infinity;
 
   constructor(private readonly o: CheckGateOptions) {}
@@ -94,19 +103,22 @@ export class SlottedCheckGate implements CheckGate {
     this.running.get(key)?.abort();
     this.denials.delete(key);
     this.waiting.delete(key);
+    this.handed.delete(key);
   }
 
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
   get heldJobsTracked(): number {
-    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting]).size;
+    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting, ...this.handed.keys()]).size;
   }
 
   async run(key: string, profile: Profile, target: string): Promise<CheckRun> {
     const uid = this.o.uidOf(key);
     if (uid === undefined) return { kind: 'cancelled' };
     const token = `${this.o.workerName}/${key}/${uid}`;
-    if (this.running.size >= this.o.slotLimit && !this.running.has(key)) {
-      // Every place is this process's own: no need to ask, and no denial to count.
+    this.handed.delete(key);
+    if (!this.running.has(key) && this.running.size + this.liveHanded() >= this.o.slotLimit) {
+      // Every place is this process's own (or handed to one waiting before): no need to ask,
+      // and no denial to count.
       this.waiting.add(key);
       return { kind: 'denied' };
     }
@@ -169,12 +181,29 @@ export class SlottedCheckGate implements CheckGate {
     if (this.running.get(key) === abort) this.running.delete(key);
   }
 
-  /** A place of this process's is free (its slot given back): the first HeldJob waiting for one may go. */
+  /** Handed places still kept for the HeldJob they were handed to; the lapsed ones forgotten. */
+  private liveHanded(): number {
+    const now = this.o.now();
+    for (const [key, at] of this.handed) if (now - at > HAND_ON_MS) this.handed.delete(key);
+    return this.handed.size;
+  }
+
+  /** Places of this process's are free: the HeldJobs waiting longest may go, one a place. */
   private handOn(): void {
-    const next = this.waiting.values().next();
-    if (next.done) return;
-    this.waiting.delete(next.value);
-    this.o.onPlaceFreed?.(next.value);
+    while (this.waiting.size > 0 && this.running.size + this.liveHanded() < this.o.slotLimit) {
+      const next = this.waiting.values().next().value as string;
+      this.waiting.delete(next);
+      this.handed.set(next, this.o.now());
+      this.o.onPlaceFreed?.(next);
+    }
+    // A place handed to one that never comes goes to the next when it lapses.
+    if (this.handed.size > 0 && this.waiting.size > 0 && this.handOnTimer === undefined) {
+      this.handOnTimer = setTimeout(() => {
+        this.handOnTimer = undefined;
+        this.handOn();
+      }, HAND_ON_MS + 1);
+      this.handOnTimer.unref?.();
+    }
   }
 
   private alarm(): void {
