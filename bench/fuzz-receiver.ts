@@ -1,12 +1,13 @@
 // `make fuzz`: 10,000 hostile deliveries (FUZZ_DELIVERIES to change it), then 500 slow unsigned
-// 1 MiB uploads with signed deliveries among them (FUZZ_SLOW_SENDERS, FUZZ_SIGNED), at a real
-// receiver process on a cluster and Valkey of its own. Prints figures; exits 1 when a rule broke:
+// 1 MiB uploads with signed deliveries among them (FUZZ_SLOW_SENDERS, FUZZ_SIGNED), then 300
+// connections stalling in their headers, over the connection cap, with signed deliveries among
+// them (FUZZ_HEADER_STALLS), at a real receiver process on a cluster and Valkey of its own. Prints figures; exits 1 when a rule broke:
 // an answer other than 2xx, 4xx or a cap's 503, a HeldJob no signed delivery asked for, the
 // receiver gone, RSS over 150 MiB, or a signed delivery unanswered.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kube, listHeldJobs } from './common.js';
-import { describeFuzz, describeSlow, runFuzz, runSlowSenders, type FuzzTarget } from './fuzz.js';
+import { describeFuzz, describeHeaderStalls, describeSlow, runFuzz, runHeaderStalls, runSlowSenders, type FuzzTarget } from './fuzz.js';
 import { startReceiverProcess } from './receiver-process.js';
 
 const RSS_LIMIT_MIB = 150;
@@ -52,6 +53,17 @@ async function main(): Promise<void> {
     if (slow.rss.peakMiB > RSS_LIMIT_MIB) failures.push(`slow senders: RSS peaked at ${slow.rss.peakMiB.toFixed(1)} MiB`);
     if (slow.signedAnswered !== slow.signed)
       failures.push(`slow senders: ${String(slow.signed - slow.signedAnswered)} signed deliveries unanswered`);
+
+    const stalls = await runHeaderStalls(target, {
+      stallers: num('FUZZ_HEADER_STALLS', 300),
+      signed: num('FUZZ_SIGNED', 100),
+      seed: num('FUZZ_SEED', 1) + 2,
+      pid,
+    });
+    process.stdout.write(`${describeHeaderStalls(stalls)}\n`);
+    if (stalls.rss.peakMiB > RSS_LIMIT_MIB) failures.push(`header stalls: RSS peaked at ${stalls.rss.peakMiB.toFixed(1)} MiB`);
+    if (stalls.signedAnswered !== stalls.signed)
+      failures.push(`header stalls: ${String(stalls.signed - stalls.signedAnswered)} signed deliveries unanswered`);
     if (receiver.exitCode() !== undefined) failures.push(`the receiver exited (${String(receiver.exitCode())})`);
     else if ((await fetch(`http://127.0.0.1:${String(receiver.port)}/healthz`)).status !== 200)
       failures.push('the receiver stopped answering');

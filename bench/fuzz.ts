@@ -4,6 +4,7 @@
 // (test/e2e/receiver-fuzz.test.ts).
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { head, rawExchange, type RawAnswer, type RawRequest } from './raw-http.js';
 import { seededRandom } from './common.js';
 
@@ -406,14 +407,6 @@ export async function runSlowSenders(
   const rng = seededRandom(opts.seed);
   const rss = watchRss(opts.pid);
   const started = Date.now();
-  const count = (answers: RawAnswer[]) => {
-    const by: Record<string, number> = {};
-    for (const a of answers) {
-      const s = a.status === undefined ? 'none' : String(a.status);
-      by[s] = (by[s] ?? 0) + 1;
-    }
-    return by;
-  };
   const slow = Promise.all(
     Array.from({ length: opts.slow }, () =>
       rawExchange(t.port, {
@@ -423,8 +416,34 @@ export async function runSlowSenders(
       }),
     ),
   );
-  const signed = Promise.all(
-    Array.from({ length: opts.signed }, async (_x, i) => {
+  const [slowAnswers, signedAnswers] = await Promise.all([slow, sendSigned(t, rng, opts.signed)]);
+  return {
+    slow: opts.slow,
+    slowByStatus: countByStatus(slowAnswers),
+    signed: opts.signed,
+    signedAnswered: answered2xx(signedAnswers),
+    signedByStatus: countByStatus(signedAnswers),
+    durationMs: Date.now() - started,
+    rss: rss.stop(),
+  };
+}
+
+const countByStatus = (answers: readonly RawAnswer[]): Record<string, number> => {
+  const by: Record<string, number> = {};
+  for (const a of answers) {
+    const s = a.status === undefined ? 'none' : String(a.status);
+    by[s] = (by[s] ?? 0) + 1;
+  }
+  return by;
+};
+
+const answered2xx = (answers: readonly RawAnswer[]) =>
+  answers.filter((a) => a.status !== undefined && a.status >= 200 && a.status < 300).length;
+
+/** `n` signed label deliveries, one every 20 ms. */
+function sendSigned(t: FuzzTarget, rng: Rng, n: number): Promise<RawAnswer[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_x, i) => {
       await new Promise((r) => setTimeout(r, i * 20));
       const body = Buffer.from(JSON.stringify(githubPayload(rng, t.label)));
       return rawExchange(t.port, {
@@ -439,13 +458,77 @@ export async function runSlowSenders(
       });
     }),
   );
-  const [slowAnswers, signedAnswers] = await Promise.all([slow, signed]);
+}
+
+export interface HeaderStallFigures {
+  /** Connections kept stalling in their headers at once. */
+  readonly stallers: number;
+  /** Stalling connections opened in all (each one closed is opened again at once). */
+  readonly opened: number;
+  /** Closed by the receiver without an answer: made room for a newer connection. */
+  readonly closedForRoom: number;
+  /** Answered 408 by the header timeout. */
+  readonly timedOut: number;
+  readonly signed: number;
+  /** Signed deliveries answered 2xx. */
+  readonly signedAnswered: number;
+  readonly signedByStatus: Record<string, number>;
+  readonly durationMs: number;
+  readonly rss: RssFigures;
+}
+
+/**
+ * `stallers` connections that each send half a request head and stall (no signature needed),
+ * opened again the moment the receiver closes one, held above the connection cap while
+ * `signed` real deliveries are sent among them: every real delivery must still be answered.
+ */
+export async function runHeaderStalls(
+  t: FuzzTarget,
+  opts: { stallers: number; signed: number; seed: number; pid: number },
+): Promise<HeaderStallFigures> {
+  const rng = seededRandom(opts.seed);
+  const rss = watchRss(opts.pid);
+  const started = Date.now();
+  let stopping = false;
+  let opened = 0;
+  let closedForRoom = 0;
+  let timedOut = 0;
+  const live = new Set<Socket>();
+  const stall = (): Promise<void> =>
+    new Promise((connected) => {
+      opened++;
+      let reached = false;
+      const c = connect({ host: '127.0.0.1', port: t.port }, () => {
+        reached = true;
+        c.write(`POST ${GH} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-github-event: issues\r\n`);
+        connected();
+      });
+      live.add(c);
+      let answer = '';
+      c.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+      c.on('error', () => connected());
+      c.on('close', () => {
+        live.delete(c);
+        // Not reached at all: the receiver is gone, and the signed deliveries will say so.
+        if (stopping || !reached) return;
+        if (/^HTTP\/1\.1 408/.test(answer)) timedOut++;
+        else closedForRoom++;
+        void stall();
+      });
+    });
+  // The cap is full of stalled heads before the first real delivery is sent.
+  await Promise.all(Array.from({ length: opts.stallers }, stall));
+  const signedAnswers = await sendSigned(t, rng, opts.signed);
+  stopping = true;
+  for (const c of live) c.destroy();
   return {
-    slow: opts.slow,
-    slowByStatus: count(slowAnswers),
+    stallers: opts.stallers,
+    opened,
+    closedForRoom,
+    timedOut,
     signed: opts.signed,
-    signedAnswered: signedAnswers.filter((a) => a.status !== undefined && a.status >= 200 && a.status < 300).length,
-    signedByStatus: count(signedAnswers),
+    signedAnswered: answered2xx(signedAnswers),
+    signedByStatus: countByStatus(signedAnswers),
     durationMs: Date.now() - started,
     rss: rss.stop(),
   };
@@ -475,5 +558,13 @@ export function describeSlow(f: SlowSenderFigures): string {
     `slow senders: ${String(f.slow)} unsigned 1 MiB uploads answered ${JSON.stringify(f.slowByStatus)} in ${(f.durationMs / 1000).toFixed(1)} s`,
     `slow senders: ${String(f.signedAnswered)} of ${String(f.signed)} signed deliveries answered 2xx (${JSON.stringify(f.signedByStatus)})`,
     `slow senders: receiver RSS ${mib(f.rss.startMiB)} at the start, ${mib(f.rss.peakMiB)} at the peak, ${mib(f.rss.endMiB)} at the end`,
+  ].join('\n');
+}
+
+export function describeHeaderStalls(f: HeaderStallFigures): string {
+  return [
+    `header stalls: ${String(f.stallers)} connections kept stalling in their headers for ${(f.durationMs / 1000).toFixed(1)} s: ${String(f.opened)} opened in all, ${String(f.closedForRoom)} closed to make room, ${String(f.timedOut)} cut off by the header timeout`,
+    `header stalls: ${String(f.signedAnswered)} of ${String(f.signed)} signed deliveries answered 2xx (${JSON.stringify(f.signedByStatus)})`,
+    `header stalls: receiver RSS ${mib(f.rss.startMiB)} at the start, ${mib(f.rss.peakMiB)} at the peak, ${mib(f.rss.endMiB)} at the end`,
   ].join('\n');
 }

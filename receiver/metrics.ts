@@ -35,6 +35,11 @@ export class ReceiverMetrics {
     labelNames: ['token'] as const,
     registers: [this.registry],
   });
+  readonly connectionsClosedForRoom = new Counter({
+    name: 'waitgate_receiver_connections_closed_for_room_total',
+    help: 'Connections still sending their request head, closed at the connection cap to make room for a new one.',
+    registers: [this.registry],
+  });
   readonly triggersFileRefusals = new Counter({
     name: 'waitgate_receiver_triggers_file_refusals_total',
     help: 'Triggers files refused at load (the previous file stays in force).',

@@ -13,29 +13,36 @@ const EXEC = profiles({
   ci: { mode: 'pod', script: 'b.sh', image: 'alpine' },
 });
 const POD_ONLY = profiles({ ci: { mode: 'pod', script: 'b.sh', image: 'alpine' } });
-const mounted: OperatorDeployment = { name: 'waitgate-operator', tokenMounted: true, inheritsEnv: false };
+const mounted: OperatorDeployment = { name: 'waitgate-operator', tokenMounted: true, inheritsEnv: false, credentials: ['VALKEY_URL'] };
+const bare: OperatorDeployment = { ...mounted, tokenMounted: false, credentials: [] };
 
 describe('execReachFindings', () => {
   test.each<[string, ConfigMapRead, readonly OperatorDeployment[] | undefined, [string, RegExp][]]>([
     [
-      'exec profiles next to an operator with a token: a warning naming them, the token and pod mode',
+      'exec profiles next to an operator with a token: a warning naming them, the token, the environment and pod mode',
       EXEC,
       [mounted],
       [
         [
           'WARN',
-          /exec-mode profiles \(deploy, jira\) run inside Deployment ns\/waitgate-operator, which mounts a service-account token.*serviceaccount\/token.*"mode": "pod"/,
+          /exec-mode profiles \(deploy, jira\) run as the operator's user inside Deployment ns\/waitgate-operator, which mounts a service-account token.*serviceaccount\/token.*the operator's whole environment from \/proc\/<its pid>\/environ \(VALKEY_URL\), whatever the allow-list.*"mode": "pod"/,
         ],
       ],
     ],
-    ['no token mounted: ok', EXEC, [{ ...mounted, tokenMounted: false }], [['ok', /mounts no service-account token/]]],
+    [
+      'no token, but credentials in its environment: still a warning, naming them',
+      EXEC,
+      [{ ...mounted, tokenMounted: false, credentials: ['VALKEY_URL', 'WAITGATE_GITHUB_TOKEN'] }],
+      [['WARN', /mounts no service-account token, but.*environ \(VALKEY_URL, WAITGATE_GITHUB_TOKEN\).*"mode": "pod"/]],
+    ],
+    ['no token and no credential: ok', EXEC, [bare], [['ok', /mounts no service-account token and carries no credential/]]],
     ['pod-mode profiles only: ok, whatever the Deployment', POD_ONLY, [mounted], [['ok', /no exec-mode profile/]]],
     ['no operator Deployment here: ok, said so', EXEC, [], [['ok', /no operator Deployment in ns/]]],
     ['Deployments unreadable: a warning', EXEC, undefined, [['WARN', /cannot read the Deployments of ns \(forbidden\)/]]],
     [
       'an operator that passes its whole environment: a second warning',
       EXEC,
-      [{ ...mounted, inheritsEnv: true }],
+      [{ ...mounted, inheritsEnv: true, credentials: [] }],
       [
         ['WARN', /mounts a service-account token/],
         ['WARN', /WAITGATE_CHECK_ENV_INHERIT.*VALKEY_URL/],
@@ -70,21 +77,42 @@ describe('operatorDeployments', () => {
       'the chart: token on',
       deployment('op', { serviceAccountName: 'op', automountServiceAccountToken: true }),
       [],
-      [{ name: 'op', tokenMounted: true, inheritsEnv: false }],
+      [{ name: 'op', tokenMounted: true, inheritsEnv: false, credentials: [] }],
     ],
     [
       'turned off in the Pod spec',
       deployment('op', { automountServiceAccountToken: false }),
       [],
-      [{ name: 'op', tokenMounted: false, inheritsEnv: false }],
+      [{ name: 'op', tokenMounted: false, inheritsEnv: false, credentials: [] }],
     ],
     [
       'silent Pod spec, ServiceAccount turns it off',
       deployment('op', { serviceAccountName: 'op' }),
       [{ metadata: { name: 'op' }, automountServiceAccountToken: false }],
-      [{ name: 'op', tokenMounted: false, inheritsEnv: false }],
+      [{ name: 'op', tokenMounted: false, inheritsEnv: false, credentials: [] }],
     ],
-    ['silent everywhere: the kubelet mounts it', deployment('op', {}), [], [{ name: 'op', tokenMounted: true, inheritsEnv: false }]],
+    [
+      'silent everywhere: the kubelet mounts it',
+      deployment('op', {}),
+      [],
+      [{ name: 'op', tokenMounted: true, inheritsEnv: false, credentials: [] }],
+    ],
+    [
+      'credentials in its environment are named; envFrom stands for names doctor cannot see',
+      (() => {
+        const d = deployment('op', { automountServiceAccountToken: false });
+        const c = d.spec?.template.spec?.containers[0] as k8s.V1Container;
+        c.env = [
+          { name: 'WAITGATE_GITHUB_TOKEN', valueFrom: { secretKeyRef: { name: 'gh', key: 'token' } } },
+          { name: 'VALKEY_URL', valueFrom: { secretKeyRef: { name: 'valkey', key: 'url' } } },
+          { name: 'WAITGATE_LOG_LEVEL', value: 'info' },
+        ];
+        c.envFrom = [{ secretRef: { name: 'more' } }];
+        return d;
+      })(),
+      [],
+      [{ name: 'op', tokenMounted: false, inheritsEnv: false, credentials: ['VALKEY_URL', 'WAITGATE_GITHUB_TOKEN', 'envFrom'] }],
+    ],
     ['the receiver is not the operator', deployment('rc', {}, ['node', 'dist/receiver/main.js']), [], []],
     [
       'WAITGATE_CHECK_ENV_INHERIT=true is seen',
@@ -94,7 +122,7 @@ describe('operatorDeployments', () => {
         return d;
       })(),
       [],
-      [{ name: 'op', tokenMounted: true, inheritsEnv: true }],
+      [{ name: 'op', tokenMounted: true, inheritsEnv: true, credentials: [] }],
     ],
   ])('%s', (_name, d, accounts, expected) => {
     expect(operatorDeployments([d], accounts)).toEqual(expected);

@@ -1,10 +1,12 @@
 // Doctor's look at what exec-mode checks can reach. An exec check runs as a process of the
-// operator, in its container: whatever file the operator can read, the script can read. In a
-// cluster that includes the operator's service-account token, and with it the operator's
-// rights (create Jobs wherever it watches HeldJobs). The environment allow-list cannot help
-// there: the token is a file. So an exec-mode profile next to an operator Deployment that
-// mounts a token is a warning, with pod mode (no token) as the way out. Pure: the profiles
-// and the Deployments come in as data.
+// operator, in its container, as its user: whatever the operator can read, the script can
+// read. That is its service-account token (in a cluster) and with it the operator's rights
+// (create Jobs wherever it watches HeldJobs), and the operator's own environment, read back
+// from /proc/<its pid>/environ: VALKEY_URL with its password, the forge token or GitHub App
+// key. The environment allow-list only keeps those out of the script's own environment. So an
+// exec-mode profile next to an operator Deployment that mounts a token or carries credentials
+// is a warning, with pod mode as the way out. Pure: the profiles and the Deployments come in
+// as data.
 import * as k8s from '@kubernetes/client-node';
 import { parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
 import type { ConfigMapRead } from './config-checks.js';
@@ -20,7 +22,20 @@ export interface OperatorDeployment {
   readonly tokenMounted: boolean;
   /** WAITGATE_CHECK_ENV_INHERIT is set to a true value in its container. */
   readonly inheritsEnv: boolean;
+  /**
+   * The credentials among its container's variables (CREDENTIAL_VARIABLES), sorted; plus
+   * `envFrom` when whole ConfigMaps or Secrets are poured in, whose names doctor cannot see.
+   */
+  readonly credentials: readonly string[];
 }
+
+/** The operator's settings that carry a secret: what a script reading its environment gets. */
+export const CREDENTIAL_VARIABLES = [
+  'VALKEY_URL',
+  'WAITGATE_GITHUB_APP_PRIVATE_KEY',
+  'WAITGATE_GITHUB_TOKEN',
+  'WAITGATE_GITLAB_TOKEN',
+] as const;
 
 /** True for a container that runs the operator (the chart's command, or one like it). */
 export function runsOperator(c: k8s.V1Container): boolean {
@@ -45,7 +60,10 @@ export function operatorDeployments(
         ?.find((e) => e.name === 'WAITGATE_CHECK_ENV_INHERIT')
         ?.value?.trim()
         .toLowerCase() ?? '';
-    out.push({ name: d.metadata?.name ?? '?', tokenMounted, inheritsEnv: ['true', '1', 'yes'].includes(inherit) });
+    const names = new Set((container.env ?? []).map((e) => e.name));
+    const credentials: string[] = CREDENTIAL_VARIABLES.filter((n) => names.has(n));
+    if ((container.envFrom ?? []).length > 0) credentials.push('envFrom');
+    out.push({ name: d.metadata?.name ?? '?', tokenMounted, inheritsEnv: ['true', '1', 'yes'].includes(inherit), credentials });
   }
   return out;
 }
@@ -69,7 +87,7 @@ export function execReachFindings(input: {
     return [
       warn(
         'checks',
-        `cannot read the Deployments of ${input.namespace} (${input.problem ?? 'unknown'}), so whether exec-mode profiles (${names}) can read a service-account token is unknown`,
+        `cannot read the Deployments of ${input.namespace} (${input.problem ?? 'unknown'}), so whether exec-mode profiles (${names}) can read a service-account token or the operator's credentials is unknown`,
       ),
     ];
   }
@@ -83,18 +101,30 @@ export function execReachFindings(input: {
   }
   const findings: Finding[] = [];
   for (const d of input.operators) {
+    const where = `Deployment ${input.namespace}/${d.name}`;
+    const environment =
+      d.credentials.length > 0
+        ? `the operator's whole environment from /proc/<its pid>/environ (${d.credentials.join(', ')}), whatever the allow-list`
+        : `the operator's whole environment from /proc/<its pid>/environ, whatever the allow-list`;
     if (d.tokenMounted) {
       findings.push(
         warn(
           'checks',
-          `exec-mode profiles (${names}) run inside Deployment ${input.namespace}/${d.name}, which mounts a service-account token: any of these scripts can read ${TOKEN_PATH} and act as the operator (create Jobs wherever it watches HeldJobs). Give them "mode": "pod" (no token), or review each script as you would code the operator runs`,
+          `exec-mode profiles (${names}) run as the operator's user inside ${where}, which mounts a service-account token: any of these scripts can read ${TOKEN_PATH} and act as the operator (create Jobs wherever it watches HeldJobs), and read ${environment}. Give them "mode": "pod" (no token, not the operator's process), or review each script as you would code the operator runs`,
+        ),
+      );
+    } else if (d.credentials.length > 0) {
+      findings.push(
+        warn(
+          'checks',
+          `exec-mode profiles (${names}) run as the operator's user inside ${where}: it mounts no service-account token, but any of these scripts can read ${environment}. Give them "mode": "pod", or review each script as you would code the operator runs`,
         ),
       );
     } else {
       findings.push(
         ok(
           'checks',
-          `Deployment ${input.namespace}/${d.name} mounts no service-account token, so exec-mode profiles (${names}) cannot read one`,
+          `${where} mounts no service-account token and carries no credential, so exec-mode profiles (${names}) can read neither`,
         ),
       );
     }

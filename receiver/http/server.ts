@@ -2,6 +2,7 @@
 // /healthz; /metrics and /readyz are on a port of their own (createMetricsServer), so the
 // internet never reaches them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ReceiverLimits } from '../config.js';
 import type { DeliveryResult } from '../delivery/deliver.js';
@@ -12,6 +13,7 @@ import { parseGitlab } from '../forges/gitlab.js';
 import { githubDigestMatches } from '../forges/signature.js';
 import { DeliveryOutcome, type ReceiverMetrics } from '../metrics.js';
 import { admit, MAX_BODY_BYTES } from './admission.js';
+import { ConnectionSlots } from './connection-slots.js';
 import { readBody } from './read-body.js';
 
 export interface ServerDeps {
@@ -49,7 +51,7 @@ const CHECK_INTERVAL_MS = 1000;
 
 export function createReceiverServer(deps: ServerDeps): Server {
   const { metrics, log, limits } = deps;
-  let openConnections = 0;
+  const connections = new ConnectionSlots<Socket>(limits.maxConnections);
   let inflightBodyBytes = 0;
 
   async function webhook(forge: Forge, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -60,7 +62,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
       headers: req.headersDistinct,
       githubSecrets: deps.githubSecrets,
       gitlabTokens: deps.gitlabTokens,
-      openConnections,
+      openConnections: connections.size,
       maxConnections: limits.maxConnections,
       inflightBodyBytes,
       maxInflightBodyBytes: limits.maxInflightBodyBytes,
@@ -188,6 +190,10 @@ export function createReceiverServer(deps: ServerDeps): Server {
       connectionsCheckingInterval: CHECK_INTERVAL_MS,
     },
     (req, res) => {
+      connections.headReceived(req.socket);
+      res.once('finish', () => {
+        if (res.shouldKeepAlive) connections.idle(req.socket);
+      });
       const path = (req.url ?? '/').split('?')[0];
       const route = async () => {
         if (path === '/healthz') return send(res, 200, { status: 'ok' });
@@ -202,9 +208,10 @@ export function createReceiverServer(deps: ServerDeps): Server {
       });
     },
   );
-  server.on('connection', (socket) => {
-    openConnections++;
-    socket.once('close', () => openConnections--);
+  server.on('connection', (socket: Socket) => {
+    socket.once('close', () => connections.closed(socket));
+    // At the cap, the oldest connection still in its head makes room (connection-slots.ts).
+    if (connections.opened(socket)) metrics.connectionsClosedForRoom.inc();
   });
   // Node's own answer to a request it cannot parse or that ran out of time stands: 400, 431
   // for headers too large, 408 for a timeout, and the connection closed.

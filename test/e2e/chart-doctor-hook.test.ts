@@ -336,10 +336,13 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
           // Everything doctor reads, it may read: no warning about a refused read, no editors unknown.
           expect(r.stdout).not.toMatch(/cannot|forbidden|unknown \(the bindings/i);
           expect(r.stdout).toMatch(new RegExp(`who can edit ${ns}/waitgate-profiles, and so run code as the operator`));
-          // The one warning is the exec-mode profile next to the operator's token: doctor read the
-          // operator's Deployment and ServiceAccount to say so.
+          // The one warning is the exec-mode profile next to the operator's token and its
+          // credentials: doctor read the operator's Deployment and ServiceAccount to say so.
           expect(r.stdout).toMatch(
-            new RegExp(`^WARN\\s+checks: exec-mode profiles \\(${PROFILE}\\) run inside Deployment ${ns}/${RELEASE}-operator`, 'm'),
+            new RegExp(
+              `^WARN\\s+checks: exec-mode profiles \\(${PROFILE}\\) run as the operator's user inside Deployment ${ns}/${RELEASE}-operator, which mounts a service-account token: .*environ \\(VALKEY_URL\\)`,
+              'm',
+            ),
           );
           expect(r.stdout).toMatch(/^0 failures, 1 warning$/m);
 

@@ -90,6 +90,48 @@ describe('NetworkPolicies', () => {
   );
 });
 
+/** The NOTES helm prints after an install, rendered client-side (nothing is installed). */
+async function notes(args: readonly string[] = []): Promise<string> {
+  const r = await mustRun('helm', [
+    'install',
+    RELEASE,
+    CHART_DIR,
+    '--dry-run=client',
+    '-n',
+    'team-a',
+    '--set',
+    'valkey.url=redis://valkey:6379',
+    ...args,
+  ]);
+  return r.stdout.slice(r.stdout.indexOf('NOTES:'));
+}
+
+describe('NOTES', () => {
+  test.concurrent(
+    'networkPolicy on: a warning while valkey.podLabels is empty (no Valkey policy is rendered), a note while metricsFrom is empty',
+    async () => {
+      const open = await notes();
+      expect(open).toMatch(/^WARNING: networkPolicy\.valkey\.podLabels is empty, so this chart renders no NetworkPolicy for Valkey/m);
+      expect(open).toMatch(
+        /metrics ports \(operator and receiver\) are open to every Pod in the cluster until\s+networkPolicy\.metricsFrom/,
+      );
+
+      const fenced = await notes([
+        '--set-json',
+        'networkPolicy.valkey.podLabels={"app.kubernetes.io/name":"valkey"}',
+        '--set-json',
+        'networkPolicy.metricsFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]',
+      ]);
+      expect(fenced).toMatch(/^Network: .*networkPolicy\.metricsFrom limits who reaches the metrics ports/m);
+      expect(fenced).not.toMatch(/podLabels is empty|open to every Pod/);
+
+      // Off: the chart renders no policy at all, and NOTES says nothing of them.
+      expect(await notes(['--set', 'networkPolicy.enabled=false'])).not.toMatch(/^Network:|podLabels/m);
+    },
+    Timeouts.testMs,
+  );
+});
+
 describe("Valkey's CA certificate", () => {
   test.concurrent(
     'valkey.tls.caSecret or caConfigMap: mounted read-only into the operator and the receiver, WAITGATE_VALKEY_CA_FILE names it',

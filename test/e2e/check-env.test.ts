@@ -12,7 +12,7 @@ import { Timeouts } from '../support/timeouts.js';
 const NAME = 'web-7-deploy';
 const GIVEN = { WAITGATE_TEST_SECRET: 'hunter2', WAITGATE_TEST_ALLOWED: 'yes', WAITGATE_WAIT_MAX_FAULTS: '1' };
 
-describe("exec checks see an allow-list of the operator's environment", () => {
+describe("exec checks see an allow-list of the operator's environment, and can still read the operator's own", () => {
   test.concurrent.each<[string, string, Record<string, string>]>([
     [
       'by default: PATH and the allowed names, no secret, no VALKEY_URL, no KUBECONFIG',
@@ -20,6 +20,13 @@ describe("exec checks see an allow-list of the operator's environment", () => {
       { WAITGATE_CHECK_ENV_ALLOW: 'WAITGATE_TEST_ALLOWED' },
     ],
     ['with WAITGATE_CHECK_ENV_INHERIT=true: everything, the secret included', 'env-inherited.sh', { WAITGATE_CHECK_ENV_INHERIT: 'true' }],
+    // The allow-list stops accidental leaks, not a script that looks: its parent is the
+    // operator, the same user, and /proc hands out the operator's environment whole.
+    [
+      "what the allow-list does not stop: the operator's whole environment, read back from /proc/$PPID/environ",
+      'env-parent-environ.sh',
+      {},
+    ],
   ])(
     '%s',
     (_name, script, env) =>

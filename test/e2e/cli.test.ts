@@ -577,7 +577,7 @@ describe('waitgate doctor', () => {
   );
 
   test.concurrent(
-    'exec-mode profiles next to an operator Deployment that mounts a token: a warning that recommends pod mode; none once the token is off',
+    'exec-mode profiles next to an operator Deployment that mounts a token: a warning that recommends pod mode; with the token off, one that still names the environment',
     () =>
       withNamespace(
         'cli-doctor-token',
@@ -613,15 +613,21 @@ describe('waitgate doctor', () => {
           expect(lines(r, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([
             expect.stringMatching(
               new RegExp(
-                `^WARN {2}checks: exec-mode profiles \\(ci, jira\\) run inside Deployment ${ns}/waitgate-operator, which mounts a service-account token: .*/var/run/secrets/kubernetes\\.io/serviceaccount/token.*"mode": "pod"`,
+                `^WARN {2}checks: exec-mode profiles \\(ci, jira\\) run as the operator's user inside Deployment ${ns}/waitgate-operator, which mounts a service-account token: .*/var/run/secrets/kubernetes\\.io/serviceaccount/token.*/proc/<its pid>/environ \\(VALKEY_URL\\).*"mode": "pod"`,
               ),
             ),
           ]);
 
           await apps.replaceNamespacedDeployment({ name: 'waitgate-operator', namespace: ns, body: operator(false) });
           const off = await waitgate(['doctor', '--waitgate-namespace', ns]);
-          expect(lines(off, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([]);
-          expect(off.stdout).toMatch(new RegExp(`^ok {4}checks: Deployment ${ns}/waitgate-operator mounts no service-account token`, 'm'));
+          // No token, but VALKEY_URL is still in the operator's environment, which a script reads from /proc.
+          expect(lines(off, 'WARN').filter((l) => l.startsWith('WARN  checks:'))).toEqual([
+            expect.stringMatching(
+              new RegExp(
+                `^WARN {2}checks: exec-mode profiles \\(ci, jira\\) run as the operator's user inside Deployment ${ns}/waitgate-operator: it mounts no service-account token, but .*\\(VALKEY_URL\\).*"mode": "pod"`,
+              ),
+            ),
+          ]);
         },
         { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { profile: 'ci' }])) },
       ),

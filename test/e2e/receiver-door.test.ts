@@ -31,6 +31,25 @@ function rawDelivery(s: ReceiverScenario, d: Delivery, over: Record<string, stri
   return rawExchange(portOf(s.url), { head: head(d.path, headers), body: d.body, deadlineMs: Timeouts.shortMs });
 }
 
+/**
+ * A connection that sends `text` and stalls there; when `until` is given, resolves only once the
+ * receiver has sent that back (the head was read), else once connected.
+ */
+function openStalled(port: number, text: string, until?: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const c = connect({ host: '127.0.0.1', port }, () => {
+      c.write(text);
+      if (!until) resolve(c);
+    });
+    let seen = '';
+    c.on('data', (d: Buffer) => {
+      seen += d.toString('latin1');
+      if (until && seen.includes(until)) resolve(c);
+    });
+    c.on('error', reject);
+  });
+}
+
 describe('receiver: the door, before a byte of body', () => {
   test.concurrent(
     'a declared length over 1 MiB is answered 413 at once and closed; unsigned uploads are answered 401 before their body',
@@ -214,6 +233,32 @@ describe('receiver: timeouts and caps', () => {
   );
 
   test.concurrent(
+    'connections stalling in their headers up to the cap do not keep a signed delivery out: the oldest of them is closed to make room',
+    () =>
+      withReceiver(
+        'door-stall',
+        { triggers: [trigger()] },
+        async (s) => {
+          const port = portOf(s.url);
+          // Four connections fill the cap of four, each stalled halfway through its headers:
+          // no signature, no secret, nothing but a connection.
+          const stalled: Socket[] = [];
+          for (let i = 0; i < 4; i++) stalled.push(await openStalled(port, 'POST /webhooks/github HTTP/1.1\r\nhost: x\r\n'));
+          const r = await post(s.url, githubLabeled({ label: LABEL }));
+          expect(r.status).toBe(202);
+          expect(await s.kube.listHeldJobs(s.namespace)).toHaveLength(1);
+          // The oldest made room; the others still wait for their header timeout.
+          await eventually('the oldest stalled connection to be closed', async () => (stalled[0]?.closed ? true : undefined));
+          expect(stalled.slice(1).map((c) => c.closed)).toEqual([false, false, false]);
+          expect(await metric(s, 'waitgate_receiver_connections_closed_for_room_total')).toBe(1);
+          for (const c of stalled) c.destroy();
+        },
+        { WAITGATE_RECEIVER_MAX_CONNECTIONS: '4' },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
     'beyond the connection cap and the in-flight body cap a delivery is answered 503; below them it is handled',
     () =>
       withReceiver(
@@ -221,20 +266,17 @@ describe('receiver: timeouts and caps', () => {
         { triggers: [trigger()] },
         async (s) => {
           const port = portOf(s.url);
-          const open = (): Promise<Socket> =>
-            new Promise((resolve, reject) => {
-              const c = connect({ host: '127.0.0.1', port }, () => {
-                c.write('POST /webhooks/github HTTP/1.1\r\nhost: x\r\n');
-                resolve(c);
-              });
-              c.on('error', reject);
-            });
-          // Four connections that stall in their headers fill the cap of four.
-          const stalled = await Promise.all([open(), open(), open(), open()]);
+          // Four connections past their headers (each told to go on, 100 Continue) and stalled
+          // in their bodies fill the cap of four: none of them can be closed for room.
+          const holders: Socket[] = [];
+          for (let i = 0; i < 4; i++) {
+            const h = head('/webhooks/github', { 'x-hub-signature-256': SHAPED, 'content-length': '1000', expect: '100-continue' });
+            holders.push(await openStalled(port, `${h}\r\n\r\n`, '100 Continue'));
+          }
           const over = await post(s.url, githubLabeled({ label: LABEL }));
           expect(over.status).toBe(503);
           expect(over.json['error']).toBe('too many connections');
-          for (const c of stalled) c.destroy();
+          for (const c of holders) c.destroy();
           await eventually('a delivery to be handled once the connections are gone', async () => {
             const r = await post(s.url, githubLabeled({ label: LABEL }));
             return r.status === 202 ? r : undefined;

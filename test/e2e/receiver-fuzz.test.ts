@@ -1,8 +1,17 @@
 // The short form of `make fuzz` (bench/fuzz-receiver.ts): 500 generated hostile deliveries,
-// then 50 slow unsigned 1 MiB uploads with signed deliveries among them, at a real receiver
-// process against the real apiserver and Valkey.
+// then 50 slow unsigned 1 MiB uploads with signed deliveries among them, then 300 connections
+// stalling in their headers with signed deliveries among them, at a real receiver process
+// against the real apiserver and Valkey.
 import { describe, expect, test } from '@jest/globals';
-import { describeFuzz, describeSlow, RECEIVER_NODE_OPTIONS, runFuzz, runSlowSenders } from '../../bench/fuzz.js';
+import {
+  describeFuzz,
+  describeHeaderStalls,
+  describeSlow,
+  RECEIVER_NODE_OPTIONS,
+  runFuzz,
+  runHeaderStalls,
+  runSlowSenders,
+} from '../../bench/fuzz.js';
 import { GITHUB_SECRET, GITLAB_TOKEN } from '../support/forge.js';
 import { trigger, withReceiver } from '../support/receiver-scenario.js';
 import { Timeouts } from '../support/timeouts.js';
@@ -13,7 +22,7 @@ const RSS_GROWTH_LIMIT_MIB = 30;
 
 describe('receiver: fuzz, short form', () => {
   test.concurrent(
-    '500 hostile deliveries and 50 slow senders: no crash, only 2xx, 4xx or a cap 503, nothing unsigned made, memory bounded',
+    '500 hostile deliveries, 50 slow senders and 300 header stalls: no crash, only 2xx, 4xx or a cap 503, nothing unsigned made, memory bounded',
     () =>
       withReceiver(
         'rcv-fuzz',
@@ -38,6 +47,13 @@ describe('receiver: fuzz, short form', () => {
           expect(slow.slowByStatus).toEqual({ 401: 50 });
           expect(slow.signedAnswered).toBe(20);
           expect(slow.rss.peakMiB).toBeLessThan(RSS_LIMIT_MIB);
+
+          // More connections stalling in their headers than the cap of 256: real deliveries still get in.
+          const stalls = await runHeaderStalls(target, { stallers: 300, signed: 20, seed: 9, pid });
+          process.stdout.write(`${describeHeaderStalls(stalls)}\n`);
+          expect(stalls.signedAnswered).toBe(20);
+          expect(stalls.closedForRoom).toBeGreaterThan(0);
+          expect(stalls.rss.peakMiB).toBeLessThan(RSS_LIMIT_MIB);
 
           expect(s.receiver.exitedAt).toBeUndefined();
           expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
