@@ -277,7 +277,9 @@ up() {
   if ! ip link show "$bridge" >/dev/null 2>&1; then
     ip link add "$bridge" type bridge
   fi
-  ip addr show dev "$bridge" | grep -q " $node_ip/" || ip addr add "$node_ip/24" dev "$bridge"
+  # Read whole before matching: grep -q leaves at the first match, and under pipefail the
+  # SIGPIPE it gives ip (whose output comes in several writes) read as "not assigned".
+  [[ $(ip addr show dev "$bridge") == *" $node_ip/"* ]] || ip addr add "$node_ip/24" dev "$bridge"
   ip link set "$bridge" up
   echo "$bridge" > "$node/bridge"
 

@@ -6,6 +6,10 @@ import * as k8s from '@kubernetes/client-node';
 import {
   API_GROUP,
   API_VERSION,
+  Annotations,
+  ConditionReason,
+  ConditionType,
+  EventReason,
   FailureReason,
   HELDJOB_PLURAL,
   JOB_LAUNCH_FINALIZER,
@@ -16,12 +20,18 @@ import {
 } from '../../api/vocabulary.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { afterIn, heldJob } from '../support/builders.js';
+import { githubLabeled, post } from '../support/forge.js';
+import { withHttpApiserverProxy } from '../support/http-apiserver-proxy.js';
 import { fixtureScript, profilesConfigMap } from '../support/profiles.js';
+import { trigger, withReceiver } from '../support/receiver-scenario.js';
 import { phaseReached, withScenario, type Scenario } from '../support/scenario.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
 
 const reaches = phaseReached;
+
+/** A profiles.json cut short: it does not parse. */
+const UNPARSABLE = '{"go": {"mode": "exec", "script": "go.sh"';
 
 /** A HeldJob whose job template the apiserver can never accept: a Pod without containers. */
 function invalidJob(name: string, waitFor: object[]): Record<string, unknown> {
@@ -34,6 +44,35 @@ const reasonsOf = async (s: Scenario, name: string) => (await s.kube.eventsFor(s
 /** An Event is recorded just after the status write it goes with: poll for it. */
 const eventSaid = (s: Scenario, name: string, reason: string) =>
   eventually(`a ${reason} Event on ${name}`, async () => ((await reasonsOf(s, name)).includes(reason) ? true : undefined));
+
+/** Polls until the hold is Held with its Waiting condition of `reason` (and a message `message` matches). */
+const heldWaiting = (s: Scenario, name: string, reason: string, message?: RegExp, timeoutMs: number = Timeouts.shortMs) =>
+  eventually(
+    `${name} to be Held, waiting for ${reason}${message ? ` (${String(message)})` : ''}`,
+    async () => {
+      const hj = await s.kube.getHeldJob(s.namespace, name);
+      const waiting = hj?.status?.conditions?.find((c) => c.type === ConditionType.Waiting);
+      return hj?.status?.phase === Phase.Held && waiting?.reason === reason && (!message || message.test(waiting.message ?? ''))
+        ? hj
+        : undefined;
+    },
+    timeoutMs,
+  );
+
+/** The HeldJob a Job create's body (as text) is owned by. */
+function ownerOfCreate(body: string): string | undefined {
+  try {
+    return (JSON.parse(body) as k8s.V1Job).metadata?.ownerReferences?.[0]?.name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a request is a Job create, not its dry run. */
+function isJobCreate(method: string, path: string): boolean {
+  const url = new URL(path, 'https://apiserver');
+  return method === 'POST' && url.pathname.endsWith('/jobs') && !url.searchParams.has('dryRun');
+}
 
 describe('a Job the apiserver rejects ends its hold and frees the repository', () => {
   test.concurrent(
@@ -105,10 +144,47 @@ describe('a Job the apiserver rejects ends its hold and frees the repository', (
   );
 });
 
+describe('a Job create the apiserver asks to try again backs off and holds no slot meanwhile', () => {
+  test.concurrent(
+    '503, then 429, to the Job create: the hold stays Held LaunchRetrying, a second hold in the repository launches meanwhile, then the first launches',
+    () =>
+      withHttpApiserverProxy((proxy, kubeconfig) =>
+        withScenario(
+          'fault-retryable',
+          async (s) => {
+            // The operator reaches the apiserver through the proxy, which answers the first
+            // hold's Job create itself (its dry run and every other call go through).
+            let code = 503;
+            proxy.answerRequests((method, path, body) => (isJobCreate(method, path) && ownerOfCreate(body) === 'first' ? code : undefined));
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: 'first', target: 'acme/web#7' }));
+            await heldWaiting(s, 'first', ConditionReason.LaunchRetrying, /503/);
+            await eventSaid(s, 'first', EventReason.LaunchRetrying);
+
+            // One launch at a time in acme/web: the slot is free while the first waits to try again.
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#8' }));
+            await reaches(s, 'second', Phase.Succeeded);
+
+            code = 429;
+            const first = await heldWaiting(s, 'first', ConditionReason.LaunchRetrying, /429/, Timeouts.jobMs);
+            // Not ended: no end recorded, no Job.
+            expect(first.status?.finishedAt).toBeUndefined();
+            expect((await s.kube.listJobs(s.namespace)).filter((j) => j.metadata?.ownerReferences?.[0]?.name === 'first')).toHaveLength(0);
+
+            proxy.heal();
+            await reaches(s, 'first', Phase.Succeeded);
+            const owners = (await s.kube.listJobs(s.namespace)).map((j) => j.metadata?.ownerReferences?.[0]?.name).sort();
+            expect(owners).toEqual(['first', 'second']);
+          },
+          { env: { KUBECONFIG: kubeconfig, WAITGATE_SCOPE_LIMIT: '1' } },
+        ),
+      ),
+    Timeouts.testMs,
+  );
+});
+
 describe('a Job that disappears under a Running hold ends it', () => {
-  /** A Running hold whose Job's creation is recorded (the launch fence is off it). */
-  async function runningJob(s: Scenario, name: string, target = 'acme/web#7'): Promise<string> {
-    await s.kube.createHeldJob(s.namespace, heldJob({ name, target, exitCode: 'never' }));
+  /** Waits until the hold is Running and its Job's creation recorded (the launch fence is off it); the Job's name. */
+  async function launchRecorded(s: Scenario, name: string): Promise<string> {
     const hj = await reaches(s, name, Phase.Running);
     const jobName = hj.status?.jobName as string;
     await eventually('the launch fence to come off the Job', async () => {
@@ -116,6 +192,12 @@ describe('a Job that disappears under a Running hold ends it', () => {
       return job.metadata?.finalizers?.includes(JOB_LAUNCH_FINALIZER) ? undefined : true;
     });
     return jobName;
+  }
+
+  /** A Running hold whose Job runs until deleted, its creation recorded. */
+  async function runningJob(s: Scenario, name: string, target = 'acme/web#7'): Promise<string> {
+    await s.kube.createHeldJob(s.namespace, heldJob({ name, target, exitCode: 'never' }));
+    return launchRecorded(s, name);
   }
 
   test.concurrent(
@@ -153,6 +235,38 @@ describe('a Job that disappears under a Running hold ends it', () => {
         await staysTrue('no second Job', async () => !(await s.kube.jobExists(s.namespace, jobName)), Date.now() + 2000);
         expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
       }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a Job its TTL removed as soon as it finished, before the operator recorded the end: Succeeded, not JobMissing',
+    () =>
+      withHttpApiserverProxy((proxy, kubeconfig) =>
+        withScenario(
+          'fault-job-ttl',
+          async (s) => {
+            // ttlSecondsAfterFinished 0: the TTL controller removes the Job the moment it ends.
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: 'ttl', exitCode: 0, runFor: '3s', jobTtlSeconds: 0 }));
+            const jobName = await launchRecorded(s, 'ttl');
+            // The operator sees the Job end but cannot write it down until the Job is gone.
+            proxy.answerRequests((method, path) => (method === 'PUT' && path.includes('/heldjobs/ttl/status') ? 503 : undefined));
+            await eventually(
+              'the TTL controller to remove the finished Job',
+              async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
+              Timeouts.jobMs,
+            );
+            const before = proxy.answeredCount;
+            await eventually('the operator to try the write again after the Job went', () =>
+              proxy.answeredCount > before ? true : undefined,
+            );
+            proxy.heal();
+            const hj = await reaches(s, 'ttl', Phase.Succeeded);
+            expect(hj.status?.reason).not.toBe(FailureReason.JobMissing);
+            expect(await reasonsOf(s, 'ttl')).not.toContain(FailureReason.JobMissing);
+          },
+          { env: { KUBECONFIG: kubeconfig } },
+        ),
+      ),
     Timeouts.testMs,
   );
 });
@@ -239,15 +353,7 @@ describe('a profiles ConfigMap that cannot be read pauses profile holds; it refu
         async (s) => {
           await s.kube.core.deleteNamespacedConfigMap({ name: 'waitgate-profiles', namespace: s.namespace });
           await s.kube.createHeldJob(s.namespace, heldJob({ name: 'p', waitFor: [{ profile: 'go' }] }));
-          await eventually(
-            'the hold to say the profiles cannot be read',
-            async () => {
-              const hj = await s.kube.getHeldJob(s.namespace, 'p');
-              const waiting = hj?.status?.conditions?.find((c) => c.type === 'Waiting');
-              return hj?.status?.phase === Phase.Held && waiting?.reason === 'ProfilesUnreadable' ? hj : undefined;
-            },
-            Timeouts.shortMs,
-          );
+          await heldWaiting(s, 'p', ConditionReason.ProfilesUnreadable);
           await eventSaid(s, 'p', 'ProfilesUnreadable');
           const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
           expect(await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text()).toContain('waitgate_profiles_readable 0');
@@ -266,6 +372,60 @@ describe('a profiles ConfigMap that cannot be read pauses profile holds; it refu
           await reaches(s, 'p', Phase.Succeeded);
         },
         { configMaps: { 'waitgate-profiles': profilesConfigMap({ go: fixtureScript('exit-0.sh') }) } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a profiles.json that does not parse: the hold waits Held, saying why, and launches once it parses',
+    () =>
+      withScenario(
+        'fault-profiles-unparsable',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: 'p', waitFor: [{ profile: 'go' }] }));
+          await heldWaiting(s, 'p', ConditionReason.ProfilesUnreadable, /profiles\.json is not valid JSON/);
+          await eventSaid(s, 'p', EventReason.ProfilesUnreadable);
+          await staysTrue(
+            'no refusal, no check',
+            async () => {
+              const hj = await s.kube.getHeldJob(s.namespace, 'p');
+              return hj?.status?.phase === Phase.Held && (hj.status.checks ?? 0) === 0;
+            },
+            Date.now() + 3000,
+          );
+          await s.kube.core.replaceNamespacedConfigMap({
+            name: 'waitgate-profiles',
+            namespace: s.namespace,
+            body: { metadata: { name: 'waitgate-profiles' }, data: profilesConfigMap({ go: fixtureScript('exit-0.sh') }) },
+          });
+          await reaches(s, 'p', Phase.Succeeded);
+        },
+        { configMaps: { 'waitgate-profiles': { ...profilesConfigMap({ go: fixtureScript('exit-0.sh') }), 'profiles.json': UNPARSABLE } } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'the receiver with a profiles.json that does not parse holds a delivery naming a profile; it refuses nothing',
+    () =>
+      withReceiver(
+        'fault-rcv-profiles-unparsable',
+        {
+          triggers: [trigger({ waitFor: [{ profile: 'go' }] })],
+          profilesData: { 'profiles.json': UNPARSABLE, 'go.sh': fixtureScript('exit-0.sh') },
+        },
+        async (s) => {
+          await eventually('the receiver to have read the profiles ConfigMap', () =>
+            s.receiver.logLines().some((l) => String(l['msg']).startsWith('Profiles ConfigMap does not load')) ? true : undefined,
+          );
+          const answer = await post(s.url, githubLabeled({ label: 'waitgate:deploy' }));
+          expect(answer.status).toBe(202);
+          expect(answer.json['results']).toEqual([{ trigger: 'deploy', outcome: 'held', heldJob: expect.any(String) }]);
+          const [hj, ...others] = await s.kube.listHeldJobs(s.namespace);
+          expect(others).toEqual([]);
+          expect(hj?.metadata.annotations?.[Annotations.refusal]).toBeUndefined();
+          expect(hj?.status?.phase).not.toBe(Phase.Refused);
+        },
       ),
     Timeouts.testMs,
   );

@@ -2,17 +2,17 @@
 // server: a delivery meets its own HeldJobs as its own, the apiserver (not a lock in Valkey)
 // decides which of two racing deliveries holds, and the 15-minute window outlives the hold.
 import { describe, expect, test } from '@jest/globals';
-import { Phase, RefusalToken } from '../../api/vocabulary.js';
+import { Annotations, ConditionType, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { withHttpApiserverProxy } from '../support/http-apiserver-proxy.js';
 import { afterIn } from '../support/builders.js';
 import { bodyHashOf } from '../../receiver/forges/event.js';
-import { deliveryUuid, githubLabeled, post } from '../support/forge.js';
+import { deliveryUuid, githubLabeled, post, type Delivery } from '../support/forge.js';
 import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
 import { operatorProcess, receiverProcess, receiverUrls } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { withRedis } from '../support/valkey.js';
-import { eventually } from '../support/wait.js';
+import { eventually, staysTrue } from '../support/wait.js';
 
 const LABEL = 'waitgate:deploy';
 const TARGET = 'acme/web#7';
@@ -32,6 +32,46 @@ const holdsIn = async (s: ReceiverScenario) =>
 
 // A day ahead: inside the 30-day bound, far enough that nothing launches during a test.
 const aDayAhead = () => ({ after: new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z') });
+
+/** Removes the delivery's dedup keys, as their time running out or a Valkey restart does. */
+async function forgetDelivery(s: ReceiverScenario, d: Delivery, deliveryName: string): Promise<void> {
+  const keys = keysOf(s);
+  await withRedis(async (redis) =>
+    expect(
+      await redis.del(keys.deliveryDedup('github', deliveryUuid(deliveryName)), keys.deliveryBodyDedup('github', bodyHashOf(d.body))),
+    ).toBe(2),
+  );
+}
+
+/** An operator on the receiver scenario's namespace and Valkey prefix, for the body's length. */
+async function withOperator(s: ReceiverScenario, body: () => Promise<void>): Promise<void> {
+  const operator = operatorProcess(
+    {
+      WAITGATE_WATCH_NAMESPACE: s.namespace,
+      WAITGATE_NAMESPACE: s.namespace,
+      WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
+    },
+    `${s.namespace}-operator`,
+  );
+  await operator.start();
+  try {
+    await body();
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+  } finally {
+    await operator.stop();
+  }
+}
+
+/** The trigger a HeldJob (or a HeldJob create's body, as text) is for. */
+const triggerOf = (hj: { spec?: unknown }) => (hj.spec as { trigger?: string } | undefined)?.trigger;
+function triggerOfCreate(body: string): string | undefined {
+  try {
+    return triggerOf(JSON.parse(body) as { spec?: unknown });
+  } catch {
+    return undefined;
+  }
+}
 
 describe('receiver: a delivery meets its own HeldJobs', () => {
   test.concurrent(
@@ -61,12 +101,7 @@ describe('receiver: a delivery meets its own HeldJobs', () => {
           expect(before).toHaveLength(3);
 
           // The dedup keys go, as they do when their time is over or Valkey restarts.
-          const keys = keysOf(s);
-          await withRedis(async (redis) =>
-            expect(
-              await redis.del(keys.deliveryDedup('github', deliveryUuid('own-1')), keys.deliveryBodyDedup('github', bodyHashOf(d.body))),
-            ).toBe(2),
-          );
+          await forgetDelivery(s, d, 'own-1');
           const again = await post(s.url, d);
           expect(again.status).toBe(202);
           expect(results(again)).toEqual(firstResults.map((r) => ({ ...r, recordedEarlier: true })));
@@ -92,17 +127,99 @@ describe('receiver: a delivery meets its own HeldJobs', () => {
         expect(refused).toMatchObject({ outcome: 'refused', token: RefusalToken.Superseded });
         const before = await s.kube.listHeldJobs(s.namespace);
 
-        const keys = keysOf(s);
-        await withRedis(async (redis) =>
-          expect(
-            await redis.del(keys.deliveryDedup('github', deliveryUuid('second')), keys.deliveryBodyDedup('github', bodyHashOf(d.body))),
-          ).toBe(2),
-        );
+        await forgetDelivery(s, d, 'second');
         expect(results(await post(s.url, d))).toEqual([{ ...refused, recordedEarlier: true }]);
         const after = await s.kube.listHeldJobs(s.namespace);
         expect(after.map((h) => h.metadata.resourceVersion).sort()).toEqual(before.map((h) => h.metadata.resourceVersion).sort());
         expect((await holdsIn(s)).map((h) => h.metadata.name)).toEqual([held.heldJob]);
       }),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a redelivery after its dedup key is gone, onto its hold that is Running: reported as its own, phase and status unchanged',
+    () =>
+      withReceiver('rcv-own-running', { triggers: [trigger({ waitFor: [{ after: afterIn(2000).after }], exitCode: 'never' })] }, (s) =>
+        withOperator(s, async () => {
+          const d = githubLabeled({ label: LABEL, deliveryId: deliveryUuid('running-1') });
+          const first = results(await post(s.url, d));
+          expect(first).toEqual([{ trigger: 'deploy', outcome: 'held', heldJob: expect.any(String) }]);
+          const name = first[0]!.heldJob;
+          // Running, its Job's creation recorded: nothing writes its status while the Job runs.
+          const running = await eventually(
+            'the hold to launch and its Job to run',
+            async () => {
+              const hj = await s.kube.getHeldJob(s.namespace, name);
+              const launched = hj?.status?.conditions?.find((c) => c.type === ConditionType.Launched);
+              return hj?.status?.phase === Phase.Running && launched?.status === 'True' ? hj : undefined;
+            },
+            Timeouts.jobMs,
+          );
+
+          await forgetDelivery(s, d, 'running-1');
+          const again = await post(s.url, d);
+          expect(again.status).toBe(202);
+          expect(results(again)).toEqual([{ ...first[0], recordedEarlier: true }]);
+
+          await staysTrue(
+            'the hold to stay Running with no refusal on it',
+            async () => {
+              const hj = await s.kube.getHeldJob(s.namespace, name);
+              return hj?.status?.phase === Phase.Running && hj.metadata.annotations?.[Annotations.refusal] === undefined;
+            },
+            Date.now() + 3000,
+          );
+          const after = await s.kube.getHeldJob(s.namespace, name);
+          expect(after?.status).toEqual(running.status);
+          expect(after?.metadata.annotations).toEqual(running.metadata.annotations);
+          // No refusal record beside it either.
+          expect((await s.kube.listHeldJobs(s.namespace)).map((h) => h.metadata.name)).toEqual([name]);
+        }),
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a delivery whose second hold met 503, redelivered: the first hold is its own and untouched, the second is created',
+    () =>
+      withHttpApiserverProxy((proxy, kubeconfig) =>
+        withReceiver(
+          'rcv-own-partial',
+          { triggers: [trigger({ waitFor: [aDayAhead()] }), trigger({ name: 'second', waitFor: [aDayAhead()] })] },
+          async (s) => {
+            // The apiserver answers 503 to every create of the second trigger's hold, past the receiver's retries.
+            proxy.answerRequests((method, path, body) =>
+              method === 'POST' && path.includes('/heldjobs') && triggerOfCreate(body) === 'second' ? 503 : undefined,
+            );
+            const d = githubLabeled({ label: LABEL, deliveryId: deliveryUuid('partial-1') });
+            const failed = await post(s.url, d);
+            expect(failed.status).toBe(503);
+            expect(proxy.answeredCount).toBeGreaterThan(0);
+            const before = await s.kube.listHeldJobs(s.namespace);
+            expect(before.map(triggerOf)).toEqual(['deploy']);
+            const firstHold = before[0]!;
+
+            // The forge (or a person) delivers it again, the apiserver healthy.
+            proxy.heal();
+            const again = await post(s.url, d);
+            expect(again.status).toBe(202);
+            expect(results(again)).toEqual([
+              { trigger: 'deploy', outcome: 'held', heldJob: firstHold.metadata.name, recordedEarlier: true },
+              { trigger: 'second', outcome: 'held', heldJob: expect.any(String) },
+            ]);
+
+            const after = await s.kube.listHeldJobs(s.namespace);
+            expect(after).toHaveLength(2);
+            const first = after.find((h) => h.metadata.name === firstHold.metadata.name);
+            expect(first?.metadata.resourceVersion).toBe(firstHold.metadata.resourceVersion);
+            expect(first?.status?.phase).not.toBe(Phase.Refused);
+            const second = after.find((h) => h.metadata.name === results(again)[1]!.heldJob);
+            expect(second && triggerOf(second)).toBe('second');
+            expect(second?.metadata.annotations?.[Annotations.refusal]).toBeUndefined();
+          },
+          { KUBECONFIG: kubeconfig },
+        ),
+      ),
     Timeouts.testMs,
   );
 });
@@ -157,14 +274,8 @@ describe('receiver: the 15-minute window outlives the hold', () => {
     'a hold that launched and was deleted still refuses a new delivery until its launch marker goes',
     async () => {
       const soon = afterIn(2000);
-      await withReceiver('rcv-marker', { triggers: [trigger({ waitFor: [{ after: soon.after }] })] }, async (s) => {
-        const prefix = s.env['WAITGATE_VALKEY_PREFIX'] ?? '';
-        const operator = operatorProcess(
-          { WAITGATE_WATCH_NAMESPACE: s.namespace, WAITGATE_NAMESPACE: s.namespace, WAITGATE_VALKEY_PREFIX: prefix },
-          `${s.namespace}-operator`,
-        );
-        await operator.start();
-        try {
+      await withReceiver('rcv-marker', { triggers: [trigger({ waitFor: [{ after: soon.after }] })] }, (s) =>
+        withOperator(s, async () => {
           const first = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('marker-1') })))[0]!;
           expect(first.outcome).toBe('held');
           await eventually(
@@ -202,12 +313,8 @@ describe('receiver: the 15-minute window outlives the hold', () => {
           });
           const third = results(await post(s.url, githubLabeled({ label: LABEL, deliveryId: deliveryUuid('marker-3') })))[0]!;
           expect(third.outcome).toBe('held');
-        } catch (err) {
-          throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
-        } finally {
-          await operator.stop();
-        }
-      });
+        }),
+      );
     },
     Timeouts.testMs,
   );

@@ -10,6 +10,8 @@ export interface HeldJobFixture {
   exitCode?: number | 'never';
   /** How long the Pod runs before it exits (Go duration). */
   runFor?: string;
+  /** The Job's ttlSecondsAfterFinished: the TTL controller removes it that long after it ends. */
+  jobTtlSeconds?: number;
 }
 
 export function heldJob(f: HeldJobFixture = {}): Record<string, unknown> {
@@ -26,6 +28,7 @@ export function heldJob(f: HeldJobFixture = {}): Record<string, unknown> {
       ...(f.waitFor ? { waitFor: f.waitFor } : {}),
       job: {
         backoffLimit: 0,
+        ...(f.jobTtlSeconds === undefined ? {} : { ttlSecondsAfterFinished: f.jobTtlSeconds }),
         template: {
           metadata: { annotations },
           spec: { restartPolicy: 'Never', containers: [{ name: 'deploy', image: 'busybox' }] },

@@ -1,5 +1,5 @@
 // The apiserver behind an HTTPS proxy that sees each request, for a test that wants one call
-// of a process to stall while its others go through. The kube client keeps its connections
+// of a process to stall, or to meet an error of the proxy's own, while its others go through. The kube client keeps its connections
 // (lib/kube/client.ts), so a connection-level proxy (tcp-proxy.ts) can no longer pick out a
 // single call. The proxy serves the local cluster's own apiserver certificate, so a client
 // that trusts the cluster's CA trusts it, and passes every header (the bearer token) on.
@@ -14,9 +14,32 @@ const SERVER = /server: https:\/\/127\.0\.0\.1:(\d+)/;
 
 export type RequestMatcher = (method: string, path: string) => boolean;
 
+/**
+ * What the proxy answers in the apiserver's place: an HTTP status, with a Kubernetes Status body
+ * saying so. `body` is the request's body, read whole.
+ */
+export type RequestAnswerer = (method: string, path: string, body: string) => number | undefined;
+
+/** The Status object an apiserver sends with an error status. */
+function statusBody(code: number): string {
+  const reason = code === 429 ? 'TooManyRequests' : code === 503 ? 'ServiceUnavailable' : 'InternalError';
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `answered ${code} by the test's proxy`,
+    reason,
+    code,
+  });
+}
+
 export class HttpApiserverProxy {
   private server: Server | undefined;
   private matcher: RequestMatcher | undefined;
+  private answerer: RequestAnswerer | undefined;
+  /** How many requests the proxy has answered itself. */
+  answeredCount = 0;
   private readonly held: { req: IncomingMessage; res: ServerResponse }[] = [];
   private readonly agent: Agent;
   port = 0;
@@ -34,6 +57,10 @@ export class HttpApiserverProxy {
       (req, res) => {
         if (this.matcher?.(req.method ?? '', req.url ?? '')) {
           this.held.push({ req, res });
+          return;
+        }
+        if (this.answerer) {
+          this.answerOrForward(this.answerer, req, res);
           return;
         }
         this.forward(req, res);
@@ -61,24 +88,56 @@ export class HttpApiserverProxy {
     for (const { req, res } of this.held.splice(0)) if (!res.destroyed) this.forward(req, res);
   }
 
+  /** From now on, answers every request `answers` gives a status for, until heal(); forwards the rest. */
+  answerRequests(answers: RequestAnswerer): void {
+    this.answerer = answers;
+  }
+
+  /** Forwards every new request again. */
+  heal(): void {
+    this.answerer = undefined;
+  }
+
   async stop(): Promise<void> {
+    this.heal();
     this.release();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.agent.destroy();
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse): void {
+  private answerOrForward(answers: RequestAnswerer, req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const code = answers(req.method ?? '', req.url ?? '', body.toString('utf8'));
+      if (code === undefined) {
+        this.forward(req, res, body);
+        return;
+      }
+      this.answeredCount++;
+      const text = statusBody(code);
+      res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+  }
+
+  /** Passes the request on; `body`, when given, is its body already read. */
+  private forward(req: IncomingMessage, res: ServerResponse, body?: Buffer): void {
     const upstream = request(
       { host: '127.0.0.1', port: this.targetPort, method: req.method, path: req.url, headers: req.headers, agent: this.agent },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // A watch's headers come long before its first event: send them now, not with it.
+        res.flushHeaders();
         answer.pipe(res);
       },
     );
     upstream.on('error', () => res.destroy());
     res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    if (body) upstream.end(body);
+    else req.pipe(upstream);
   }
 }
 

@@ -27,6 +27,8 @@ export function trigger(
     replicas?: number;
     containers?: object[];
     initContainers?: object[];
+    /** Exit code the kwok Stage ends the Job's Pod with; "never" keeps it running (as in builders.ts). */
+    exitCode?: number | 'never';
   } = {},
 ): object {
   return {
@@ -40,6 +42,7 @@ export function trigger(
       job: {
         backoffLimit: 0,
         template: {
+          ...(opts.exitCode === undefined ? {} : { metadata: { annotations: { 'waitgate.dev/exit-code': String(opts.exitCode) } } }),
           spec: {
             restartPolicy: 'Never',
             containers: opts.containers ?? [{ name: 'deploy', image: 'busybox' }],
@@ -83,6 +86,8 @@ export async function withReceiver(
     profiles?: Record<string, object>;
     /** false: go on once the receiver listens, ready or not (a triggers file it refuses). */
     awaitReady?: boolean;
+    /** The profiles ConfigMap's data as given, loadable or not (instead of `profiles`). */
+    profilesData?: Record<string, string>;
   },
   body: (s: ReceiverScenario) => Promise<void>,
   envOverrides: Record<string, string> = {},
@@ -99,6 +104,8 @@ export async function withReceiver(
       }),
     );
     await putConfigMap(kube, namespace, 'waitgate-profiles', { 'profiles.json': JSON.stringify(setup.profiles), ...scripts });
+  } else if (setup.profilesData) {
+    await putConfigMap(kube, namespace, 'waitgate-profiles', setup.profilesData);
   }
   const env = {
     VALKEY_URL: requireEnv('VALKEY_URL'),
