@@ -1,6 +1,6 @@
 // Shared by the benchmark and the chaos run: a real cluster, real operator processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
@@ -67,6 +67,16 @@ export async function inParallel<T>(items: readonly T[], width: number, fn: (ite
       }
     }),
   );
+}
+
+/** What the image sets for every process it runs (the Dockerfile's ENV lines that tune Node's memory). */
+export function imageEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync('Dockerfile', 'utf8').split('\n')) {
+    const m = /^ENV (MALLOC_\w+)=(\S+)/.exec(line);
+    if (m) env[m[1] as string] = m[2] as string;
+  }
+  return env;
 }
 
 export function startOperator(extraEnv: Record<string, string>, logPath: string): ChildProcess {

@@ -13,7 +13,7 @@ import { seededRandom } from './common.js';
  * defaults V8 lets garbage pile up between collections and the RSS climbs by about 1.6 KiB a
  * delivery (none of it live); small semi-spaces and a bounded old generation keep it flat.
  */
-export const RECEIVER_NODE_OPTIONS = '--max-semi-space-size=2 --max-old-space-size=128';
+export const RECEIVER_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=96';
 
 export interface FuzzTarget {
   /** The receiver's webhook port on 127.0.0.1. */

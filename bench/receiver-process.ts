@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { env } from './common.js';
+import { env, imageEnv } from './common.js';
 import { RECEIVER_NODE_OPTIONS } from './fuzz.js';
 
 export interface ReceiverSecrets {
@@ -32,6 +32,8 @@ export async function startReceiverProcess(o: {
 }): Promise<RunningReceiver> {
   const child = spawn(process.execPath, ['dist/receiver/main.js'], {
     env: {
+      // As the chart runs it: the image's allocator setting, the chart's NODE_OPTIONS.
+      ...imageEnv(),
       PATH: process.env['PATH'] ?? '',
       NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
       KUBECONFIG: env('KUBECONFIG'),

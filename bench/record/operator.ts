@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { freePort, kube, startOperator } from '../common.js';
+import { freePort, imageEnv, kube, startOperator } from '../common.js';
 import { until } from './measure.js';
 
 interface ChartOperatorValues {
@@ -25,16 +25,6 @@ export function chartMemoryLimitMiB(): number {
   const m = /^(\d+)(Mi|Gi)$/.exec(limit);
   if (!m) throw new Error(`charts/waitgate/values.yaml: operator.resources.limits.memory "${limit}" is not in Mi or Gi`);
   return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
-}
-
-/** What the image sets for every process (Dockerfile ENV). */
-function imageEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync('Dockerfile', 'utf8').split('\n')) {
-    const m = /^ENV (MALLOC_ARENA_MAX)=(\S+)/.exec(line);
-    if (m) env[m[1] as string] = m[2] as string;
-  }
-  return env;
 }
 
 /** Operators still running, stopped if the benchmark itself is stopped or fails. */
