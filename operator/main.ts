@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     // A pod check may take its start timeout before its own timeout begins: the slot outlives both.
     leaseTtlMs: checkLeaseTtlMs(config.podStartTimeoutMs + config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
-    onPlaceFreed: (key) => queue.add(key),
+    onPlaceFreed: (key) => queue.addFirst(key),
   });
 
   const queue = new WorkQueue(

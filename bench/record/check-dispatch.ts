@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Phase } from '../../api/vocabulary.js';
 import { createHeldJobs, inParallel } from '../common.js';
-import { deleteNamespaceAndWait, PhaseWatch, until } from './measure.js';
+import { controlPlaneCpuS, deleteNamespaceAndWait, PhaseWatch, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { Better, type Row } from './report.js';
 
@@ -86,6 +86,7 @@ export async function checkDispatchRows(o: CheckDispatchOptions): Promise<Row[]>
     if (!allHeld) throw new Error(`checks: ${o.count} HeldJobs were not all Held within 15 minutes`);
     await new Promise((r) => setTimeout(r, 5_000));
     const runs = join(dir, 'operator-runs');
+    const cpu0 = controlPlaneCpuS();
     const t0 = Date.now();
     await core.createNamespacedConfigMap({
       namespace: ns,
@@ -107,6 +108,7 @@ export async function checkDispatchRows(o: CheckDispatchOptions): Promise<Row[]>
     const checked = distinctLines(runs);
     const elapsedS = ((all ? doneAt : Date.now()) - t0) / 1000;
     const rate = checked / elapsedS;
+    const cpuPerCheckMs = ((controlPlaneCpuS() - cpu0) * 1000) / Math.max(1, checked);
     o.log(`checks: waitgate: ${checked} holds checked ${elapsedS.toFixed(1)} s after the profiles appeared (${rate.toFixed(0)}/s)`);
     return [
       {
@@ -117,7 +119,7 @@ export async function checkDispatchRows(o: CheckDispatchOptions): Promise<Row[]>
         against: { label: 'bare spawns', value: peerRate },
         better: Better.Higher,
         target: 0.8,
-        note: `the peer spawned ${o.count} in ${peerS.toFixed(1)} s; waitgate checked ${checked} in ${elapsedS.toFixed(1)} s, each with its check slot leased in Valkey and its answer written to the HeldJob's status${all ? '' : ' (not all within 15 minutes)'}`,
+        note: `the peer spawned ${o.count} in ${peerS.toFixed(1)} s; waitgate checked ${checked} in ${elapsedS.toFixed(1)} s, each with its check slot leased in Valkey and its answer written to the HeldJob's status; the control plane (kube-apiserver + etcd) spent ${cpuPerCheckMs.toFixed(1)} ms of CPU per check, the spawn loop none${all ? '' : ' (not all within 15 minutes)'}`,
       },
     ];
   } finally {

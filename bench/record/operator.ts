@@ -88,7 +88,8 @@ export async function startChartOperator(namespace: string, extraEnv: Record<str
       WAITGATE_NAMESPACE: namespace,
       WAITGATE_VALKEY_PREFIX: `bench-${namespace}`,
       ...(reconcileWorkers ? { WAITGATE_RECONCILE_WORKERS: String(reconcileWorkers) } : {}),
-      WAITGATE_LOG_LEVEL: 'warn',
+      // BENCH_LOG_LEVEL=info to see what the operator did (its log path is printed on a failure).
+      WAITGATE_LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] || 'warn',
       WAITGATE_METRICS_PORT: String(metricsPort),
       // Launches are bounded by the scope limits; the benchmark's holds share none.
       WAITGATE_CONCURRENCY: '10000',

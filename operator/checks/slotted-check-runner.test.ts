@@ -266,6 +266,41 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     void gate.run('ns/c', PROFILE, TARGET);
     await until(() => finish.has('ns/c'));
   });
+
+  test('a HeldJob handed a place whose pass ends without a check gives the place on at once', async () => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const clock = new ManualClock();
+    const freed: string[] = [];
+    const { log } = captureLog();
+    const gate = new SlottedCheckGate({
+      slots: new FakeSlots(clock.now),
+      runner,
+      metrics: new FakeCheckGateMetrics(),
+      log,
+      now: clock.now,
+      slotKey: SLOT_KEY,
+      slotLimit: 1,
+      workerName: WORKER,
+      uidOf: uidInCache,
+      leaseTtlMs: TTL,
+      knobs: { checkSlots: 1, intervalMs: 30_000, concurrency: 10 },
+      onPlaceFreed: (key) => freed.push(key),
+    });
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await gate.run('ns/b', PROFILE, TARGET);
+    await gate.run('ns/c', PROFILE, TARGET);
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    expect(freed).toEqual(['ns/b']);
+    // b's pass skipped (a stale version, say) and ended: c is handed the place, no lapse waited.
+    gate.passEnded('ns/b');
+    expect(freed).toEqual(['ns/b', 'ns/c']);
+    // A pass of one not handed anything changes nothing.
+    gate.passEnded('ns/x');
+    expect(freed).toEqual(['ns/b', 'ns/c']);
+  });
 });
 
 describe('SlottedCheckGate: the check slot token', () => {

@@ -106,6 +106,14 @@ export class SlottedCheckGate implements CheckGate {
     this.handed.delete(key);
   }
 
+  /**
+   * A pass over `key` ended: if it was handed a place and did not come for it (its pass decided
+   * something else, or skipped a version it had written over), the place goes to the next.
+   */
+  passEnded(key: string): void {
+    if (this.handed.delete(key)) this.handOn();
+  }
+
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
   get heldJobsTracked(): number {
     return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting, ...this.handed.keys()]).size;

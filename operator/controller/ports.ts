@@ -47,6 +47,8 @@ export interface ScopeSlots {
 export interface CheckGate {
   run(key: string, profile: Profile, target: string): Promise<CheckRun>;
   cancel(key: string): void;
+  /** A pass over `key` has ended, whether or not it ran a check (a place kept for it may go). */
+  passEnded?(key: string): void;
 }
 export interface Markers {
   leave(trigger: string, target: string, heldJob: string): Promise<void>;

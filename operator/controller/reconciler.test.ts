@@ -319,6 +319,8 @@ describe('the executor carries out the decisions, in order', () => {
     w.heldJob = before;
     await r.reconcile(KEY);
     expect(w.journal.filter((e) => e.startsWith('runCheck'))).toHaveLength(1);
+    // The gate is told the pass ended without a check (a place kept for it may go).
+    expect(w.passesEnded).toEqual([KEY, KEY]);
     // The newer version arrives: decided on as usual (nothing due yet).
     w.heldJob = written;
     await r.reconcile(KEY);

@@ -95,6 +95,14 @@ export class Reconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
 
   async reconcile(key: string): Promise<void> {
+    try {
+      await this.pass(key);
+    } finally {
+      this.deps.checks.passEnded?.(key);
+    }
+  }
+
+  private async pass(key: string): Promise<void> {
     const { heldJobs, jobs, waker, clock, config, views, checks } = this.deps;
     const { namespace, name } = splitKey(key);
     const heldJob = heldJobs.get(name, namespace);

@@ -33,6 +33,51 @@ describe('WorkQueue', () => {
     expect(runs).toBe(2);
   });
 
+  test.each([
+    { name: 'a key not queued goes first', queuedBefore: ['a', 'b'], first: 'k', order: ['k', 'a', 'b'] },
+    { name: 'a key queued further back moves to the front', queuedBefore: ['a', 'b', 'k'], first: 'k', order: ['k', 'a', 'b'] },
+    { name: 'a key already first stays first, once', queuedBefore: ['k', 'a'], first: 'k', order: ['k', 'a'] },
+  ])('addFirst: $name', async ({ queuedBefore, first, order }) => {
+    const ran: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const q = new WorkQueue(
+      async (key) => {
+        if (key === 'busy') return held;
+        ran.push(key);
+      },
+      { workers: 1, retryBaseMs: 10, retryMaxMs: 100 },
+      () => {},
+    );
+    q.add('busy');
+    for (const k of queuedBefore) q.add(k);
+    q.addFirst(first);
+    release();
+    await q.whenIdle();
+    expect(ran).toEqual(order);
+  });
+
+  test('addFirst on a key while it runs: its next pass comes before the keys queued meanwhile', async () => {
+    const ran: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const q = new WorkQueue(
+      async (key) => {
+        ran.push(key);
+        if (key === 'k' && ran.length === 1) await held;
+      },
+      { workers: 1, retryBaseMs: 10, retryMaxMs: 100 },
+      () => {},
+    );
+    q.add('k');
+    await tick();
+    q.add('a');
+    q.addFirst('k');
+    release();
+    await q.whenIdle();
+    expect(ran).toEqual(['k', 'k', 'a']);
+  });
+
   test('a failing key is retried with backoff and reported', async () => {
     const errors: number[] = [];
     let calls = 0;

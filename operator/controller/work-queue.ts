@@ -19,6 +19,8 @@ export class WorkQueue {
   private readonly queue: string[] = [];
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
+  /** Keys added first while they ran: they go to the front when their pass ends. */
+  private readonly urgent = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly delayed = new Map<string, NodeJS.Timeout>();
   private active = 0;
@@ -35,6 +37,27 @@ export class WorkQueue {
     if (this.stopped || this.queued.has(key)) return;
     this.queued.add(key);
     if (!this.processing.has(key)) this.queue.push(key);
+    this.pump();
+  }
+
+  /**
+   * Adds the key at the front of the queue (moved there if it waits further back): for a key
+   * whose turn is already paid for elsewhere, such as a check place kept for it, which would
+   * otherwise wait behind every pass queued before it.
+   */
+  addFirst(key: string): void {
+    if (this.stopped) return;
+    if (this.queued.has(key)) {
+      const at = this.queue.indexOf(key);
+      if (at > 0) {
+        this.queue.splice(at, 1);
+        this.queue.unshift(key);
+      }
+      return;
+    }
+    this.queued.add(key);
+    if (this.processing.has(key)) this.urgent.add(key);
+    else this.queue.unshift(key);
     this.pump();
   }
 
@@ -62,6 +85,7 @@ export class WorkQueue {
     this.delayed.clear();
     this.queue.length = 0;
     this.queued.clear();
+    this.urgent.clear();
   }
 
   /** Resolves once nothing is queued or running. */
@@ -98,7 +122,10 @@ export class WorkQueue {
     } finally {
       this.processing.delete(key);
       this.active--;
-      if (this.queued.has(key)) this.queue.push(key);
+      if (this.queued.has(key)) {
+        if (this.urgent.delete(key)) this.queue.unshift(key);
+        else this.queue.push(key);
+      }
       this.pump();
     }
   }

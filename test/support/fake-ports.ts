@@ -19,6 +19,8 @@ export class ApiError extends Error {
 
 export interface FakeWorld {
   readonly journal: string[];
+  /** Keys whose pass the reconciler said had ended (CheckGate.passEnded), in order. */
+  readonly passesEnded: string[];
   heldJob: HeldJob | undefined;
   job: k8s.V1Job | undefined;
   now: number;
@@ -44,6 +46,7 @@ export interface FakeWorld {
 export function fakeWorld(over: Partial<FakeWorld> = {}): FakeWorld {
   return {
     journal: [],
+    passesEnded: [],
     heldJob: undefined,
     job: undefined,
     now: 0,
@@ -141,6 +144,9 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
         return w.check;
       },
       cancel: () => log('cancelCheck'),
+      passEnded: (key: string) => {
+        w.passesEnded.push(key);
+      },
     },
     markers: {
       leave: async () => {
