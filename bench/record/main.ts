@@ -18,6 +18,7 @@ import { bullmqLateness, cronJobLateness } from './peers.js';
 import { checkDispatchRows } from './check-dispatch.js';
 import { deliveryRows } from './deliveries.js';
 import { herdRows } from './herd.js';
+import { enterSection } from './operator.js';
 import { restartRows } from './restart.js';
 import { judge, renderJson, renderMarkdown, Better, type Row, type Run } from './report.js';
 import { slotLeaseRows } from './slot-leases.js';
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
 
   if (only.has('held')) {
+    enterSection('held');
     const r = await heldAtScaleRows({
       kc,
       kubeconfig,
@@ -119,14 +121,17 @@ async function main(): Promise<void> {
     write(rows, started);
   }
   if (only.has('restart')) {
+    enterSection('restart');
     rows.push(...(await restartRows({ kc, count, checking: 100, log })));
     write(rows, started);
   }
   if (only.has('herd')) {
+    enterSection('herd');
     rows.push(...(await herdRows({ kc, count, width: 32, log })));
     write(rows, started);
   }
   if (only.has('after')) {
+    enterSection('after');
     const l = await measureAfterLateness(kc, 'after', 1000, spread(1000, 60_000));
     log(`after: p50 ${l.p50} ms, p99 ${l.p99} ms`);
     rows.push(
@@ -157,16 +162,19 @@ async function main(): Promise<void> {
     write(rows, started);
   }
   if (only.has('bunched')) {
+    enterSection('bunched');
     const l = await measureAfterLateness(kc, 'bunched', 1000, bunched(1000, 10));
     log(`bunched: p50 ${l.p50} ms, p99 ${l.p99} ms`);
     rows.push(latenessRow('bunched wakes (1,000, ten to a second)', 'Job seen by a watcher minus its instant', l, 100));
     write(rows, started);
   }
   if (only.has('checks')) {
+    enterSection('checks');
     rows.push(...(await checkDispatchRows({ kc, count: numberEnv('BENCH_CHECKS', 2000), width: 16, log })));
     write(rows, started);
   }
   if (only.has('deliveries')) {
+    enterSection('deliveries');
     rows.push(...(await deliveryRows({ kc, count: numberEnv('BENCH_DELIVERIES', 5000), log })));
     write(rows, started);
   }

@@ -27,6 +27,12 @@ export function chartMemoryLimitMiB(): number {
   return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
 }
 
+let currentSection = '';
+/** The section of the benchmark now running: where its operators' CPU profiles go. */
+export function enterSection(name: string): void {
+  currentSection = name;
+}
+
 /** Operators still running, stopped if the benchmark itself is stopped or fails. */
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -74,10 +80,13 @@ export async function startChartOperator(namespace: string, extraEnv: Record<str
   await ensureBenchTriggers(namespace);
   const logPath = join(mkdtempSync(join(tmpdir(), 'waitgate-bench-')), 'operator.log');
   const { nodeOptions, reconcileWorkers } = chartOperatorValues();
-  // BENCH_CPU_PROF=<dir>: each operator writes a V8 CPU profile there when it stops
-  // (`node dist/bench/record/profile-summary.js <file>` sums it up).
+  // BENCH_CPU_PROF=<dir>: each operator writes a V8 CPU profile into <dir>/<section> when it
+  // stops (`node dist/bench/record/profile-summary.js <file>` sums it up); BENCH_CPU_PROF_SECTIONS
+  // limits it to some sections (the memory rows are better read without the profiler's samples).
   const profileDir = process.env['BENCH_CPU_PROF'];
-  const profiling = profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '';
+  const profiledSections = (process.env['BENCH_CPU_PROF_SECTIONS'] || '').split(',').filter(Boolean);
+  const profiled = profileDir && (profiledSections.length === 0 || profiledSections.includes(currentSection));
+  const profiling = profiled ? `--cpu-prof --cpu-prof-dir=${join(profileDir, currentSection || 'bench')}` : '';
   const nodeOptionsAll = [nodeOptions, profiling].filter(Boolean).join(' ');
   const metricsPort = await freePort();
   const child = startOperator(
