@@ -148,7 +148,8 @@ test.each<[string, number[], { start: number; end: number }[], number]>([
     [s(5), s(50), s(114), s(116)].map((t) => ({ start: t, end: t })),
     2,
   ],
-  ['a kill before the check does not', [s(10)], [{ start: s(9), end: s(9) }], 0],
+  ['a kill noted just before a check its dying process began counts', [s(10) + 50], [{ start: s(10), end: s(10) }], 1],
+  ['a kill more than a second before the check does not', [s(10) + 1_500], [{ start: s(10), end: s(10) }], 0],
   ['an outage counts for a check begun during it, or before its leader stepped down', [s(30)], [{ start: s(10), end: s(25) }], 1],
   ['an outage long over does not', [s(60)], [{ start: s(10), end: s(25) }], 0],
 ])('faultsDuringChecks: %s', (_n, checks, faults, n) => {

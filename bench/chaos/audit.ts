@@ -86,6 +86,12 @@ export const CHECK_SPAN_MS = 15_000;
  */
 export const STEP_DOWN_MS = 10_000;
 
+/**
+ * A kill is noted just before the signal is sent; the process may still start a check in the
+ * moment before it dies (the chaos run of 2026-12-03 saw one begin 50 ms after the note).
+ */
+export const KILL_LANDS_MS = 1_000;
+
 export interface FaultSpan {
   readonly start: number;
   /** The same as start for a kill; when the server answered again for a restart or a freeze. */
@@ -98,7 +104,7 @@ export interface FaultSpan {
  */
 export function faultsDuringChecks(checks: readonly number[], faults: readonly FaultSpan[]): number {
   return faults.filter((f) => {
-    const after = f.end > f.start ? f.end + STEP_DOWN_MS : f.start;
+    const after = f.end > f.start ? f.end + STEP_DOWN_MS : f.start + KILL_LANDS_MS;
     return checks.some((c) => c >= f.start - CHECK_SPAN_MS && c <= after);
   }).length;
 }
