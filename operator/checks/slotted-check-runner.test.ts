@@ -43,6 +43,7 @@ function gateWith(
     slots?: FakeSlots;
     workerName?: string;
     uidOf?: (key: string) => string | undefined;
+    onPlaceFreed?: (key: string) => void;
   } = {},
 ) {
   const clock = new ManualClock();
@@ -62,6 +63,7 @@ function gateWith(
     uidOf: o.uidOf ?? uidInCache,
     leaseTtlMs: TTL,
     knobs: { checkSlots: o.slotLimit ?? 2, intervalMs: 30_000, concurrency: 10 },
+    ...(o.onPlaceFreed ? { onPlaceFreed: o.onPlaceFreed } : {}),
   };
   return { gate: new SlottedCheckGate(options), slots, runner, metrics, clock, lines };
 }
@@ -188,24 +190,7 @@ describe('SlottedCheckGate.run', () => {
     const finish = new Map<string, (a: CheckAnswer) => void>();
     const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
     const freed: string[] = [];
-    const clock = new ManualClock();
-    const slots = new FakeSlots(clock.now);
-    const { log } = captureLog();
-    const metrics = new FakeCheckGateMetrics();
-    const gate = new SlottedCheckGate({
-      slots,
-      runner,
-      metrics,
-      log,
-      now: clock.now,
-      slotKey: SLOT_KEY,
-      slotLimit: 2,
-      workerName: WORKER,
-      uidOf: uidInCache,
-      leaseTtlMs: TTL,
-      knobs: { checkSlots: 2, intervalMs: 30_000, concurrency: 10 },
-      onPlaceFreed: (key) => freed.push(key),
-    });
+    const { gate, slots, metrics } = gateWith({ slotLimit: 2, runner, onPlaceFreed: (key) => freed.push(key) });
 
     const a = gate.run('ns/a', PROFILE, TARGET);
     const b = gate.run('ns/b', PROFILE, TARGET);
@@ -235,23 +220,8 @@ describe('SlottedCheckGate: places handed on within the process', () => {
   test('a place handed to a HeldJob that does not come for it is kept HAND_ON_MS, then another may take it', async () => {
     const finish = new Map<string, (a: CheckAnswer) => void>();
     const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
-    const clock = new ManualClock();
     const freed: string[] = [];
-    const { log } = captureLog();
-    const gate = new SlottedCheckGate({
-      slots: new FakeSlots(clock.now),
-      runner,
-      metrics: new FakeCheckGateMetrics(),
-      log,
-      now: clock.now,
-      slotKey: SLOT_KEY,
-      slotLimit: 1,
-      workerName: WORKER,
-      uidOf: uidInCache,
-      leaseTtlMs: TTL,
-      knobs: { checkSlots: 1, intervalMs: 30_000, concurrency: 10 },
-      onPlaceFreed: (key) => freed.push(key),
-    });
+    const { gate, clock } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
     const a = gate.run('ns/a', PROFILE, TARGET);
     await until(() => finish.has('ns/a'));
     await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
@@ -270,23 +240,8 @@ describe('SlottedCheckGate: places handed on within the process', () => {
   test('a HeldJob handed a place whose pass ends without a check gives the place on at once', async () => {
     const finish = new Map<string, (a: CheckAnswer) => void>();
     const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
-    const clock = new ManualClock();
     const freed: string[] = [];
-    const { log } = captureLog();
-    const gate = new SlottedCheckGate({
-      slots: new FakeSlots(clock.now),
-      runner,
-      metrics: new FakeCheckGateMetrics(),
-      log,
-      now: clock.now,
-      slotKey: SLOT_KEY,
-      slotLimit: 1,
-      workerName: WORKER,
-      uidOf: uidInCache,
-      leaseTtlMs: TTL,
-      knobs: { checkSlots: 1, intervalMs: 30_000, concurrency: 10 },
-      onPlaceFreed: (key) => freed.push(key),
-    });
+    const { gate } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
     const a = gate.run('ns/a', PROFILE, TARGET);
     await until(() => finish.has('ns/a'));
     await gate.run('ns/b', PROFILE, TARGET);
