@@ -76,11 +76,14 @@ function machine(): string {
   return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`;
 }
 
+/** The commit the run's code was built from: read once, at the start (commits made while it runs are not its code). */
+const COMMIT = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+
 /** Writes the two files with the rows so far (after each section, so a failed run keeps them). */
 function write(rows: readonly Row[], started: number): { run: Run; path: string } {
   const run: Run = {
     date: new Date().toISOString().slice(0, 10),
-    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+    commit: COMMIT,
     machine: machine(),
     durationS: (Date.now() - started) / 1000,
     rows: rows.map(judge),
