@@ -63,7 +63,7 @@ export function renderMarkdown(run: Run): string {
     '',
     `Run on ${run.date} at commit \`${run.commit}\`, on ${run.machine}; the run took ${Math.round(run.durationS / 60)} min.`,
     'Each figure is measured beside its limit or its peer in the same run; the ratio is what is judged.',
-    'How to run and read it: docs/benchmarking.md.',
+    'How to run and read it, and what the CPU profiles showed for each target missed: docs/benchmarking.md.',
     '',
     '| what | figure | limit or peer (same run) | ratio | target | met | how |',
     '|---|---|---|---|---|---|---|',
