@@ -56,6 +56,11 @@ export async function startReceiverProcess(o: {
   child.once('exit', (code) => (exited = code));
   const log = createWriteStream(o.logPath);
   child.stderr.pipe(log);
+  // A receiver that does not come up is not left running.
+  const fail = (err: Error): never => {
+    child.kill('SIGKILL');
+    throw err;
+  };
   const listening = await new Promise<{ port: number; metricsPort: number }>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
@@ -64,7 +69,7 @@ export async function startReceiverProcess(o: {
     });
     child.once('exit', () => reject(new Error(`the receiver exited; see ${o.logPath}`)));
     setTimeout(() => reject(new Error(`the receiver did not start within 60 s; see ${o.logPath}`)), 60_000).unref();
-  });
+  }).catch((err: unknown) => fail(err as Error));
   const readyz = `http://127.0.0.1:${String(listening.metricsPort)}/readyz`;
   for (let i = 0; ; i++) {
     const status = await fetch(readyz).then(
@@ -72,7 +77,7 @@ export async function startReceiverProcess(o: {
       () => 0,
     );
     if (status === 200) break;
-    if (i > 300 || exited !== undefined) throw new Error(`the receiver never became ready; see ${o.logPath}`);
+    if (i > 300 || exited !== undefined) fail(new Error(`the receiver never became ready; see ${o.logPath}`));
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

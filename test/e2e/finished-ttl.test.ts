@@ -80,7 +80,8 @@ describe('finished HeldJobs are deleted after their time to live', () => {
             ['plain', plain],
             ['refused', refused],
           ] as const) {
-            const at = deletedAt(s.operator, s, name);
+            // Logged once the delete has returned: the poll above may see it gone first.
+            const at = await eventually(`${name}'s deletion logged`, () => deletedAt(s.operator, s, name));
             expect(at).toBeGreaterThanOrEqual(finishedAtOf(hj) + TTL_MS);
             expect(at).toBeLessThanOrEqual(finishedAtOf(hj) + TTL_MS + SLACK_MS);
           }
@@ -112,7 +113,7 @@ describe('finished HeldJobs are deleted after their time to live', () => {
           const next = await s.restartOperator();
           await gone(s, 'plain', plain.status?.jobName);
           expect(deletedAt(s.operator, s, 'plain')).toBeUndefined();
-          const at = deletedAt(next, s, 'plain');
+          const at = await eventually("plain's deletion logged", () => deletedAt(next, s, 'plain'));
           expect(at).toBeGreaterThanOrEqual(finishedAtOf(plain) + ttl);
           expect(at).toBeLessThanOrEqual(finishedAtOf(plain) + ttl + SLACK_MS);
         },
