@@ -14,6 +14,17 @@ const RSS_LIMIT_MIB = 150;
 const LABEL = 'fuzz:deploy';
 const num = (name: string, def: number) => Number(process.env[name] || def);
 
+/** The rules a phase with signed deliveries among hostile ones must keep: memory, and every signed one answered. */
+function signedStillAnswered(
+  phase: string,
+  f: { readonly rss: { readonly peakMiB: number }; readonly signed: number; readonly signedAnswered: number },
+): string[] {
+  const broken: string[] = [];
+  if (f.rss.peakMiB > RSS_LIMIT_MIB) broken.push(`${phase}: RSS peaked at ${f.rss.peakMiB.toFixed(1)} MiB`);
+  if (f.signedAnswered !== f.signed) broken.push(`${phase}: ${String(f.signed - f.signedAnswered)} signed deliveries unanswered`);
+  return broken;
+}
+
 async function main(): Promise<void> {
   const { core, custom } = kube();
   const namespace = `fuzz-${String(Date.now())}`;
@@ -50,9 +61,7 @@ async function main(): Promise<void> {
       pid,
     });
     process.stdout.write(`${describeSlow(slow)}\n`);
-    if (slow.rss.peakMiB > RSS_LIMIT_MIB) failures.push(`slow senders: RSS peaked at ${slow.rss.peakMiB.toFixed(1)} MiB`);
-    if (slow.signedAnswered !== slow.signed)
-      failures.push(`slow senders: ${String(slow.signed - slow.signedAnswered)} signed deliveries unanswered`);
+    failures.push(...signedStillAnswered('slow senders', slow));
 
     const stalls = await runHeaderStalls(target, {
       stallers: num('FUZZ_HEADER_STALLS', 300),
@@ -61,9 +70,7 @@ async function main(): Promise<void> {
       pid,
     });
     process.stdout.write(`${describeHeaderStalls(stalls)}\n`);
-    if (stalls.rss.peakMiB > RSS_LIMIT_MIB) failures.push(`header stalls: RSS peaked at ${stalls.rss.peakMiB.toFixed(1)} MiB`);
-    if (stalls.signedAnswered !== stalls.signed)
-      failures.push(`header stalls: ${String(stalls.signed - stalls.signedAnswered)} signed deliveries unanswered`);
+    failures.push(...signedStillAnswered('header stalls', stalls));
     if (receiver.exitCode() !== undefined) failures.push(`the receiver exited (${String(receiver.exitCode())})`);
     else if ((await fetch(`http://127.0.0.1:${String(receiver.port)}/healthz`)).status !== 200)
       failures.push('the receiver stopped answering');
