@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the kubelet
-# (the real node's) from their Go modules (through the Go module proxy) and caches the
+# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, and the real
+# node's kubelet, kube-proxy (Services) and CoreDNS (cluster DNS) from their Go modules (through the Go module proxy) and caches the
 # binaries outside the clone, keyed by version. A warm cache makes this a no-op.
 #
 #   WAITGATE_CACHE   cache root (default: ~/.cache/waitgate)
@@ -15,7 +15,8 @@ cache=${WAITGATE_CACHE:-$HOME/.cache/waitgate}
 k8s_bin=$cache/bin/kubernetes-$K8S_VERSION
 etcd_bin=$cache/bin/etcd-$ETCD_VERSION
 kwok_bin=$cache/bin/kwok-$KWOK_VERSION
-mkdir -p "$cache/build" "$k8s_bin" "$etcd_bin" "$kwok_bin"
+coredns_bin=$cache/bin/coredns-$COREDNS_VERSION
+mkdir -p "$cache/build" "$k8s_bin" "$etcd_bin" "$kwok_bin" "$coredns_bin"
 
 command -v go >/dev/null || { echo "build-control-plane: go is required on PATH" >&2; exit 1; }
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
@@ -134,6 +135,76 @@ GO
   log "kubelet built in $(( $(date +%s) - t0 ))s"
 }
 
+# kube-proxy gives the real node's Pods Services (iptables rules in the node's own network
+# namespace), in a module of its own like the kubelet's.
+build_kube_proxy() {
+  [ -x "$k8s_bin/kube-proxy" ] && return 0
+  built_any=1
+  local dir=$cache/build/kube-proxy-$K8S_VERSION t0
+  t0=$(date +%s)
+  rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+  log "building kube-proxy $K8S_VERSION"
+  go mod init waitgate.local/kube-proxy >/dev/null 2>&1
+  go mod edit -go=1.26.0 -godebug=default=go1.24
+  local m
+  for m in $k8s_staging_modules; do
+    go mod edit -replace="k8s.io/$m=k8s.io/$m@$K8S_STAGING_VERSION"
+  done
+  cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kube-proxy"
+GO
+  go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
+  go mod tidy >/dev/null
+  go build -tags tools -trimpath -ldflags "$(k8s_ldflags)" -o "$k8s_bin/kube-proxy.tmp" k8s.io/kubernetes/cmd/kube-proxy
+  mv "$k8s_bin/kube-proxy.tmp" "$k8s_bin/kube-proxy"
+  log "kube-proxy built in $(( $(date +%s) - t0 ))s"
+}
+
+# CoreDNS with only the plugins cluster DNS needs (CoreDNS's documented way to trim a build:
+# a main of one's own that sets the directive list), so none of its cloud providers' SDKs
+# are compiled.
+build_coredns() {
+  [ -x "$coredns_bin/coredns" ] && return 0
+  built_any=1
+  local dir=$cache/build/coredns-$COREDNS_VERSION t0
+  t0=$(date +%s)
+  rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+  log "building coredns $COREDNS_VERSION"
+  cat > main.go <<'GO'
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+
+	_ "github.com/coredns/coredns/plugin/bind"
+	_ "github.com/coredns/coredns/plugin/cache"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/health"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/ready"
+)
+
+// The order plugins run in, as in CoreDNS's plugin.cfg, for the ones built in.
+var directives = []string{"bind", "health", "ready", "errors", "log", "cache", "kubernetes"}
+
+func init() { dnsserver.Directives = directives }
+
+func main() { coremain.Run() }
+GO
+  go mod init waitgate.local/coredns >/dev/null 2>&1
+  go get "github.com/coredns/coredns@$COREDNS_VERSION" >/dev/null
+  go mod tidy >/dev/null
+  go build -trimpath -ldflags "-s -w" -o "$coredns_bin/coredns.tmp" .
+  mv "$coredns_bin/coredns.tmp" "$coredns_bin/coredns"
+  log "coredns built in $(( $(date +%s) - t0 ))s"
+}
+
 build_kwok() {
   [ -x "$kwok_bin/kwok" ] && return 0
   built_any=1
@@ -148,14 +219,16 @@ build_etcd
 build_kwok
 build_kubernetes
 build_kubelet
+build_kube_proxy
+build_coredns
 
 if [ "$built_any" = 1 ]; then
   log "cold build took $(( $(date +%s) - started ))s"
 fi
-out=$cache/bin/control-plane-$K8S_VERSION-$ETCD_VERSION-$KWOK_VERSION
+out=$cache/bin/control-plane-$K8S_VERSION-$ETCD_VERSION-$KWOK_VERSION-$COREDNS_VERSION
 mkdir -p "$out"
 for f in "$etcd_bin/etcd" "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
-  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok" "$k8s_bin/kubelet"; do
+  "$k8s_bin/kube-scheduler" "$kwok_bin/kwok" "$k8s_bin/kubelet" "$k8s_bin/kube-proxy" "$coredns_bin/coredns"; do
   ln -sfn "$f" "$out/$(basename "$f")"
 done
 echo "$out"

@@ -28,7 +28,9 @@ if [ "${1:-}" = "--only" ]; then
   esac
   exit 0
 fi
-# The operator and receiver that `make up` started, then the control plane, last etcd.
+# The operator and receiver that `make up` started (or its port-forward to the receiver's
+# Service), then the control plane, last etcd.
+stop receiver-forward "port-forward"
 stop operator "dist/operator/main.js"
 stop receiver "dist/receiver/main.js"
 # The real node first (kubelet, its containers, containerd, their mounts): a folder still

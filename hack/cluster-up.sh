@@ -35,17 +35,25 @@ kubeconfig=$state/kubeconfig
 
 # --- credentials (made once per state folder) --------------------------------------------
 pki=$state/pki
-if [ ! -s "$pki/apiserver.crt" ]; then
+if [ ! -s "$pki/ca.crt" ]; then
   log "creating certificates"
   openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=waitgate-local-ca" \
     -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
-    -keyout "$pki/apiserver.key" -out "$pki/apiserver.csr" 2>/dev/null
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n' > "$pki/apiserver.ext"
-  openssl x509 -req -in "$pki/apiserver.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$pki/apiserver.ext" -out "$pki/apiserver.crt" 2>/dev/null
   openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
   openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+fi
+# The apiserver's serving certificate names every way it is reached: loopback from the
+# machine, and from Pods of the real node the `kubernetes` Service (10.0.0.1, the first address
+# of the service range) and its DNS names. A state folder from before the Service existed gets
+# a new one.
+apiserver_san="IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+if [ ! -s "$pki/apiserver.crt" ] || [ "$(cat "$pki/apiserver.san" 2>/dev/null)" != "$apiserver_san" ]; then
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+    -keyout "$pki/apiserver.key" -out "$pki/apiserver.csr" 2>/dev/null
+  printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$apiserver_san" > "$pki/apiserver.ext"
+  openssl x509 -req -in "$pki/apiserver.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$pki/apiserver.ext" -out "$pki/apiserver.crt" 2>/dev/null
+  printf '%s' "$apiserver_san" > "$pki/apiserver.san"
 fi
 # The apiserver's client certificate towards kubelets (the real node's kubelet trusts the CA).
 if [ ! -s "$pki/apiserver-kubelet-client.crt" ]; then
@@ -121,22 +129,26 @@ start etcd "$state/etcd" "$bin/etcd" \
   --unsafe-no-fsync --quota-backend-bytes 4294967296 --log-level warn
 wait_for etcd 30 http_ok "http://127.0.0.1:$etcd_port/health"
 
+# The address the `kubernetes` Service leads to: the machine's end of the real node's link
+# (hack/cluster/real-node.sh forwards it to the apiserver on loopback). The apiserver itself
+# listens on loopback only.
+api_advertise=10.$((base >> 8)).$((base & 255)).253
 start kube-apiserver "--secure-port=$api_port" "$bin/kube-apiserver" \
   --etcd-servers "http://127.0.0.1:$etcd_port" \
-  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 "--secure-port=$api_port" \
+  --bind-address=127.0.0.1 --advertise-address="$api_advertise" "--secure-port=$api_port" \
   --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
   --client-ca-file "$pki/ca.crt" \
   --token-auth-file "$pki/tokens.csv" \
   --authorization-mode=RBAC \
   --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-  --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+  --disable-admission-plugins=TaintNodesByCondition \
   --enable-admission-plugins=PodNodeSelector,PodTolerationRestriction \
   --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
   --kubelet-preferred-address-types=InternalIP \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
   --api-audiences=https://kubernetes.default.svc.cluster.local \
-  --endpoint-reconciler-type=none --profiling=false --v=1
+  --endpoint-reconciler-type=lease --profiling=false --v=1
 wait_for kube-apiserver 60 kc get --raw /readyz
 
 # The CRD goes in before the controller-manager starts: its garbage collector reads
@@ -146,7 +158,8 @@ kc wait --for condition=Established --timeout=30s crd/heldjobs.waitgate.dev >/de
 
 start kube-controller-manager "kube-controller-manager" "$bin/kube-controller-manager" \
   --kubeconfig "$kubeconfig" \
-  --controllers=job,cronjob,garbagecollector,namespace,ttl-after-finished,serviceaccount,resourcequota,clusterrole-aggregation \
+  --controllers=job,cronjob,garbagecollector,namespace,ttl-after-finished,serviceaccount,resourcequota,clusterrole-aggregation,deployment,replicaset,statefulset,disruption,endpointslice,endpointslicemirroring,root-ca-cert-publisher,podgc \
+  --root-ca-file "$pki/ca.crt" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
   --concurrent-job-syncs=10 --concurrent-gc-syncs=20 --v=1
 start kube-scheduler "kube-scheduler" "$bin/kube-scheduler" \

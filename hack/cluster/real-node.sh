@@ -12,6 +12,8 @@
 #
 #   real-node.sh up     start it (cluster-up.sh calls this once the apiserver is ready)
 #   real-node.sh down   stop the kubelet and containerd, unmount what they mounted, remove state
+#   real-node.sh load ARCHIVE...   import image archives (hack/image.sh) into its containerd
+#   real-node.sh tag IMAGE NEW     give a loaded image a second name
 #
 # `up` writes $WAITGATE_CLUSTER_DIR/real-node: `ready`, or `unavailable: <reason>` when this
 # machine cannot run containers (not root, no cgroups, no overlayfs, packages not installable,
@@ -20,9 +22,22 @@
 # fails cluster-up: that is a bug to see, not a reason to skip.
 #
 # Ports (from WAITGATE_PORT_BASE): +10 kubelet (HTTPS, client certificates of the cluster's CA),
-# +11 kubelet healthz. The kubelet listens on the address of the cluster's own CNI bridge
-# (wg<base>, 10.<base / 256>.<base % 256>.1/24), the node's InternalIP, which the apiserver
-# reaches for `kubectl logs`.
+# +11 kubelet healthz, +12 CoreDNS health, +13 CoreDNS ready, +14 kube-proxy healthz, +15
+# kube-proxy metrics (the last five on the node's own loopback).
+#
+# The node has a network namespace of its own (waitgate-<base>), so that it gives its Pods what
+# a real cluster gives them without touching the machine's or another cluster's rules:
+#   - the Pods' bridge wg<base>, 10.<base / 256>.<base % 256>.1/25 (the node's InternalIP, where
+#     the kubelet listens and the apiserver reaches it for `kubectl logs` and port-forward);
+#   - a veth pair to the machine: wgh<base> .253/30 on the machine's side, .254 on the node's,
+#     with the machine routing the Pods' /25 through it;
+#   - the apiserver at .253:<its port>: the machine forwards that address (DNAT) to the
+#     apiserver on 127.0.0.1, so it stays bound to loopback; the apiserver advertises .253, so
+#     the `kubernetes` Service (10.0.0.1:443) leads there and in-cluster config works;
+#   - kube-proxy (iptables rules inside the namespace: Services route, ClusterIP and NodePort);
+#   - CoreDNS on the bridge address (the kubelet's clusterDNS): Service names resolve.
+# containerd, the kubelet, kube-proxy and CoreDNS enter only the network namespace (nsenter
+# --net), not a mount namespace: the kubelet's volume mounts must be containerd's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,12 +50,25 @@ node_name=waitgate-real-node
 kubelet_port=$((base + 10))
 kubelet_healthz_port=$((base + 11))
 bridge=wg$base
-# A /24 of its own for every port base: 10.<base / 256>.<base % 256>.0/24.
+netns=waitgate-$base
+host_if=wgh$base
+node_if=wgn$base
+# A /24 of its own for every port base: 10.<base / 256>.<base % 256>.0/24, of which the Pods
+# get the lower /25 and the link to the machine a /30 at its top.
 subnet_prefix=10.$((base >> 8)).$((base & 255))
-subnet=$subnet_prefix.0/24
+subnet=$subnet_prefix.0/25
 node_ip=$subnet_prefix.1
+link_host_ip=$subnet_prefix.253
+link_node_ip=$subnet_prefix.254
+coredns_health_port=$((base + 12))
+coredns_ready_port=$((base + 13))
+proxy_healthz_port=$((base + 14))
+proxy_metrics_port=$((base + 15))
+in_node() { nsenter --net="/run/netns/$netns" -- "$@"; }
 pki=$state/pki
 kubeconfig=$state/kubeconfig
+# The apiserver's port, from the admin kubeconfig cluster-up wrote.
+api_port=$(awk -F: '/server:/ { print $NF; exit }' "$kubeconfig" 2>/dev/null || true)
 log() { printf 'real-node: %s\n' "$*" >&2; }
 
 # Sockets live under the cluster folder unless its path is too long for a unix socket.
@@ -85,9 +113,15 @@ preflight() {
   fi
   grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || true
   grep -qw overlay /proc/filesystems || unavailable "no overlayfs in the kernel"
-  [ -x "$bin/kubelet" ] || unavailable "no kubelet in $bin (hack/build-control-plane.sh builds it)"
+  local b
+  for b in kubelet kube-proxy coredns; do
+    [ -x "$bin/$b" ] || unavailable "no $b in $bin (hack/build-control-plane.sh builds it)"
+  done
   local missing=() p
   command -v containerd >/dev/null 2>&1 || missing+=(containerd)
+  command -v iptables >/dev/null 2>&1 || missing+=(iptables)
+  command -v conntrack >/dev/null 2>&1 || missing+=(conntrack)
+  command -v nsenter >/dev/null 2>&1 || missing+=(util-linux)
   command -v runc >/dev/null 2>&1 || missing+=(runc)
   [ -x $CNI_BIN/bridge ] && [ -x $CNI_BIN/host-local ] && [ -x $CNI_BIN/loopback ] || missing+=(containernetworking-plugins)
   # A static busybox: it is copied into an image with nothing else in it.
@@ -102,7 +136,8 @@ preflight() {
     # Debian starts a containerd of its own after install; this cluster runs its own.
     systemctl disable --now containerd >/dev/null 2>&1 || true
   fi
-  for p in containerd runc; do command -v $p >/dev/null 2>&1 || unavailable "$p is missing after install"; done
+  for p in containerd runc iptables nsenter; do command -v $p >/dev/null 2>&1 || unavailable "$p is missing after install"; done
+  ip netns list >/dev/null 2>&1 || unavailable "cannot make network namespaces (ip netns)"
   # Debian's containerd is the one tried here (1.6: CRI v1, which the 1.34 kubelet speaks).
 }
 
@@ -162,6 +197,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 TOML
   # A bridge of this cluster's own with a subnet of its own (host-local keeps its leases
   # under the cluster folder); no masquerade: Pods here need nothing outside the machine.
+  # Hairpin: a Pod reaches itself through its own Service. The default route through the
+  # bridge is how a Pod reaches Service addresses (kube-proxy's rules, in the node's namespace).
   cat > "$node/cni/net.d/10-waitgate.conflist" <<JSON
 {
   "cniVersion": "0.4.0",
@@ -171,8 +208,9 @@ TOML
       "type": "bridge",
       "bridge": "$bridge",
       "isGateway": true,
+      "hairpinMode": true,
       "ipMasq": false,
-      "ipam": { "type": "host-local", "subnet": "$subnet", "gateway": "$node_ip", "dataDir": "$node/cni/ipam" }
+      "ipam": { "type": "host-local", "subnet": "$subnet", "gateway": "$node_ip", "dataDir": "$node/cni/ipam", "routes": [ { "dst": "0.0.0.0/0" } ] }
     }
   ]
 }
@@ -186,14 +224,16 @@ JSON
     openssl x509 -req -in "$pki/kubelet.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
       -days 3650 -extfile "$pki/kubelet.ext" -out "$pki/kubelet.crt" 2>/dev/null
   fi
-  local api_server
-  api_server=$(awk '/server:/ { print $2; exit }' "$kubeconfig")
+  # What runs in the node's namespace reaches the apiserver through the machine's side of the
+  # link (forwarded to loopback); the certificate names kubernetes.default.svc.
+  local api_server=https://$link_host_ip:$api_port
+  node_kubeconfig "$node/proxy.kubeconfig" "$(awk '/token:/ { print $2; exit }' "$kubeconfig")"
   cat > "$node/kubelet.kubeconfig" <<KC
 apiVersion: v1
 kind: Config
 clusters:
 - name: waitgate-local
-  cluster: { server: "$api_server", certificate-authority: "$pki/ca.crt" }
+  cluster: { server: "$api_server", certificate-authority: "$pki/ca.crt", tls-server-name: kubernetes.default.svc }
 users:
 - name: $node_name
   user: { client-certificate: "$pki/kubelet.crt", client-key: "$pki/kubelet.key" }
@@ -220,6 +260,9 @@ authentication:
 authorization: { mode: AlwaysAllow }
 tlsCertFile: "$pki/kubelet-serving.crt"
 tlsPrivateKeyFile: "$pki/kubelet-serving.key"
+# Cluster DNS: CoreDNS on the bridge address, in the node's namespace.
+clusterDNS: [ "$node_ip" ]
+clusterDomain: cluster.local
 cgroupDriver: cgroupfs
 # Pods' cgroups go where containerd puts them (/k8s.io/<id>): no kubepods tree shared with
 # another cluster's kubelet on this machine.
@@ -248,6 +291,98 @@ YAML
     openssl x509 -req -in "$pki/kubelet-serving.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
       -days 3650 -extfile "$pki/kubelet-serving.ext" -out "$pki/kubelet-serving.crt" 2>/dev/null
   fi
+  cat > "$node/kube-proxy.yaml" <<YAML
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: { kubeconfig: "$node/proxy.kubeconfig" }
+hostnameOverride: $node_name
+mode: iptables
+clusterCIDR: $subnet
+healthzBindAddress: 127.0.0.1:$proxy_healthz_port
+metricsBindAddress: 127.0.0.1:$proxy_metrics_port
+# No conntrack sysctls touched: they are the machine's, not the node's.
+conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s, udpTimeout: 0s, udpStreamTimeout: 0s }
+iptables: { localhostNodePorts: false }
+nodePortAddresses: [ "$subnet" ]
+YAML
+  mkdir -p "$node/coredns"
+  cat > "$node/coredns/Corefile" <<COREFILE
+# Cluster DNS of the real node (hack/cluster/real-node.sh). No upstream: Pods here reach
+# nothing outside the machine.
+.:53 {
+    bind $node_ip
+    health 127.0.0.1:$coredns_health_port
+    ready 127.0.0.1:$coredns_ready_port
+    errors
+    cache 30
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $node/proxy.kubeconfig waitgate-local
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+}
+COREFILE
+}
+
+# A kubeconfig for what runs in the node's namespace (kube-proxy, CoreDNS) with the admin token.
+node_kubeconfig() { # path token
+  cat > "$1" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: waitgate-local
+  cluster: { server: "https://$link_host_ip:$api_port", certificate-authority: "$pki/ca.crt", tls-server-name: kubernetes.default.svc }
+users:
+- name: waitgate-admin
+  user: { token: "$2" }
+contexts:
+- name: waitgate-local
+  context: { cluster: waitgate-local, user: waitgate-admin }
+current-context: waitgate-local
+KC
+  chmod 600 "$1"
+}
+
+# The node's network namespace, its bridge and its link to the machine; idempotent.
+network_up() {
+  # A bridge of the layout before the namespace existed (on the machine itself) goes.
+  if ip link show "$bridge" >/dev/null 2>&1; then ip link del "$bridge" 2>/dev/null || true; fi
+  [ -e "/run/netns/$netns" ] || ip netns add "$netns"
+  in_node ip link set lo up
+  if ! ip link show "$host_if" >/dev/null 2>&1; then
+    ip link add "$host_if" type veth peer name "$node_if"
+    ip link set "$node_if" netns "$netns"
+  fi
+  [[ $(ip addr show dev "$host_if") == *" $link_host_ip/"* ]] || ip addr add "$link_host_ip/30" dev "$host_if"
+  ip link set "$host_if" up
+  [[ $(in_node ip addr show dev "$node_if") == *" $link_node_ip/"* ]] || in_node ip addr add "$link_node_ip/30" dev "$node_if"
+  in_node ip link set "$node_if" up
+  in_node ip link show "$bridge" >/dev/null 2>&1 || in_node ip link add "$bridge" type bridge
+  [[ $(in_node ip addr show dev "$bridge") == *" $node_ip/"* ]] || in_node ip addr add "$node_ip/25" dev "$bridge"
+  in_node ip link set "$bridge" up
+  in_node ip route replace default via "$link_host_ip" dev "$node_if"
+  ip route replace "$subnet" via "$link_node_ip" dev "$host_if"
+  in_node sysctl -qw net.ipv4.ip_forward=1
+  # Pod to Service to Pod on one bridge: the reply must cross iptables to be un-NATed.
+  if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
+    in_node sysctl -qw net.bridge.bridge-nf-call-iptables=1 2>/dev/null || log "bridge-nf-call-iptables is not settable in the node's namespace; a Pod reaching a Service that leads back to its own bridge may time out"
+  fi
+  # The apiserver, bound to 127.0.0.1, reached at the machine's end of the link.
+  sysctl -qw "net.ipv4.conf.$host_if.route_localnet=1"
+  local rule=(-i "$host_if" -d "$link_host_ip" -p tcp --dport "$api_port" -j DNAT --to-destination "127.0.0.1:$api_port" -m comment --comment "waitgate real node $base")
+  iptables -t nat -C PREROUTING "${rule[@]}" 2>/dev/null || iptables -t nat -A PREROUTING "${rule[@]}"
+  echo "$host_if $link_host_ip $api_port $netns $base" > "$node/link"
+}
+
+network_down() {
+  if [ -s "$node/link" ]; then
+    local h ip port ns b
+    read -r h ip port ns b < "$node/link"
+    while iptables -t nat -D PREROUTING -i "$h" -d "$ip" -p tcp --dport "$port" -j DNAT --to-destination "127.0.0.1:$port" -m comment --comment "waitgate real node $b" 2>/dev/null; do :; done
+    ip link del "$h" 2>/dev/null || true
+    if [ -e "/run/netns/$ns" ]; then ip netns del "$ns" 2>/dev/null || true; fi
+  fi
+  rm -f "$node/link"
 }
 
 wait_for() { # what seconds command...
@@ -273,19 +408,15 @@ up() {
   preflight
   write_config
   tar=$(images_tar)
-  # The bridge exists before the first Pod: the kubelet listens on its address.
-  if ! ip link show "$bridge" >/dev/null 2>&1; then
-    ip link add "$bridge" type bridge
-  fi
-  # Read whole before matching: grep -q leaves at the first match, and under pipefail the
-  # SIGPIPE it gives ip (whose output comes in several writes) read as "not assigned".
-  [[ $(ip addr show dev "$bridge") == *" $node_ip/"* ]] || ip addr add "$node_ip/24" dev "$bridge"
-  ip link set "$bridge" up
-  echo "$bridge" > "$node/bridge"
+  [ -n "$api_port" ] || unavailable "no apiserver port in $kubeconfig"
+  # The namespace and its bridge exist before the first Pod: the kubelet listens on its address.
+  # (Addresses are read whole before matching: grep -q leaves at the first match, and under
+  # pipefail the SIGPIPE it gives ip read as "not assigned".)
+  network_up
 
   if ! running containerd "$node/containerd.toml"; then
     log "starting containerd"
-    setsid nohup containerd --config "$node/containerd.toml" >"$state/logs/containerd.log" 2>&1 < /dev/null &
+    setsid nohup nsenter --net="/run/netns/$netns" -- containerd --config "$node/containerd.toml" >"$state/logs/containerd.log" 2>&1 < /dev/null &
     echo $! > "$state/pids/containerd.pid"
   fi
   wait_for containerd 30 ctr --address "$sock" version
@@ -302,13 +433,27 @@ YAML
 
   if ! running kubelet "$node/kubelet.yaml"; then
     log "starting kubelet"
-    setsid nohup "$bin/kubelet" --config "$node/kubelet.yaml" --kubeconfig "$node/kubelet.kubeconfig" \
+    setsid nohup nsenter --net="/run/netns/$netns" -- "$bin/kubelet" --config "$node/kubelet.yaml" --kubeconfig "$node/kubelet.kubeconfig" \
       --root-dir "$node/kubelet" --cert-dir "$node/kubelet/pki" --hostname-override "$node_name" \
       --node-ip "$node_ip" --node-labels "waitgate.dev/real-node=true,type=real" \
       --v=1 >"$state/logs/kubelet.log" 2>&1 < /dev/null &
     echo $! > "$state/pids/kubelet.pid"
   fi
   wait_for kubelet 90 kubectl --kubeconfig "$kubeconfig" wait --for condition=Ready --timeout=2s "node/$node_name"
+  if ! running kube-proxy "$node/kube-proxy.yaml"; then
+    log "starting kube-proxy"
+    setsid nohup nsenter --net="/run/netns/$netns" -- "$bin/kube-proxy" --config "$node/kube-proxy.yaml" --v=1 \
+      >"$state/logs/kube-proxy.log" 2>&1 < /dev/null &
+    echo $! > "$state/pids/kube-proxy.pid"
+  fi
+  if ! running coredns "$node/coredns/Corefile"; then
+    log "starting coredns"
+    setsid nohup nsenter --net="/run/netns/$netns" -- "$bin/coredns" -conf "$node/coredns/Corefile" \
+      >"$state/logs/coredns.log" 2>&1 < /dev/null &
+    echo $! > "$state/pids/coredns.pid"
+  fi
+  wait_for kube-proxy 60 in_node python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$proxy_healthz_port/healthz', timeout=2)"
+  wait_for coredns 60 in_node python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$coredns_ready_port/ready', timeout=2)"
   echo ready > "$marker"
   log "ready in $(( $(date +%s) - t0 ))s (node $node_name, kubelet on $node_ip:$kubelet_port)"
 }
@@ -320,11 +465,19 @@ mounts_under() {
 
 down() {
   [ -d "$node" ] || { rm -f "$marker"; return 0; }
+  # The namespace this cluster made (named in its state: cluster-down may run without the port base).
+  if [ -s "$node/link" ]; then read -r _ _ _ netns _ < "$node/link"; fi
+  stop coredns "$node/coredns/Corefile"
+  stop kube-proxy "$node/kube-proxy.yaml"
   stop kubelet "$node/kubelet.yaml"
   # A containerd that died (a crash, a kill) left its shims and containers running: started
   # again on the same state, it finds them, so they go the same way.
   if ! running containerd "$node/containerd.toml" && [ -s "$node/containerd.toml" ] && command -v containerd >/dev/null; then
-    setsid nohup containerd --config "$node/containerd.toml" >>"$state/logs/containerd.log" 2>&1 < /dev/null &
+    if [ -e "/run/netns/$netns" ]; then
+      setsid nohup nsenter --net="/run/netns/$netns" -- containerd --config "$node/containerd.toml" >>"$state/logs/containerd.log" 2>&1 < /dev/null &
+    else
+      setsid nohup containerd --config "$node/containerd.toml" >>"$state/logs/containerd.log" 2>&1 < /dev/null &
+    fi
     echo $! > "$state/pids/containerd.pid"
     local _
     for _ in $(seq 1 50); do ctr --address "$sock" version >/dev/null 2>&1 && break; sleep 0.2; done
@@ -349,8 +502,10 @@ down() {
   if [ "$run_dir" != "$node/run" ]; then
     mounts_under "$run_dir" | while IFS= read -r m; do umount -l "$m" 2>/dev/null || true; done
   fi
-  # The bridge this cluster made (named in its state: cluster-down may run without the port base).
-  if [ -s "$node/bridge" ]; then ip link del "$(cat "$node/bridge")" 2>/dev/null || true; fi
+  # The bridge an older layout made on the machine (named in its state), then the node's
+  # namespace, its link and the apiserver's forwarding rule.
+  if [ -s "$node/bridge" ]; then ip link del "$(cat "$node/bridge")" 2>/dev/null || true; rm -f "$node/bridge"; fi
+  network_down
   # The kubelet links each container's log into /var/log/containers; drop ours.
   find /var/log/containers -maxdepth 1 -type l -lname "$node/*" -delete 2>/dev/null || true
   if [ -n "$(mounts_under "$state")" ]; then
@@ -361,8 +516,26 @@ down() {
   rm -f "$marker"
 }
 
+# Images built on this machine (hack/image.sh), imported into the node's containerd: there is
+# no registry, so Pods name them with imagePullPolicy Never or IfNotPresent.
+load() {
+  [ "$(cat "$marker" 2>/dev/null)" = ready ] || { log "no real node to load images into ($(cat "$marker" 2>/dev/null || echo 'not started'))"; return 1; }
+  local f
+  for f in "$@"; do
+    ctr --address "$sock" -n k8s.io images import "$f" >/dev/null
+    log "loaded $(basename "$f")"
+  done
+}
+
+# A second name for an image already loaded (a tag to upgrade to, with no second build).
+tag() {
+  ctr --address "$sock" -n k8s.io images tag --force "$1" "$2" >/dev/null
+}
+
 case "${1:-}" in
   up) up ;;
   down) down ;;
-  *) echo "usage: real-node.sh up|down" >&2; exit 2 ;;
+  load) shift; load "$@" ;;
+  tag) shift; tag "$@" ;;
+  *) echo "usage: real-node.sh up|down|load ARCHIVE...|tag IMAGE NEW-NAME" >&2; exit 2 ;;
 esac
