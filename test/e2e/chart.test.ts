@@ -260,6 +260,13 @@ describe('what the chart renders', () => {
           'crds.enabled=true',
           ...args.map((a) => a.replace('=NS', `=${ns}`)),
         ]);
+        // The ServiceAccount admission plugin (on, as in every real cluster) refuses a Pod whose
+        // ServiceAccount does not exist, and a dry run creates none: the helm test Pod's goes in first.
+        const serviceAccounts = rendered.stdout
+          .split(/^---$/m)
+          .filter((doc) => /^kind: ServiceAccount$/m.test(doc))
+          .join('\n---\n');
+        expect((await kubectl(['apply', '-n', ns, '-f', '-'], { input: serviceAccounts })).code).toBe(0);
         const applied = await kubectl(['apply', '--dry-run=server', '-n', ns, '-f', '-'], { input: rendered.stdout });
         expect(applied.stderr).toBe('');
         expect(applied.code).toBe(0);
