@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import type { Permission } from '../../cli/doctor/rbac.js';
 import { kubeconfigPath, requireEnv, ROOT } from './env.js';
 import { TestKube } from './kube.js';
@@ -190,4 +190,33 @@ export function canIArgs(p: Permission): string[] {
     ...(p.subresource ? [`--subresource=${p.subresource}`] : []),
     ...(p.namespace === undefined ? ['--all-namespaces'] : ['-n', p.namespace]),
   ];
+}
+
+/** A rendered object: kind, name and namespace typed, the rest as it came. */
+export type Manifest = { kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; [k: string]: unknown };
+
+/**
+ * `helm template` of the chart into namespace ns with exactly these helm arguments (no Valkey is
+ * added: a test of valkey.* says which it wants); the parsed manifests.
+ */
+export async function renderChart(ns: string, args: readonly string[]): Promise<Manifest[]> {
+  const r = await mustRun('helm', ['template', RELEASE, CHART_DIR, '-n', ns, ...args]);
+  return parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+/** The one manifest of that kind and name, or a failure listing what there is. */
+export function manifest(ms: readonly Manifest[], kind: string, name: string): Manifest {
+  const m = ms.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!m) throw new Error(`no ${kind} ${name} among ${ms.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`);
+  return m;
+}
+
+/** The NOTES helm prints after an install, rendered client-side (nothing is installed). */
+export async function installNotes(ns: string, args: readonly string[]): Promise<string> {
+  const r = await mustRun('helm', ['install', RELEASE, CHART_DIR, '--dry-run=client', '-n', ns, ...args]);
+  const at = r.stdout.indexOf('NOTES:');
+  if (at < 0) throw new Error(`helm install --dry-run printed no NOTES:\n${r.stdout}`);
+  return r.stdout.slice(at);
 }

@@ -98,6 +98,26 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{/* The trial Valkey (valkey.deploy): its Deployment, Service and NetworkPolicy share this name,
+and so does the chart's Valkey Secret, which then holds its password beside the URL. */}}
+{{- define "waitgate.trialValkeyName" -}}
+{{- printf "%s-valkey" (include "waitgate.fullname" .) -}}
+{{- end -}}
+
+{{- define "waitgate.trialValkeyPort" -}}6379{{- end -}}
+
+{{/* The trial Valkey's password: the one in the release's Secret when it already holds one (an
+upgrade keeps it, so the running Valkey and the pods agree), else a new random one. Called once
+per render, by secrets.yaml; `helm template` (no cluster to look in) always makes a new one. */}}
+{{- define "waitgate.trialValkeyPassword" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "waitgate.valkeySecretName" .) -}}
+{{- $kept := "" -}}
+{{- if $existing -}}
+{{- $kept = index (default dict $existing.data) "password" | default "" | b64dec -}}
+{{- end -}}
+{{- $kept | default (randAlphaNum 32) -}}
+{{- end -}}
+
 {{- define "waitgate.valkeySecretKey" -}}
 {{- if .Values.valkey.existingSecret -}}
 {{- .Values.valkey.existingSecretKey -}}
@@ -175,8 +195,27 @@ profiles.json: {{ $profiles | toJson | toJson }}
 {{- if and .Values.receiver.enabled .Values.watchNamespace (ne (include "waitgate.jobNamespace" .) .Values.watchNamespace) -}}
 {{- fail (printf "receiver.jobNamespace (%s) is outside watchNamespace (%s): no operator would see the HeldJobs the receiver creates." (include "waitgate.jobNamespace" .) .Values.watchNamespace) -}}
 {{- end -}}
-{{- if not (or .Values.valkey.url .Values.valkey.existingSecret) -}}
-{{- fail "valkey.url is required (or valkey.existingSecret naming a Secret that holds it): the chart deploys no Valkey and has no default, and the operator and the receiver need one. Install Valkey first, then e.g. --set valkey.url=redis://valkey.valkey.svc:6379" -}}
+{{- if .Values.valkey.deploy -}}
+{{- if or .Values.valkey.url .Values.valkey.existingSecret -}}
+{{- fail "valkey.deploy is true and valkey.url or valkey.existingSecret is set too: pick one. deploy runs a trial Valkey of the chart's own; url and existingSecret point at a Valkey of yours." -}}
+{{- end -}}
+{{- if or .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap -}}
+{{- fail "valkey.tls is set with valkey.deploy: the trial Valkey speaks plain redis:// inside the cluster, so there is no certificate to check." -}}
+{{- end -}}
+{{- if .Values.networkPolicy.valkey.podLabels -}}
+{{- fail "networkPolicy.valkey.podLabels is set with valkey.deploy: the chart fences its own trial Valkey by its own labels. Leave podLabels empty (it is for a Valkey of yours)." -}}
+{{- end -}}
+{{- else if not (or .Values.valkey.url .Values.valkey.existingSecret) -}}
+{{- fail "valkey.url is required (or valkey.existingSecret naming a Secret that holds it): there is no default Valkey, and the operator and the receiver need one. Point at yours, e.g. --set valkey.url=redis://valkey.valkey.svc:6379, or try waitgate out with a trial Valkey of the chart's own: --set valkey.deploy=true" -}}
+{{- end -}}
+{{- if and .Values.receiver.ingress.enabled (not .Values.receiver.enabled) -}}
+{{- fail "receiver.ingress.enabled is true but receiver.enabled is false: there is no receiver to route to." -}}
+{{- end -}}
+{{- if and .Values.receiver.httpRoute.enabled (not .Values.receiver.enabled) -}}
+{{- fail "receiver.httpRoute.enabled is true but receiver.enabled is false: there is no receiver to route to." -}}
+{{- end -}}
+{{- if and .Values.receiver.enabled .Values.receiver.httpRoute.enabled (not .Values.receiver.httpRoute.parentRefs) -}}
+{{- fail "receiver.httpRoute.parentRefs is empty: name the Gateway the route attaches to, e.g. [{name: public, namespace: gateways, sectionName: https}]." -}}
 {{- end -}}
 {{- if and .Values.valkey.tls.caSecret .Values.valkey.tls.caConfigMap -}}
 {{- fail "valkey.tls: set caSecret or caConfigMap, not both." -}}
