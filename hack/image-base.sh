@@ -162,6 +162,10 @@ EOF
 FROM scratch
 ADD rootfs.tar /
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# debootstrap installs bookworm as released; bookworm-updates and bookworm-security bring it up to date.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get upgrade -y \
+ && rm -rf /var/lib/apt/lists/*
 CMD ["bash"]
 EOF
   img_build never -t "$name" --label "dev.waitgate.base-key=$key" -f "$work/context/Containerfile" "$work/context" >&2
