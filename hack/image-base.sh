@@ -168,7 +168,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 CMD ["bash"]
 EOF
-  img_build never -t "$name" --label "dev.waitgate.base-key=$key" -f "$work/context/Containerfile" "$work/context" >&2
+  # One layer: the upgrade would otherwise keep every file it replaces twice.
+  img_build squash -t "$name" --label "dev.waitgate.base-key=$key" -f "$work/context/Containerfile" "$work/context" >&2
   rm -rf --one-file-system "$work"
   base_work=""
 }

@@ -143,13 +143,18 @@ if [ "$tool" != docker ]; then
     run_mounts=(-v "$tmp/npm-etc:/usr/local/etc:ro")
   fi
 fi
-img_build() { # never|missing, then build arguments
-  local pull=$1
+img_build() { # never|missing|squash, then build arguments; squash: never, in one layer
+  local pull=$1 squash=()
   shift
+  if [ "$pull" = squash ]; then
+    pull=never
+    # docker squashes only with its experimental features on: it keeps the layers.
+    [ "$tool" = docker ] || squash=(--squash)
+  fi
   case $tool in
     # Docker format, so the archive's config is the stored one (its digest is the image id).
-    buildah) buildah bud --format docker --layers --network host "--pull=${pull/missing/false}" ${run_mounts[@]+"${run_mounts[@]}"} "$@" ;;
-    podman) podman build --format docker --layers --network host "--pull=$pull" ${run_mounts[@]+"${run_mounts[@]}"} "$@" ;;
+    buildah) buildah bud --format docker --layers --network host "--pull=${pull/missing/false}" ${squash[@]+"${squash[@]}"} ${run_mounts[@]+"${run_mounts[@]}"} "$@" ;;
+    podman) podman build --format docker --layers --network host "--pull=$pull" ${squash[@]+"${squash[@]}"} ${run_mounts[@]+"${run_mounts[@]}"} "$@" ;;
     # docker build pulls a missing base by itself and never one it has.
     docker) docker build --network host "$@" ;;
   esac
