@@ -4,7 +4,13 @@
 #   command line: node bin/waitgate.js ...
 # Each runs under tini (the ENTRYPOINT). The chart sets the container's command, which replaces
 # the ENTRYPOINT, so its default commands start with /usr/bin/tini -- as well.
-FROM node:24-bookworm-slim AS build
+#
+# The base is an argument so that a machine no registry serves can build FROM a copy assembled
+# locally (hack/image.sh does that: waitgate.local/node:<pinned Node>-bookworm-slim, made from
+# Debian's packages and the pinned Node and npm). Any base must be Debian bookworm with node and
+# npm on PATH and the user 1000:1000.
+ARG NODE_IMAGE=node:24-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -17,18 +23,20 @@ COPY lib lib
 COPY hack/*.ts hack/
 RUN npm run build
 
-FROM node:24-bookworm-slim AS prod-deps
+FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 # tini runs as PID 1 and reaps. A check's process group is killed when it times out and again
 # when it exits; a killed child whose parent has already gone is reparented to PID 1, and node
 # in that place would never reap it (it waits only for the pids it started): each would stay a
 # zombie holding a pid until the pod could start no more checks. Debian installs /usr/bin/tini.
+# Exec-mode check scripts run in this container: curl (HTTPS with ca-certificates), jq and git
+# are what docs/checks.md tells them they can use.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tini \
+ && apt-get install -y --no-install-recommends tini curl jq ca-certificates git \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production

@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint release
+.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint release image image-valkey
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -62,6 +62,14 @@ fuzz:
 ## e2e-kind: the e2e suite against a kind cluster with the chart installed (needs Docker and kind)
 e2e-kind:
 	@hack/e2e-kind.sh
+
+## image: ghcr.io/waitgate/waitgate:VERSION from the Dockerfile, saved in dist/image (last line: the archive's path); docs/development.md
+image:
+	@hack/image.sh
+
+## image-valkey: waitgate.local/valkey-trial, Debian's redis-server as the chart's trial Valkey, saved in dist/image (last line: its path)
+image-valkey:
+	@hack/image.sh valkey
 
 ## release: the image (where docker, podman or buildah is), the chart (helm package) and the npm tarball, at one version, in dist/release
 release: deps

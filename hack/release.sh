@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make release`: the three artifacts of a release, at one version (package.json's, which the
 # chart's version and appVersion must equal), in dist/release (WAITGATE_RELEASE_DIR moves it):
-#   image   IMAGE:VERSION built with docker, podman or buildah, whichever is found first, and
-#           saved as image/waitgate-image-VERSION.tar; skipped, in one line, where none is
+#   image   IMAGE:VERSION built by hack/image.sh (`make image`: docker, podman or buildah, Debian's
+#           buildah installed where none is, a locally assembled base where no registry serves
+#           one) and saved as image/waitgate-image-VERSION.tar; skipped, in one line, only where
+#           no builder is and none can be installed (hack/image.sh exits 3)
 #   chart   chart/waitgate-VERSION.tgz (helm package), what `helm push` sends to an OCI registry
 #   npm     npm/waitgate-VERSION.tgz (npm pack, built first), what `npm publish` sends
 # Prints the three paths last. Fails before building anything when the versions disagree, and
@@ -24,32 +26,17 @@ packed=$("$here/release-pack.sh" "$out")
 chart=$(sed -n 1p <<<"$packed")
 npm_tgz=$(sed -n 2p <<<"$packed")
 
-image_line=""
-labels=(--label "org.opencontainers.image.version=$version" --label "org.opencontainers.image.source=https://github.com/waitgate/waitgate")
-image_tar=$out/image/waitgate-image-$version.tar
-# The first tool that is present and works: a docker CLI without a daemon does not count.
-no_engine=""
-for tool in docker podman buildah; do
-  command -v "$tool" >/dev/null 2>&1 || continue
-  if ! "$tool" info >/dev/null 2>&1; then
-    no_engine="$no_engine; $tool is there but '$tool info' fails"
-    continue
-  fi
-  mkdir -p "$out/image"
-  case $tool in
-    buildah)
-      buildah bud "${labels[@]}" -t "$image" "$root" >&2
-      buildah push "$image" "docker-archive:$image_tar:$image" >&2
-      ;;
-    *)
-      "$tool" build "${labels[@]}" -t "$image" "$root" >&2
-      "$tool" save -o "$image_tar" "$image" >&2
-      ;;
-  esac
-  image_line="image: $image_tar ($image, built with $tool)"
-  break
-done
-: "${image_line:=image: skipped (no working docker, podman or buildah here$no_engine): $image not built}"
+# The image: hack/image.sh, into the release folder. It prints the archive's path last.
+image_rc=0
+image_tar=$(WAITGATE_IMAGE="$repository" WAITGATE_IMAGE_DIR="$out/image" "$here/image.sh" waitgate) || image_rc=$?
+case $image_rc in
+  0) image_line="image: $image_tar ($image)" ;;
+  3) image_line="image: skipped (no docker, podman or buildah here, and none can be installed): $image not built" ;;
+  *)
+    echo "release: building the image failed (above)" >&2
+    exit 1
+    ;;
+esac
 
 echo "$image_line"
 echo "chart: $chart"
