@@ -147,7 +147,20 @@ describe('the install commands follow the release', () => {
     expect(workflow).toContain('IMAGE: ghcr.io/${{ needs.version.outputs.owner }}/waitgate');
   });
 
-  test.each([['README.md'], [join('charts', 'waitgate', 'README.md')]])('%s installs this version from that registry', (file) => {
+  // The project's README installs from a clone (nothing is published until a tag is), and names
+  // the registry only as what a release tag publishes; the chart's own README travels with the
+  // published chart, so it installs that version from the registry.
+  test('README.md installs from the clone and names what a release tag publishes, under that owner', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const installs = [...text.matchAll(/helm (?:install|upgrade) waitgate (\S+)/g)].map((m) => m[1]);
+    expect(installs.length).toBeGreaterThan(0);
+    expect(installs.filter((ref) => ref !== './charts/waitgate')).toEqual([]);
+    expect(text).toContain(`oci://ghcr.io/${owner ?? '?'}/charts/waitgate --version X.Y.Z`);
+    expect(text).toContain(`ghcr.io/${owner ?? '?'}/waitgate:X.Y.Z`);
+    expect(text).not.toMatch(/npm install -g waitgate\b/);
+  });
+
+  test.each([[join('charts', 'waitgate', 'README.md')]])('%s installs this version from that registry', (file) => {
     const text = readFileSync(join(ROOT, file), 'utf8');
     const installs = [...text.matchAll(/helm (?:install|upgrade) waitgate (oci:\/\/\S+) --version (\S+)/g)].map((m) => [m[1], m[2]]);
     expect(installs.length).toBeGreaterThan(0);

@@ -6,6 +6,7 @@
 # the tests have run.
 #
 #   WAITGATE_TEST_KEEP_CLUSTER=1   leave the test cluster running afterwards
+#   WAITGATE_TEST_IMAGE=0          do not build and load the image (helm-install.test.ts skips)
 #   WAITGATE_TEST_LINT=0|1         skip or force the lint (default: lint a full run, not one
 #                                  given jest arguments)
 #   extra arguments go to jest, e.g. `hack/test.sh test/e2e/after.test.ts`
@@ -32,6 +33,19 @@ if [ "${WAITGATE_TEST_KEEP_CLUSTER:-}" != 1 ]; then
   trap '"$here/cluster-down.sh" >/dev/null 2>&1 || true' EXIT
 fi
 (cd "$root" && npm run --silent build)
+
+# Where the real node runs, the image built from this checkout and the trial Valkey's, loaded
+# into it for test/e2e/helm-install.test.ts (with a second tag of the image to upgrade to).
+if [ "$(cat "$WAITGATE_CLUSTER_DIR/real-node" 2>/dev/null)" = ready ] && [ "${WAITGATE_TEST_IMAGE:-1}" != 0 ]; then
+  image_tar=$("$here/image.sh" | tail -n 1)
+  valkey_tar=$("$here/image.sh" valkey | tail -n 1)
+  "$here/cluster/real-node.sh" load "$image_tar" "$valkey_tar"
+  WAITGATE_E2E_IMAGE=$("$here/cluster/real-node.sh" name "$image_tar")
+  WAITGATE_E2E_IMAGE_NEXT=$WAITGATE_E2E_IMAGE-next
+  WAITGATE_E2E_VALKEY_IMAGE=$("$here/cluster/real-node.sh" name "$valkey_tar")
+  "$here/cluster/real-node.sh" tag "$WAITGATE_E2E_IMAGE" "$WAITGATE_E2E_IMAGE_NEXT"
+  export WAITGATE_E2E_IMAGE WAITGATE_E2E_IMAGE_NEXT WAITGATE_E2E_VALKEY_IMAGE
+fi
 
 results=$(mktemp)
 rc=0

@@ -14,6 +14,7 @@
 #   real-node.sh down   stop the kubelet and containerd, unmount what they mounted, remove state
 #   real-node.sh load ARCHIVE...   import image archives (hack/image.sh) into its containerd
 #   real-node.sh tag IMAGE NEW     give a loaded image a second name
+#   real-node.sh name ARCHIVE      the name a docker-archive loads under
 #
 # `up` writes $WAITGATE_CLUSTER_DIR/real-node: `ready`, or `unavailable: <reason>` when this
 # machine cannot run containers (not root, no cgroups, no overlayfs, packages not installable,
@@ -527,6 +528,11 @@ load() {
   done
 }
 
+# The name a docker-archive (hack/image.sh) loads under: its manifest's first RepoTag.
+name() {
+  tar -xOf "$1" manifest.json | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["RepoTags"][0])'
+}
+
 # A second name for an image already loaded (a tag to upgrade to, with no second build).
 tag() {
   ctr --address "$sock" -n k8s.io images tag --force "$1" "$2" >/dev/null
@@ -537,5 +543,6 @@ case "${1:-}" in
   down) down ;;
   load) shift; load "$@" ;;
   tag) shift; tag "$@" ;;
-  *) echo "usage: real-node.sh up|down|load ARCHIVE...|tag IMAGE NEW-NAME" >&2; exit 2 ;;
+  name) shift; name "$@" ;;
+  *) echo "usage: real-node.sh up|down|load ARCHIVE...|tag IMAGE NEW-NAME|name ARCHIVE" >&2; exit 2 ;;
 esac
