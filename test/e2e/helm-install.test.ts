@@ -264,11 +264,17 @@ describe('helm install on the real node', () => {
           '--kubeconfig',
           kubeconfigPath(),
         ]);
-        const images = (await chartPods(kube, namespace))
-          .filter((p) => p.status?.phase === 'Running' && p.metadata?.labels?.['app.kubernetes.io/component'] === 'operator')
-          .map((p) => p.spec?.containers[0]?.image);
-        expect(images.length).toBeGreaterThan(0);
-        expect(new Set(images)).toEqual(new Set([IMAGE_NEXT]));
+        // The old replicas go once the new ones are Ready (a Pod being deleted still says Running).
+        await eventually(
+          'only operator Pods of the second tag left',
+          async () => {
+            const images = (await chartPods(kube, namespace))
+              .filter((p) => p.metadata?.labels?.['app.kubernetes.io/component'] === 'operator')
+              .map((p) => p.spec?.containers[0]?.image);
+            return images.length === 2 && images.every((i) => i === IMAGE_NEXT) ? true : undefined;
+          },
+          INSTALL_MS,
+        );
         for (const name of waiting) await succeeded(kube, namespace, name);
         await staysTrue(
           'one Job for each hold across the upgrade',
