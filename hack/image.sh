@@ -208,6 +208,12 @@ pick_base() { # upstream debian|node
   local upstream started
   upstream=$(qualified "$1")
   pull=never
+  # One run at a time decides on and assembles the local bases; another waits, then finds them.
+  if [ "${WAITGATE_IMAGE_BASE:-auto}" != registry ]; then
+    mkdir -p "$base_dir"
+    exec 9>"$base_dir/lock"
+    flock 9
+  fi
   case ${WAITGATE_IMAGE_BASE:-auto} in
     registry)
       base=$upstream
@@ -238,6 +244,7 @@ pick_base() { # upstream debian|node
       ;;
     *) fail "WAITGATE_IMAGE_BASE is auto, local or registry (not '$WAITGATE_IMAGE_BASE')" ;;
   esac
+  exec 9>&-
 }
 
 started=$SECONDS
@@ -303,7 +310,8 @@ RUN groupadd --system --gid 999 redis \
  && apt-get update \
  && apt-get install -y --no-install-recommends redis-server \
  && rm -rf /var/lib/apt/lists/* \
- && redis-server --version | grep -q "v=${REDIS_SERIES}\." \
+ && { redis-server --version | grep -q "v=${REDIS_SERIES}\." \
+      || { echo "bookworm's redis-server is no longer ${REDIS_SERIES}.x: change VALKEY_TRIAL_SERIES in hack/image.sh (and the chart's values)" >&2; exit 1; }; } \
  && ln -s /usr/bin/redis-cli /usr/local/bin/valkey-cli \
  && mkdir /data && chown redis:redis /data
 COPY valkey-server docker-entrypoint.sh /usr/local/bin/
