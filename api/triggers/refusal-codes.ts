@@ -13,6 +13,13 @@ export const TriggerRefusalCode = {
   Cron: 'trigger-cron',
   /** run.replicas beside run.job's own completions, parallelism or completionMode: one would be dropped. */
   ReplicasConflict: 'trigger-replicas-conflict',
+  // on, beyond its type and labels.
+  /** A key under a label trigger's on that this version does not read: refused, never ignored. */
+  OnUnknownKey: 'on-unknown-key',
+  /** on.repositories that is not a list of repository names and globs, or one pattern in it that is not one. */
+  RepositoriesInvalid: 'on-repositories-invalid',
+  /** repositories (or repos, repo, repository) at the top of an entry or under run, where it would not be read. */
+  RepositoriesMisplaced: 'on-repositories-misplaced',
   // run.waitFor and where it may stand.
   WaitForShape: 'waitfor-shape',
   WaitForCount: 'waitfor-count',

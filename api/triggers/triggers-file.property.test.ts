@@ -3,7 +3,9 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { waitForSchema } from '../heldjob-schema.js';
+import { LABEL_ON_KEYS, readsAsRepositories } from './on-rules.js';
 import { isTriggerRefusalCode } from './refusal-codes.js';
+import { parseRepositoryPattern } from './repositories.js';
 import { checkTriggers, parseTriggersFile } from './triggers-file.js';
 import type { TriggersCheck } from './types.js';
 import { checkWaitFor } from './wait-for-rules.js';
@@ -14,6 +16,13 @@ function wellFormed(r: TriggersCheck): true {
     for (const t of r.triggers) {
       if (t.on.type !== 'label') throw new Error(`loaded a trigger that is not a label trigger: ${JSON.stringify(t)}`);
       if (typeof t.name !== 'string' || t.name.trim() === '') throw new Error(`loaded a trigger without a name: ${JSON.stringify(t)}`);
+      if (Object.keys(t.on).some((k) => !(LABEL_ON_KEYS as readonly string[]).includes(k))) {
+        throw new Error(`loaded an on with a key it does not read: ${JSON.stringify(t.on)}`);
+      }
+      const repositories = t.on.repositories;
+      if (repositories !== undefined && (repositories.length === 0 || !repositories.every((p) => parseRepositoryPattern(p).ok))) {
+        throw new Error(`loaded on.repositories that cannot match: ${JSON.stringify(repositories)}`);
+      }
       if (t.run.waitFor !== undefined) {
         if (t.run.waitFor.length < 1 || !waitForSchema.safeParse(t.run.waitFor).success) {
           throw new Error(`loaded a waitFor the HeldJob schema refuses: ${JSON.stringify(t.run.waitFor)}`);
@@ -80,6 +89,17 @@ const job = fc.oneof(
   fc.constantFrom({}, { template: 'x' }, [], null, undefined),
   fc.jsonValue(),
 );
+const repositoryValue = fc.oneof(
+  { weight: 16, arbitrary: fc.constantFrom('acme/web', 'acme/*', 'group/sub/*', 'group/**', 'github:acme/web', 'gitlab:g/p') },
+  fc.constantFrom('', ' acme/web', 'acme', '*/web', 'acme/we?', 'acme//web', 'svn:acme/web', 'acme/web**', 'github:a/b/c'),
+  fc.string(),
+  fc.jsonValue(),
+);
+const repositories = fc.oneof(
+  { weight: 24, arbitrary: fc.array(repositoryValue, { minLength: 1, maxLength: 3 }) },
+  fc.constant([]),
+  fc.jsonValue(),
+);
 const on = fc.oneof(
   {
     weight: 40,
@@ -88,6 +108,8 @@ const on = fc.oneof(
         type: fc.constant('label'),
         any: fc.oneof({ weight: 40, arbitrary: fc.constant(['waitgate:go']) }, fc.array(fc.string(), { maxLength: 3 }), fc.jsonValue()),
         once: sometimes(fc.oneof({ weight: 8, arbitrary: fc.boolean() }, fc.jsonValue())),
+        repositories: sometimes(repositories),
+        repos: sometimes(repositories, 2),
         waitFor: sometimes(waitFor, 2),
       })
       .map(defined),
@@ -151,8 +173,14 @@ const validFile = fc
           .filter(([a, p]) => a !== undefined || p.length > 0),
         { nil: undefined },
       ),
+      repositories: fc.option(
+        fc.array(fc.constantFrom('acme/web', 'Acme/*', 'group/sub/*', 'group/**/web', 'gitlab:g/p'), { minLength: 1, maxLength: 3 }),
+        {
+          nil: undefined,
+        },
+      ),
       extra: fc.dictionary(
-        fc.string().filter((k) => !/wait.?for/i.test(k.replace(/[\s_.-]/g, ''))),
+        fc.string().filter((k) => !/wait.?for/i.test(k.replace(/[\s_.-]/g, '')) && !readsAsRepositories(k)),
         fc.jsonValue(),
         { maxKeys: 2 },
       ),
@@ -160,9 +188,9 @@ const validFile = fc
     { selector: (e) => e.name, maxLength: 4 },
   )
   .map((entries) =>
-    entries.map(({ name, waits, extra }) => ({
+    entries.map(({ name, waits, repositories, extra }) => ({
       name,
-      on: { type: 'label', any: ['waitgate:go'] },
+      on: { type: 'label', any: ['waitgate:go'], ...(repositories && { repositories }) },
       run: {
         ...extra,
         kind: 'github',
@@ -226,12 +254,14 @@ describe('checkTriggers, whatever it is given', () => {
     );
   });
 
-  test('loads every valid-by-construction file, keeping names and waits (1,000 runs)', () => {
+  test('loads every valid-by-construction file, keeping names, waits and repositories (1,000 runs)', () => {
     fc.assert(
       fc.property(validFile, (file) => {
         const r = checkTriggers(file);
         if (!r.ok) throw new Error(JSON.stringify(r.refusals));
-        expect(r.triggers.map((t) => [t.name, t.run.waitFor])).toEqual(file.map((e) => [e.name, e.run.waitFor]));
+        expect(r.triggers.map((t) => [t.name, t.run.waitFor, t.on.repositories])).toEqual(
+          file.map((e) => [e.name, e.run.waitFor, (e.on as { repositories?: string[] }).repositories]),
+        );
       }),
       { numRuns: 1_000 },
     );

@@ -80,6 +80,94 @@ const rows: Row[] = [
     at('deploy', '$[0].run.waitFor', Code.Shape),
   ],
   ['a repeated name', file(label('deploy'), label('other'), label('deploy')), at('deploy', '$[2].name', Code.NameRepeated)],
+
+  // on's keys, and the repositories a trigger fires for
+  [
+    'on.repos, a misspelt repositories',
+    file(label('deploy', {}, { repos: ['acme/web'] })),
+    at('deploy', '$[0].on.repos', Code.OnUnknownKey),
+  ],
+  ['on.repository', file(label('deploy', {}, { repository: 'acme/web' })), at('deploy', '$[0].on.repository', Code.OnUnknownKey)],
+  ['on.Repositories', file(label('deploy', {}, { Repositories: ['acme/web'] })), at('deploy', '$[0].on.Repositories', Code.OnUnknownKey)],
+  ['on.labels', file(label('deploy', {}, { labels: ['x'] })), at('deploy', '$[0].on.labels', Code.OnUnknownKey)],
+  ['on.branches', file(label('deploy', {}, { branches: ['main'] })), at('deploy', '$[0].on.branches', Code.OnUnknownKey)],
+  ['an unknown on key that is null', file(label('deploy', {}, { repos: null })), at('deploy', '$[0].on.repos', Code.OnUnknownKey)],
+  [
+    'an unknown on key that needs quoting',
+    file(label('deploy', {}, { 'only-repos': ['acme/web'] })),
+    at('deploy', '$[0].on["only-repos"]', Code.OnUnknownKey),
+  ],
+  [
+    'on.repositories that is a string',
+    file(label('deploy', {}, { repositories: 'acme/web' })),
+    at('deploy', '$[0].on.repositories', Code.RepositoriesInvalid),
+  ],
+  [
+    'on.repositories that is null',
+    file(label('deploy', {}, { repositories: null })),
+    at('deploy', '$[0].on.repositories', Code.RepositoriesInvalid),
+  ],
+  [
+    'an empty on.repositories',
+    file(label('deploy', {}, { repositories: [] })),
+    at('deploy', '$[0].on.repositories', Code.RepositoriesInvalid),
+  ],
+  [
+    'a repository that is a number',
+    file(label('deploy', {}, { repositories: ['acme/web', 7] })),
+    at('deploy', '$[0].on.repositories[1]', Code.RepositoriesInvalid),
+  ],
+  [
+    'an empty repository',
+    file(label('deploy', {}, { repositories: [''] })),
+    at('deploy', '$[0].on.repositories[0]', Code.RepositoriesInvalid),
+  ],
+  [
+    'a repository with white space',
+    file(label('deploy', {}, { repositories: [' acme/web'] })),
+    at('deploy', '$[0].on.repositories[0]', Code.RepositoriesInvalid),
+  ],
+  [
+    'a repository of one segment',
+    file(label('deploy', {}, { repositories: ['acme'] })),
+    at('deploy', '$[0].on.repositories[0]', Code.RepositoriesInvalid),
+  ],
+  [
+    'a bad glob',
+    file(label('deploy', {}, { repositories: ['acme/we?'] })),
+    at('deploy', '$[0].on.repositories[0]', Code.RepositoriesInvalid),
+  ],
+  [
+    'a wildcard owner',
+    file(label('deploy', {}, { repositories: ['*/web'] })),
+    at('deploy', '$[0].on.repositories[0]', Code.RepositoriesInvalid),
+  ],
+  [
+    'every bad pattern of a list',
+    file(label('deploy', {}, { repositories: ['acme/web', 'acme/**x', 'svn:acme/web'] })),
+    [at('deploy', '$[0].on.repositories[1]', Code.RepositoriesInvalid), at('deploy', '$[0].on.repositories[2]', Code.RepositoriesInvalid)],
+  ],
+  [
+    'repositories at the top of the entry',
+    file({ ...label('deploy'), repositories: ['acme/web'] }),
+    at('deploy', '$[0].repositories', Code.RepositoriesMisplaced),
+  ],
+  ['repos under run', file(label('deploy', { repos: ['acme/web'] })), at('deploy', '$[0].run.repos', Code.RepositoriesMisplaced)],
+  [
+    'repositories under run, beside a valid on.repositories',
+    file(label('deploy', { repositories: ['acme/api'] }, { repositories: ['acme/web'] })),
+    at('deploy', '$[0].run.repositories', Code.RepositoriesMisplaced),
+  ],
+  [
+    'a misspelt key and a bad pattern together',
+    file(label('deploy', {}, { repos: ['acme/api'], repositories: ['acme'] })),
+    [at('deploy', '$[0].on.repos', Code.OnUnknownKey), at('deploy', '$[0].on.repositories[0]', Code.RepositoriesInvalid)],
+  ],
+  [
+    'waitFor under on is only waitfor-misspelled',
+    file(label('deploy', {}, { waitFor: [] })),
+    at('deploy', '$[0].on.waitFor', Code.WaitForMisspelled),
+  ],
   ['no run.job', file({ ...label('deploy'), run: { kind: 'github', flow: 'deploy' } }), at('deploy', '$[0].run.job', Code.JobInvalid)],
   ['run.job that is an array', file(label('deploy', { job: [] })), at('deploy', '$[0].run.job', Code.JobInvalid)],
   ['run.job without template', file(label('deploy', { job: { backoffLimit: 0 } })), at('deploy', '$[0].run.job.template', Code.JobInvalid)],
@@ -299,6 +387,12 @@ describe('refusals', () => {
     [Code.ReplicasConflict, label('d', { replicas: 2, job: { ...job, completions: 4 } }), /not both/],
     [Code.WaitForMisspelled, label('d', { wait_for: [] }), /waitFor/],
     [Code.AfterInvalid, label('d', waits({ after: '2026-02-31T09:00:00Z' })), /2026-02-31 is not a date/],
+    [Code.OnUnknownKey, label('d', {}, { repos: ['acme/web'] }), /on has no key "repos"; did you mean "repositories"\?.*every repository/],
+    [Code.OnUnknownKey, label('d', {}, { onse: true }), /on has no key "onse"; did you mean "once"\?/],
+    [Code.OnUnknownKey, label('d', {}, { zzz: 1 }), /on has no key "zzz"; on holds only type, any, once, repositories\./],
+    [Code.RepositoriesInvalid, label('d', {}, { repositories: ['acme/we?'] }), /the repository "acme\/we\?" contains "\?"/],
+    [Code.RepositoriesInvalid, label('d', {}, { repositories: [] }), /empty.*remove the key/],
+    [Code.RepositoriesMisplaced, label('d', { repositories: ['acme/web'] }), /not read under run.*on\.repositories/],
   ])('the %s message says why', (code, entry, why) => {
     const r = checkTriggers([entry]);
     expect(r.ok).toBe(false);
@@ -372,7 +466,14 @@ describe('files that load', () => {
     ['replicas without a wait', [label('deploy', { replicas: 3 })]],
     ['replicas beside JobSpec fields it does not set', [label('deploy', { replicas: 3, job: { ...job, activeDeadlineSeconds: 60 } })]],
     ['unknown run keys', [label('deploy', { timeoutMinutes: 30, labels: { team: 'a' }, ...waits({ profile: 'jira' }) })]],
-    ['unknown on keys', [label('deploy', {}, { repos: ['acme/web'] })]],
+    ['on.repositories naming one repository', [label('deploy', {}, { repositories: ['acme/web'] })]],
+    [
+      'on.repositories with globs and forge prefixes',
+      [label('deploy', {}, { repositories: ['acme/*', 'gitlab:group/sub/**', 'github:tools/lint'] })],
+    ],
+    ['on.repositories beside once', [label('deploy', {}, { once: true, repositories: ['acme/web'] })]],
+    ['on.repositories beside a wait', [label('deploy', waits({ profile: 'jira' }), { repositories: ['acme/web'] })]],
+    ['a run key that merely starts like repositories', [label('deploy', { repositoryUrl: 'https://example.test' })]],
     ['a name of 253 characters', [label('n'.repeat(253))]],
     ['several triggers', [label('deploy'), label('fix', waits({ profile: 'jira' })), label('nightly', {}, { once: true })]],
     ['no triggers at all', []],
@@ -411,6 +512,21 @@ describe('files that load', () => {
           on: { type: 'label', any: ['waitgate:deploy'], once: true },
           run: { kind: 'github', flow: 'deploy', job, replicas: 2 },
         },
+      ],
+    });
+  });
+
+  test('a loaded trigger keeps on.repositories as written, in order', () => {
+    const r = checkTriggers([label('deploy', {}, { repositories: ['Acme/Web', 'gitlab:group/sub/*'] }), label('open')]);
+    expect(r).toEqual({
+      ok: true,
+      triggers: [
+        {
+          name: 'deploy',
+          on: { type: 'label', any: ['waitgate:deploy'], repositories: ['Acme/Web', 'gitlab:group/sub/*'] },
+          run: expect.any(Object),
+        },
+        { name: 'open', on: { type: 'label', any: ['waitgate:deploy'] }, run: expect.any(Object) },
       ],
     });
   });

@@ -2,6 +2,7 @@
 // every entry is reported, in file order, so one pass over the refusals fixes the file.
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { childPath, isRecord, kindOf, show } from './json-path.js';
+import { misplacedRepositories, repositoriesProblems, unknownOnKeys } from './on-rules.js';
 import { TriggerRefusalCode as Code, WHERE_FILE } from './refusal-codes.js';
 import { jobProblems, onProblems, replicaConflicts, runFieldsSchema, triggerNameSchema, issuesOf } from './trigger-shape.js';
 import type { LabelOn, PathRefusal, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from './types.js';
@@ -17,6 +18,7 @@ export type { LabelOn, Trigger, TriggerRefusal, TriggerRun, TriggersCheck } from
 export { TriggerRefusalCode, TRIGGER_REFUSAL_CODES, WHERE_FILE } from './refusal-codes.js';
 export { checkWaitFor, type WaitForCheck } from './wait-for-rules.js';
 export { jobSpecOf } from './job-spec.js';
+export { parseRepositoryPattern, patternMatches, repositoryAllowed, type RepositoryPattern } from './repositories.js';
 
 /** The `where` of entry `index`: its name when it has a usable one, else `#<index>`. */
 export function whereOf(entry: unknown, index: number): string {
@@ -151,6 +153,7 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
     }
   }
   refusals.push(...misplacedWaits(entry, 'entry', base));
+  refusals.push(...misplacedRepositories(entry, 'entry', base));
 
   // on
   const on = own(entry, 'on');
@@ -165,6 +168,10 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
   } else {
     refusals.push(...onProblems(on, onPath));
     refusals.push(...misplacedWaits(on, 'on', onPath));
+    if (own(on, 'type') === 'label') {
+      refusals.push(...unknownOnKeys(on, onPath));
+      refusals.push(...repositoriesProblems(own(on, 'repositories'), childPath(onPath, 'repositories')));
+    }
   }
 
   // run
@@ -183,6 +190,7 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
   } else {
     refusals.push(...issuesOf(runFieldsSchema, run, runPath));
     refusals.push(...misplacedWaits(run, 'run', runPath));
+    refusals.push(...misplacedRepositories(run, 'run', runPath));
     const waitFor = own(run, 'waitFor');
     if (waitFor !== undefined) {
       const checked = checkWaitFor(waitFor, childPath(runPath, 'waitFor'));
@@ -211,7 +219,13 @@ function checkEntry(entry: unknown, index: number, firstWithName: Map<string, nu
 /** A checked on: onProblems refuses every type but label. */
 function loadedOn(on: Record<string, unknown>): LabelOn {
   const once = own(on, 'once') as boolean | undefined;
-  return { type: 'label', any: [...(own(on, 'any') as string[])], ...(once === undefined ? {} : { once }) };
+  const repositories = own(on, 'repositories') as string[] | undefined;
+  return {
+    type: 'label',
+    any: [...(own(on, 'any') as string[])],
+    ...(once === undefined ? {} : { once }),
+    ...(repositories === undefined ? {} : { repositories: [...repositories] }),
+  };
 }
 
 function loadedRun(run: Record<string, unknown>, conditions: ReturnType<typeof checkWaitFor>['conditions']): TriggerRun {

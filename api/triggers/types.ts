@@ -17,6 +17,11 @@ export interface LabelOn {
   readonly any: readonly string[];
   /** Fires at most once per target: a later delivery for the same target is answered once-spent. */
   readonly once?: boolean;
+  /**
+   * The repositories it fires for, as written: names and globs (api/triggers/repositories.ts).
+   * Absent: every repository whose deliveries reach the receiver.
+   */
+  readonly repositories?: readonly string[];
 }
 
 export interface TriggerRun {

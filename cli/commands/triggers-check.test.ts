@@ -39,7 +39,7 @@ async function runOn(args: string[]) {
 const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
 const entry = (name: string, run: Record<string, unknown> = {}) => ({
   name,
-  on: { type: 'label', any: ['waitgate:go'] },
+  on: { type: 'label', any: ['waitgate:go'], repositories: ['acme/web'] },
   run: { kind: 'github', flow: 'deploy', job, ...run },
 });
 const json = (v: unknown) => JSON.stringify(v, null, 2);
@@ -65,7 +65,7 @@ describe('waitgate triggers check', () => {
     const { path } = await checkFile('ok-json.json', json([entry('deploy', {})]));
     const ok = await runOn([path, '-o', 'json']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout.join('\n'))).toEqual({ ok: true, loaded: 1, triggers: ['deploy'] });
+    expect(JSON.parse(ok.stdout.join('\n'))).toEqual({ ok: true, loaded: 1, triggers: ['deploy'], warnings: [] });
     const refused = await checkFile('bad-json.json', json([entry('deploy', { waitFor: [{ after: '2026-09-01T09:00:00' }] })]));
     const bad = await runOn(['-o', 'json', refused.path]);
     expect(bad.code).toBe(2);
@@ -73,6 +73,37 @@ describe('waitgate triggers check', () => {
       ok: false,
       refusals: [expect.objectContaining({ where: 'deploy', path: '$[0].run.waitFor[0].after', code: 'waitfor-after-zoneless' })],
     });
+  });
+
+  test('a trigger without on.repositories loads, with a warning on stderr that names it (exit 0)', async () => {
+    const open = (name: string) => ({ ...entry(name), on: { type: 'label', any: ['waitgate:go'] } });
+    const r = await checkFile('open.json', json([open('deploy'), entry('narrow'), open('fix now')]));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toEqual(['3 triggers loaded']);
+    expect(r.stderr.map((l) => l.replace(/(: [a-z-]+): .*$/, '$1'))).toEqual([
+      'warning: deploy $[0].on: trigger-every-repository',
+      'warning: "fix now" $[2].on: trigger-every-repository',
+    ]);
+    expect(r.stderr[0]).toMatch(/no on\.repositories.*organisation hook or a GitHub App.*"repositories": \["acme\/web"\]$/);
+    const asJson = await runOn([r.path, '-o', 'json']);
+    expect(asJson.code).toBe(0);
+    expect(asJson.stderr).toEqual([]);
+    expect(JSON.parse(asJson.stdout.join('\n'))).toMatchObject({
+      ok: true,
+      loaded: 3,
+      warnings: [
+        { where: 'deploy', path: '$[0].on', code: 'trigger-every-repository', message: expect.stringMatching(/GitHub App/) },
+        { where: 'fix now', path: '$[2].on', code: 'trigger-every-repository' },
+      ],
+    });
+  });
+
+  test('on.repos is refused as on-unknown-key, naming repositories', async () => {
+    const r = await checkFile('repos.json', json([{ ...entry('deploy'), on: { type: 'label', any: ['x'], repos: ['acme/web'] } }]));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toEqual([
+      expect.stringMatching(/^deploy \$\[0\]\.on\.repos: on-unknown-key: on has no key "repos"; did you mean "repositories"\?/),
+    ]);
   });
 
   test('a refused file exits 2 with one line per refusal, in order', async () => {

@@ -2,6 +2,7 @@
 // either how many triggers it holds or every reason it is refused.
 import { parseTriggersFile } from '../../api/triggers/triggers-file.js';
 import type { TriggerRefusal } from '../../api/triggers/types.js';
+import { triggerWarnings, type TriggerWarning } from '../../api/triggers/warnings.js';
 import { HELP_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
 import type { CliIo } from '../io.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
@@ -15,14 +16,18 @@ export const triggersCheck: Command = {
     `FILE is the ${TRIGGERS_KEY} file itself, or a ConfigMap manifest (YAML or JSON) whose`,
     `data has a ${TRIGGERS_KEY} key; other resources in the same manifest are ignored.`,
     '',
-    'Exit status 0: the file loads, and "N triggers loaded" is printed.',
+    'Exit status 0: the file loads, and "N triggers loaded" is printed. A trigger that loads',
+    'but may not do what was meant is warned about on standard error, one line each:',
+    '  warning: <trigger> <path>: <code>: <why>',
+    '  (trigger-every-repository: no on.repositories, so every repository a hook covers fires it).',
     'Exit status 2: the file is refused; each refusal is printed on standard output as',
     '  <trigger> <path>: <code>: <why>',
     `  where <trigger> is the entry's name, or #<index> when it has no usable name.`,
     'Exit status 2 as well when FILE cannot be read or is no manifest this command understands.',
     '',
-    '  -o json   {"ok": true, "loaded": N, "triggers": [names]} or {"ok": false, "refusals":',
-    '            [{"where", "path", "code", "message"}]}; the exit status is the same',
+    '  -o json   {"ok": true, "loaded": N, "triggers": [names], "warnings": [{"where", "path",',
+    '            "code", "message"}]} or {"ok": false, "refusals": [{"where", "path", "code",',
+    '            "message"}]}; the exit status is the same',
   ].join('\n'),
   run: runTriggersCheck,
   flags: [OUTPUT_FLAG, HELP_FLAG],
@@ -50,8 +55,12 @@ export async function runTriggersCheck(args: readonly string[], io: CliIo): Prom
   const checked = parseTriggersFile(source.text);
   if (checked.ok) {
     const n = checked.triggers.length;
-    if (json) io.stdout(JSON.stringify({ ok: true, loaded: n, triggers: checked.triggers.map((t) => t.name) }, null, 2));
-    else io.stdout(`${n} ${n === 1 ? 'trigger' : 'triggers'} loaded`);
+    const warnings = triggerWarnings(checked.triggers);
+    if (json) io.stdout(JSON.stringify({ ok: true, loaded: n, triggers: checked.triggers.map((t) => t.name), warnings }, null, 2));
+    else {
+      for (const warning of warnings) io.stderr(formatWarning(warning));
+      io.stdout(`${n} ${n === 1 ? 'trigger' : 'triggers'} loaded`);
+    }
     return ExitCode.Ok;
   }
   if (json) io.stdout(JSON.stringify({ ok: false, refusals: checked.refusals }, null, 2));
@@ -62,6 +71,11 @@ export async function runTriggersCheck(args: readonly string[], io: CliIo): Prom
 /** `<where> <path>: <code>: <message>`; a name that would break the columns is quoted. */
 export function formatRefusal(r: TriggerRefusal): string {
   return `${formatWhere(r.where)} ${r.path}: ${r.code}: ${r.message}`;
+}
+
+/** `warning: <where> <path>: <code>: <message>`, in the columns of a refusal. */
+export function formatWarning(w: TriggerWarning): string {
+  return `warning: ${formatWhere(w.where)} ${w.path}: ${w.code}: ${w.message}`;
 }
 
 // Control characters are exactly what this pattern keeps out of a bare word.

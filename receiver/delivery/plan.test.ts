@@ -50,6 +50,38 @@ describe('matchTriggers', () => {
   });
 });
 
+describe('matchTriggers by on.repositories', () => {
+  const from = (forge: LabelEvent['forge'], target: string): LabelEvent => ({ ...event, forge, target });
+  const only = (name: string, repositories: string[], kind = 'agent'): Trigger => ({
+    ...t(name, ['deploy'], {}, kind),
+    on: { type: 'label', any: ['deploy'], repositories },
+  });
+  test.each<[string, LabelEvent, Trigger[], string[]]>([
+    ['no on.repositories: a delivery from any repository fires it', from('github', 'stranger/thing#1'), [t('a', ['deploy'])], ['a']],
+    ['the repository it names', from('github', 'acme/web#7'), [only('a', ['acme/web'])], ['a']],
+    ['another repository of the same hook', from('github', 'acme/api#7'), [only('a', ['acme/web'])], []],
+    ['another owner', from('github', 'other/web#7'), [only('a', ['acme/web'])], []],
+    ['a pull request of the repository it names', from('github', 'acme/web#9'), [only('a', ['acme/web'])], ['a']],
+    ['an owner glob', from('github', 'acme/api#7'), [only('a', ['acme/*'])], ['a']],
+    ['the name in another case', from('github', 'Acme/Web#7'), [only('a', ['acme/web'])], ['a']],
+    ['a GitLab nested group glob', from('gitlab', 'group/sub/repo!12'), [only('a', ['group/sub/*'])], ['a']],
+    ['a GitLab project one group deeper', from('gitlab', 'group/sub/deeper/repo!12'), [only('a', ['group/sub/*'])], []],
+    ['a GitLab project at any depth with **', from('gitlab', 'group/sub/deeper/repo#3'), [only('a', ['group/**'])], ['a']],
+    ['a github: pattern and a GitLab delivery', from('gitlab', 'acme/web#7'), [only('a', ['github:acme/web'])], []],
+    ['a gitlab: pattern and a GitLab delivery', from('gitlab', 'acme/web#7'), [only('a', ['gitlab:acme/web'])], ['a']],
+    ['a pattern without a forge, on either forge', from('gitlab', 'acme/web!7'), [only('a', ['acme/web'])], ['a']],
+    ['the repository matches but the kind names the other forge', from('github', 'acme/web#7'), [only('a', ['acme/web'], 'gitlab')], []],
+    [
+      'of two triggers on one label, only the one naming this repository',
+      from('github', 'acme/web#7'),
+      [only('web', ['acme/web']), only('api', ['acme/api']), t('open', ['deploy'])],
+      ['web', 'open'],
+    ],
+  ])('%s', (_n, e, triggers, names) => {
+    expect(matchTriggers(e, triggers).map((x) => x.name)).toEqual(names);
+  });
+});
+
 describe('verdictFor', () => {
   const declared: DeclaredProfiles = { state: 'ok', names: new Set(['ci']) };
   const unreadable: DeclaredProfiles = { state: 'unreadable' };

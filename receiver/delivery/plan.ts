@@ -2,7 +2,8 @@
 // whether it may hold or is refused before anything is created.
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { waitForRefusal, type DeclaredProfiles } from '../../api/refusal-rules.js';
-import { jobSpecOf, type Trigger } from '../../api/triggers/triggers-file.js';
+import { targetParts } from '../../api/target.js';
+import { jobSpecOf, repositoryAllowed, type Trigger } from '../../api/triggers/triggers-file.js';
 import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
@@ -27,13 +28,20 @@ export interface PlannedTrigger {
   readonly verdict: Verdict;
 }
 
-/** Label triggers whose labels this event added (and whose kind, if it names a forge, is this one). */
+/**
+ * Label triggers whose labels this event added, whose kind (if it names a forge) is this one,
+ * and whose on.repositories (if any) names the event's repository on its forge.
+ */
 export function matchTriggers(event: LabelEvent, triggers: readonly Trigger[]): Trigger[] {
   const added = new Set(event.addedLabels);
+  const repository = targetParts(event.target)?.repository;
   return triggers.filter((t) => {
     if (t.on.type !== 'label') return false;
     const kind = t.run.kind;
     if ((kind === 'github' || kind === 'gitlab') && kind !== event.forge) return false;
+    if (t.on.repositories !== undefined && (repository === undefined || !repositoryAllowed(t.on.repositories, event.forge, repository))) {
+      return false;
+    }
     return t.on.any.some((l) => added.has(l));
   });
 }

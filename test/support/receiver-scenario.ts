@@ -24,6 +24,10 @@ export function trigger(
     waitFor?: object[];
     kind?: string;
     once?: boolean;
+    /** on.repositories: the repositories (names or globs) the trigger fires for. */
+    repositories?: string[];
+    /** Further keys under on, as written (misspelt ones included). */
+    onExtra?: Record<string, unknown>;
     replicas?: number;
     containers?: object[];
     initContainers?: object[];
@@ -33,7 +37,13 @@ export function trigger(
 ): object {
   return {
     name: opts.name ?? 'deploy',
-    on: { type: 'label', any: opts.labels ?? ['waitgate:deploy'], ...(opts.once === undefined ? {} : { once: opts.once }) },
+    on: {
+      type: 'label',
+      any: opts.labels ?? ['waitgate:deploy'],
+      ...(opts.once === undefined ? {} : { once: opts.once }),
+      ...(opts.repositories === undefined ? {} : { repositories: opts.repositories }),
+      ...opts.onExtra,
+    },
     run: {
       kind: opts.kind ?? 'github',
       flow: 'deploy',
