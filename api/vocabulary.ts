@@ -214,13 +214,24 @@ export type WaitState = (typeof WaitState)[keyof typeof WaitState];
 
 /** Annotations the receiver stamps on the HeldJobs it creates. */
 export const Annotations = {
-  /** The forge's delivery id. */
+  /** The forge's delivery id; on a refusal record, that of the first refusal it counted. */
   delivery: 'waitgate.dev/delivery',
   /** The receiver's schema version: what it writes into a HeldJob, and how. */
   receiverSchema: 'waitgate.dev/receiver-schema',
   /** Set on a HeldJob that records a refused delivery: the refusal token. It never holds. */
   refusal: 'waitgate.dev/refusal',
+  /** On a refusal record: the message of the latest refusal it counted. */
   refusalMessage: 'waitgate.dev/refusal-message',
+  /**
+   * On a refusal record, which counts every refusal of its trigger, target and token
+   * (api/refusal-record.ts): how many, when first and last, the last delivery's id, and the
+   * latest few deliveries as `<forge>/<id>`, space-separated, oldest first.
+   */
+  refusalCount: 'waitgate.dev/refusal-count',
+  refusalFirstSeen: 'waitgate.dev/refusal-first-seen',
+  refusalLastSeen: 'waitgate.dev/refusal-last-seen',
+  refusalLastDelivery: 'waitgate.dev/refusal-last-delivery',
+  refusalDeliveries: 'waitgate.dev/refusal-deliveries',
   /**
    * On a hold: which hold of its trigger and target it is (1, 2, ...). Its name derives from
    * trigger, target and this number, so two deliveries that would both hold meet one name.

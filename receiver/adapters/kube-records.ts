@@ -64,6 +64,39 @@ export class KubeRecords implements HeldJobRecords {
     );
   }
 
+  async get(namespace: string, name: string): Promise<HeldJobObject | undefined> {
+    try {
+      return (await withRetries(() => this.custom.getNamespacedCustomObject({ ...base, namespace, name }))) as HeldJobObject;
+    } catch (err) {
+      if (statusCodeOf(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async annotate(
+    namespace: string,
+    name: string,
+    resourceVersion: string | undefined,
+    annotations: Record<string, string>,
+  ): Promise<'written' | 'conflict' | 'gone'> {
+    // A merge patch that carries metadata.resourceVersion is applied only to that version (409 otherwise).
+    const metadata = resourceVersion === undefined ? { annotations } : { resourceVersion, annotations };
+    try {
+      await withRetries(() =>
+        this.custom.patchNamespacedCustomObject(
+          { ...base, namespace, name, body: { metadata } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        ),
+      );
+      return 'written';
+    } catch (err) {
+      const code = statusCodeOf(err);
+      if (code === 409) return 'conflict';
+      if (code === 404) return 'gone';
+      throw err;
+    }
+  }
+
   async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
     const list = (await withRetries(() => this.custom.listNamespacedCustomObject({ ...base, namespace, labelSelector }))) as {
       items: HeldJobObject[];

@@ -27,8 +27,9 @@ export class ValkeyHoldHistory implements HoldHistory {
       this.redis.get(this.keys.finishedMarker(trigger, target)),
       this.redis.zscore(this.keys.holdGeneration(trigger, target), MEMBER),
     ]);
-    const n = Number(generation ?? 0);
-    return { launched: launched ?? undefined, generation: Number.isSafeInteger(n) && n > 0 ? n : 0 };
+    // No key: nothing is remembered (a 0 is remembered as such: looked, and no hold found).
+    const n = generation === null ? NaN : Number(generation);
+    return { launched: launched ?? undefined, generation: Number.isSafeInteger(n) && n >= 0 ? n : undefined };
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {

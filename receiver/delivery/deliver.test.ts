@@ -426,12 +426,28 @@ describe('Deliverer: hold generations', () => {
     expect(history.generations.get('deploy\nacme/web#7')).toBe(5);
   });
 
-  test('a name taken by something that is not a sibling, every time: unavailable after three looks, dedup released', async () => {
+  test("a hold name taken by a HeldJob without the receiver's labels: read by its name, it is the hold in the way", async () => {
+    const { records, deliverer } = onClock([onJira]);
+    records.beforeCreate = async (m) => {
+      records.beforeCreate = undefined;
+      records.put({ metadata: { name: m.metadata.name, namespace: 'jobs', uid: 'u', labels: {} } });
+    };
+    const r = (await deliverer.deliver(labelEvent())) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    expect(r.results).toEqual([
+      { trigger: 'deploy', outcome: 'refused', token: RefusalToken.Superseded, heldJob: expect.stringMatching(/-superseded$/) },
+    ]);
+    expect(records.created.map((m) => m.metadata.annotations['waitgate.dev/refusal'])).toEqual([RefusalToken.Superseded]);
+  });
+
+  test('a name taken every time, and gone again by the next look: unavailable after three looks, dedup released', async () => {
     const { records, leases, deliverer } = onClock([onJira]);
     records.beforeCreate = async (m) => {
       records.remove(m.metadata.name);
       records.put({ metadata: { name: m.metadata.name, namespace: 'jobs', uid: 'u', labels: {} } });
     };
+    // Every read misses it, as reads racing its deletion would.
+    records.get = async () => undefined;
+    records.liveFor = async () => [];
     await expect(deliverer.deliver(labelEvent())).rejects.toBeInstanceOf(UnavailableError);
     expect(records.created).toEqual([]);
     expect(leases.released).toContain(DEDUP_KEY);
@@ -606,5 +622,205 @@ describe('Deliverer: a once trigger fires at most once per target', () => {
     once.failMarkFired = apiError;
     expect(results(await deliverer.deliver(labelEvent({ deliveryId: 'd-1' })))).toEqual([held('notify')]);
     expect(lines).toContainEqual({ level: 'warn', msg: 'Failed to mark once record fired' });
+  });
+});
+
+describe('Deliverer: refusals cost a bounded amount (one label toggled)', () => {
+  const TOGGLES = 50;
+  const deliveries = (n: number) => Array.from({ length: n }, (_, i) => labelEvent({ deliveryId: `t-${i}` }));
+  const annotationsOf = (records: FakeHeldJobRecords, name: string | undefined) =>
+    records.live.find((o) => o.metadata.name === name)?.metadata.annotations ?? {};
+
+  test('a label toggled again and again: one hold and one record counting every refusal, read by name, not listed', async () => {
+    const withImage = labelTrigger({ waitFor: [{ profile: 'jira' }] });
+    const { clock, records, deliverer } = onClock([withImage]);
+    const answers: DeliveryResult[] = [];
+    for (const e of deliveries(TOGGLES)) {
+      clock.now += 1000;
+      answers.push(await deliverer.deliver(e));
+    }
+    const results = answers.map((a) => (a as Extract<DeliveryResult, { outcome: 'handled' }>).results[0]);
+    expect(results.filter((r) => r?.outcome === 'held')).toHaveLength(1);
+    const refusedTo = new Set(results.filter((r) => r?.outcome === 'refused').map(heldJobOf));
+    expect(refusedTo.size).toBe(1);
+    const record = [...refusedTo][0];
+    expect(record).toMatch(/-superseded$/);
+
+    // Two HeldJobs, whatever the number of deliveries; one refusal status written, at the first.
+    expect(records.created.map((m) => m.metadata.annotations['waitgate.dev/refusal'] ?? 'held')).toEqual(['held', 'wait-superseded']);
+    expect(records.marked).toHaveLength(1);
+    expect(annotationsOf(records, record)).toMatchObject({
+      'waitgate.dev/refusal': RefusalToken.Superseded,
+      'waitgate.dev/refusal-count': String(TOGGLES - 1),
+      'waitgate.dev/refusal-first-seen': new Date(NOW + 2000).toISOString(),
+      'waitgate.dev/refusal-last-seen': new Date(NOW + TOGGLES * 1000).toISOString(),
+      'waitgate.dev/refusal-last-delivery': `t-${TOGGLES - 1}`,
+      'waitgate.dev/delivery': 't-1',
+    });
+    // The record carries no Job: the hold does.
+    const recordObject = records.live.find((o) => o.metadata.name === record);
+    expect(recordObject?.spec).toEqual({ target: 'acme/web#7', trigger: 'deploy', job: { template: {} } });
+    expect(JSON.stringify(recordObject)).not.toContain('busybox');
+    expect(JSON.stringify(holds(records))).toContain('busybox');
+
+    // One LIST, for the first delivery, when Valkey remembered no generation; then GETs by name,
+    // a handful per delivery however many records the target has had.
+    expect(records.selectors).toHaveLength(1);
+    const before = records.gets.length;
+    await deliverer.deliver(labelEvent({ deliveryId: 'one-more' }));
+    expect(records.selectors).toHaveLength(1);
+    expect(records.gets.length - before).toBeLessThanOrEqual(6);
+  });
+
+  test('refused at the door again and again: one record, counted; never a list, never a second status', async () => {
+    const { records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })]);
+    for (const e of deliveries(TOGGLES)) {
+      expect(await deliverer.deliver(e)).toMatchObject({ results: [{ outcome: 'refused', token: RefusalToken.ProfileUnknown }] });
+    }
+    expect(records.created).toHaveLength(1);
+    expect(records.marked).toHaveLength(1);
+    expect(records.selectors).toEqual([]);
+    expect(annotationsOf(records, records.created[0]?.metadata.name)['waitgate.dev/refusal-count']).toBe(String(TOGGLES));
+  });
+
+  test('a counted delivery, redelivered after its dedup keys went: reported as recorded earlier, not counted twice', async () => {
+    const { clock, records, deliverer } = onClock([onJira]);
+    await deliverer.deliver(labelEvent({ deliveryId: 'first' }));
+    const refusedOnce = (await deliverer.deliver(labelEvent({ deliveryId: 'second' }))) as Extract<DeliveryResult, { outcome: 'handled' }>;
+    await deliverer.deliver(labelEvent({ deliveryId: 'third' }));
+    const name = heldJobOf(refusedOnce.results[0]);
+    expect(annotationsOf(records, name)['waitgate.dev/refusal-count']).toBe('2');
+    clock.now += BODY_DEDUP_WINDOW_MS + 1;
+    const writes = records.annotated.length;
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'second' }))).toEqual({
+      outcome: 'handled',
+      results: [{ ...refusedOnce.results[0], recordedEarlier: true }],
+    });
+    expect(records.annotated).toHaveLength(writes);
+    expect(annotationsOf(records, name)['waitgate.dev/refusal-count']).toBe('2');
+  });
+
+  test('another replica counts on the record between the read and the write: counted on top of it, nothing lost', async () => {
+    const { records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })]);
+    await deliverer.deliver(labelEvent({ deliveryId: 'a' }));
+    const name = records.created[0]!.metadata.name;
+    records.beforeAnnotate = async () => {
+      records.beforeAnnotate = undefined;
+      records.touch(name, { 'waitgate.dev/refusal-count': '7', 'waitgate.dev/refusal-deliveries': 'github/a github/elsewhere' });
+    };
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'b' }))).toMatchObject({ results: [{ outcome: 'refused', heldJob: name }] });
+    expect(annotationsOf(records, name)).toMatchObject({
+      'waitgate.dev/refusal-count': '8',
+      'waitgate.dev/refusal-deliveries': 'github/a github/elsewhere github/b',
+    });
+  });
+
+  test('the record is deleted (its time to live) between the read and the count: the refusal starts a new one', async () => {
+    const { records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })]);
+    await deliverer.deliver(labelEvent({ deliveryId: 'a' }));
+    const name = records.created[0]!.metadata.name;
+    records.beforeAnnotate = async () => {
+      records.beforeAnnotate = undefined;
+      records.remove(name);
+    };
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'b' }))).toMatchObject({ results: [{ outcome: 'refused', heldJob: name }] });
+    expect(records.created).toHaveLength(2);
+    expect(records.marked).toHaveLength(2);
+    expect(annotationsOf(records, name)).toMatchObject({ 'waitgate.dev/refusal-count': '1', 'waitgate.dev/delivery': 'b' });
+  });
+
+  test('the first create of a record landed and its answer was lost (409 on the retry): refused now, not "earlier"', async () => {
+    const { records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })]);
+    records.beforeCreate = async (m) => {
+      records.beforeCreate = undefined;
+      records.put({
+        metadata: { name: m.metadata.name, namespace: 'jobs', uid: 'u', labels: m.metadata.labels, annotations: m.metadata.annotations },
+      });
+    };
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [
+        { trigger: 'deploy', outcome: 'refused', token: RefusalToken.ProfileUnknown, heldJob: expect.stringMatching(/-profile-unknown$/) },
+      ],
+    });
+    expect(records.annotated).toEqual([]);
+  });
+
+  test("a HeldJob under the record's name that is no refusal record: nothing is counted onto it", async () => {
+    const trig = labelTrigger({ waitFor: [{ profile: 'undeclared' }] });
+    const { records, deliverer } = onClock([trig]);
+    await deliverer.deliver(labelEvent({ deliveryId: 'a' }));
+    const name = records.created[0]!.metadata.name;
+    records.remove(name);
+    records.put(siblingHeldJob(name, { annotations: { 'waitgate.dev/delivery': 'someone' } }));
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'b' }))).toMatchObject({
+      results: [{ outcome: 'refused', token: RefusalToken.ProfileUnknown, heldJob: name }],
+    });
+    expect(records.annotated).toEqual([]);
+  });
+});
+
+describe('Deliverer: holds are read by name from the generation Valkey remembers', () => {
+  const waiting = (generation: number, delivery = 'other') =>
+    siblingHeldJob(`web-7-deploy-${h('deploy\nacme/web#7', 8)}-${generation}`, {
+      annotations: { 'waitgate.dev/delivery': delivery, 'waitgate.dev/hold-generation': String(generation) },
+      status: { phase: Phase.Held },
+    });
+
+  const finished = (generation: number) => ({
+    ...waiting(generation),
+    status: { phase: Phase.Succeeded, launchedAt: new Date(NOW - DAY).toISOString() },
+  });
+
+  test('the hold name is the one plan.ts gives, for these fixtures', async () => {
+    const { holdName } = await import('./plan.js');
+    expect(waiting(3).metadata.name).toBe(holdName('acme/web#7', 'deploy', 3));
+  });
+
+  test('Valkey lost its memory while a hold waits: one list finds it (superseded), and Valkey remembers it again', async () => {
+    const { records, history, deliverer } = onClock([onJira], [waiting(4)]);
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'a' }))).toMatchObject({ results: [{ token: RefusalToken.Superseded }] });
+    expect(records.selectors).toHaveLength(1);
+    expect(history.generations.get('deploy\nacme/web#7')).toBe(4);
+    expect(await deliverer.deliver(labelEvent({ deliveryId: 'b' }))).toMatchObject({ results: [{ token: RefusalToken.Superseded }] });
+    expect(records.selectors).toHaveLength(1);
+  });
+
+  test('Valkey behind (a write of it failed): the probe goes on upwards to the hold in the way, and catches Valkey up', async () => {
+    const { records, history, deliverer } = onClock([onJira], [finished(2), waiting(3)]);
+    history.generations.set('deploy\nacme/web#7', 1);
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({ results: [{ token: RefusalToken.Superseded }] });
+    expect(records.selectors).toEqual([]);
+    expect(records.gets).toEqual(
+      expect.arrayContaining([waiting(1).metadata.name, waiting(2).metadata.name, waiting(3).metadata.name, waiting(4).metadata.name]),
+    );
+    expect(history.generations.get('deploy\nacme/web#7')).toBe(3);
+    expect(records.live.find((o) => o.metadata.name.endsWith('-superseded'))?.metadata.annotations?.['waitgate.dev/refusal-message']).toBe(
+      `HeldJob ${waiting(3).metadata.name} already holds deploy for this target`,
+    );
+  });
+
+  test('the remembered hold is not here (another install handed it out): listed, so a live hold of ours below it is not missed', async () => {
+    const { records, history, deliverer } = onClock([onJira], [waiting(2)]);
+    history.generations.set('deploy\nacme/web#7', 9);
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({ results: [{ token: RefusalToken.Superseded }] });
+    expect(records.selectors).toHaveLength(1);
+    expect(records.created.map((m) => m.metadata.annotations['waitgate.dev/refusal'])).toEqual([RefusalToken.Superseded]);
+  });
+
+  test('refused at the door while Valkey remembers nothing: the records are read by name, nothing listed', async () => {
+    const { records, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })], [waiting(2)]);
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({ results: [{ token: RefusalToken.ProfileUnknown }] });
+    expect(records.selectors).toEqual([]);
+  });
+
+  test('its own hold, redelivered, when the door would now refuse it (the profile since undeclared): reported as its hold', async () => {
+    const { records, history, deliverer } = onClock([labelTrigger({ waitFor: [{ profile: 'undeclared' }] })], [waiting(1, 'd-1')]);
+    history.generations.set('deploy\nacme/web#7', 1);
+    expect(await deliverer.deliver(labelEvent())).toEqual({
+      outcome: 'handled',
+      results: [{ trigger: 'deploy', outcome: 'held', heldJob: waiting(1).metadata.name, recordedEarlier: true }],
+    });
+    expect(records.created).toEqual([]);
   });
 });

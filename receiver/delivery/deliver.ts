@@ -1,10 +1,12 @@
 // One delivery, from a verified and parsed label event to exactly one recorded outcome per
-// trigger it fires: a HeldJob that holds, or a HeldJob that records a refusal.
+// trigger it fires: a HeldJob that holds, or a refusal counted on the record of its trigger,
+// target and token.
 import type { Logger } from 'pino';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { countRefusal, hasCounted, tallyAnnotations } from '../../api/refusal-record.js';
 import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
-import { RefusalToken } from '../../api/vocabulary.js';
+import { Annotations, RefusalToken } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LabelEvent } from '../forges/event.js';
 import { decideOnce, onceRecordManifest, type OnceRecordManifest } from './once.js';
@@ -12,17 +14,23 @@ import {
   BODY_DEDUP_WINDOW_MS,
   DEDUP_WINDOW_MS,
   decideHold,
+  generationOf,
   heldJobManifest,
   heldJobName,
+  holdCandidates,
+  holdName,
   isOwnRecord,
   plan,
+  RECORDED_REFUSALS,
   recordedOutcome,
+  refusalRecordManifest,
+  refusalRecordName,
   siblingSelector,
+  tallyOf,
   type HeldJobManifest,
   type PlannedTrigger,
   type RecordedOutcome,
   type Remembered,
-  type Verdict,
 } from './plan.js';
 
 export interface TriggerView {
@@ -40,7 +48,22 @@ export interface HeldJobRecords {
    * too). Only ever on a refusal record this delivery has just created.
    */
   markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void>;
-  /** HeldJobs of one trigger and target, read from the apiserver itself, not a cache. */
+  /** One HeldJob by name, read from the apiserver itself, not a cache; undefined when there is none. */
+  get(namespace: string, name: string): Promise<HeldJobObject | undefined>;
+  /**
+   * Sets annotations of a refusal record (the refusals it counts) if it is still at
+   * `resourceVersion`: 'conflict' when it changed since, 'gone' when it is not there.
+   */
+  annotate(
+    namespace: string,
+    name: string,
+    resourceVersion: string | undefined,
+    annotations: Record<string, string>,
+  ): Promise<'written' | 'conflict' | 'gone'>;
+  /**
+   * HeldJobs of one trigger and target by label, read from the apiserver itself. Only when
+   * their names say nothing (Deliverer.look); every other look is by name.
+   */
   liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]>;
 }
 
@@ -114,6 +137,13 @@ const INFLIGHT_MS = 60_000;
 const LOCK_TTL_MS = 15_000;
 /** Looks at the live HeldJobs again at most this often when the generation it chose was taken. */
 const HOLD_ATTEMPTS = 3;
+/** Counts a refusal again at most this often when its record changed under the count. */
+const COUNT_ATTEMPTS = 8;
+/**
+ * Holds looked at by name upwards from the generation Valkey remembers, at most. Further
+ * behind than this (its writes failing), the receiver lists them by label instead.
+ */
+const PROBE_LIMIT = 16;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -190,16 +220,12 @@ export class Deliverer {
   }
 
   private async fire(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
-    const { trigger, verdict } = planned;
-    if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, planned);
-    if (verdict.kind === 'refuse') {
-      // Refused at the door, unless an earlier handling of this delivery recorded something else.
-      const own = (await this.siblings(event, planned)).find((r) => isOwnRecord(r, event));
-      return own ? earlier(trigger.name, recordedOutcome(own)) : this.record(event, planned);
-    }
+    const { trigger } = planned;
+    if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, trigger);
     // Deliveries of one trigger for one target take turns, which keeps them from racing for
-    // the same hold; the lock is not what keeps two holds apart (it may run out mid-create),
-    // the hold's name is.
+    // the same hold, or for the same count on a refusal record; the lock is not what keeps two
+    // holds apart (it may run out mid-create), the hold's name is, and a count is written only
+    // onto the version of the record it was counted from.
     const lock = await this.lock(this.deps.keys.holdLock(trigger.name, event.target));
     try {
       return await this.admit(event, planned);
@@ -208,15 +234,23 @@ export class Deliverer {
     }
   }
 
-  /** A trigger with conditions that no rule refuses: its hold, its own earlier record, or wait-superseded. */
+  /**
+   * A trigger with conditions: its hold, its own earlier record, or a refusal (one at the door,
+   * or wait-superseded) counted on its record.
+   */
   private async admit(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
-    const { trigger } = planned;
+    const { trigger, verdict } = planned;
     const { history, namespace, records, log } = this.deps;
     let tried: string | undefined;
     for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-      // Valkey first, then the apiserver: the live set is never older than the marker it checks.
-      const remembered = await this.valkey(() => history.recall(trigger.name, event.target));
-      const live = await this.siblings(event, planned);
+      const { remembered, live } = await this.look(event, trigger.name, verdict.kind === 'hold');
+      if (verdict.kind === 'refuse') {
+        // Refused at the door, unless an earlier handling of this delivery recorded something else.
+        const own = live.find((r) => isOwnRecord(r, event));
+        return own
+          ? earlier(trigger.name, recordedOutcome(own))
+          : this.refuse(event, trigger.name, { token: verdict.token, message: verdict.message }, live);
+      }
       const decision = decideHold(event, trigger.name, live, remembered, this.deps.now());
       switch (decision.kind) {
         case 'recorded':
@@ -224,12 +258,10 @@ export class Deliverer {
           return decision.recorded.heldJob === tried
             ? { ...decision.recorded, trigger: trigger.name }
             : earlier(trigger.name, decision.recorded);
-        case 'superseded': {
-          const verdict: Verdict = { kind: 'refuse', token: RefusalToken.Superseded, message: decision.message };
-          return this.record(event, { trigger, verdict });
-        }
+        case 'superseded':
+          return this.refuse(event, trigger.name, { token: RefusalToken.Superseded, message: decision.message }, live);
         case 'hold': {
-          const manifest = heldJobManifest(event, planned, namespace, decision.generation);
+          const manifest = heldJobManifest(event, trigger, namespace, decision.generation);
           tried = manifest.metadata.name;
           if ((await records.create(manifest)) === 'existed') {
             // Another delivery created that hold first (or this one did, its answer lost): look again.
@@ -247,36 +279,144 @@ export class Deliverer {
   }
 
   /**
-   * Creates the HeldJob named by the delivery: a hold without conditions, or a refusal record.
-   * A refusal status is written only on the record just created, never on one already there.
+   * The HeldJobs of this trigger and target in the delivery's way, read from the apiserver
+   * itself, each by its name: the holds from the generation Valkey remembers upwards, and the
+   * refusal records. Nothing is listed, so a target's thousandth delivery costs what its first
+   * did. A hold found there is this namespace's latest: it was made only once nothing older
+   * stood in its way, and nothing older can stand in the way again.
+   *
+   * A delivery that may hold lists the HeldJobs of the trigger and target by label instead
+   * when the names say nothing: Valkey remembers no generation (never a hold, or its memory
+   * gone), or remembers one whose hold is not here (deleted at its time to live or by hand, or
+   * handed out by another install sharing the Valkey prefix), or the holds go on past the
+   * probe's limit. A live hold must not be missed. Valkey then remembers the highest generation
+   * found, so the next delivery reads by name again. A delivery refused at the door never lists.
    */
-  private async record(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
-    const { trigger, verdict } = planned;
-    const { namespace, records, log } = this.deps;
-    const manifest = heldJobManifest(event, planned, namespace);
-    const name = manifest.metadata.name;
-    const intended: TriggerOutcome =
-      verdict.kind === 'refuse'
-        ? { trigger: trigger.name, outcome: 'refused', token: verdict.token, heldJob: name }
-        : { trigger: trigger.name, outcome: 'held', heldJob: name };
-    if ((await records.create(manifest)) === 'existed') {
-      // The name derives from this delivery: an earlier handling of it made this HeldJob.
-      const own = (await this.siblings(event, planned)).find((r) => r.metadata.name === name);
-      return own ? earlier(trigger.name, recordedOutcome(own)) : { ...intended, recordedEarlier: true };
+  private async look(event: LabelEvent, trigger: string, mayHold: boolean): Promise<{ remembered: Remembered; live: HeldJobObject[] }> {
+    const { history, log } = this.deps;
+    // Valkey first, then the apiserver: the live set is never older than the marker it checks.
+    const remembered = await this.valkey(() => history.recall(trigger, event.target));
+    const from = remembered.generation;
+    const [holds, refusals] = await Promise.all([
+      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, from),
+      this.refusalRecords(event, trigger),
+    ]);
+    const unknown = from === undefined || holds === undefined || (holds.length === 0 && from >= 1);
+    if (!unknown) {
+      const found = Math.max(0, ...holds.map(generationOf));
+      if (found > from) {
+        // Valkey is behind (a write of it failed): catch it up, so the next look starts there.
+        await this.valkey(() => history.handedOut(trigger, event.target, found)).catch(() => undefined);
+      }
+      return { remembered, live: [...holds, ...refusals] };
     }
-    if (verdict.kind === 'refuse') {
-      await records
-        .markRefused(namespace, name, { token: verdict.token, message: verdict.message }, this.deps.now())
-        .catch((err: unknown) => {
-          log.warn({ err, heldjob: name }, 'Failed to write refusal status; the operator will');
-        });
-    }
-    return intended;
+    if (!mayHold) return { remembered, live: [...(holds ?? []), ...refusals] };
+    const live = await this.deps.records.liveFor(this.deps.namespace, siblingSelector(trigger, event.target));
+    const found = Math.max(0, ...live.map(generationOf));
+    await this.valkey(() => history.handedOut(trigger, event.target, found)).catch((err: unknown) => {
+      log.warn({ err }, 'Failed to remember hold generation');
+    });
+    return { remembered, live };
   }
 
-  /** The live HeldJobs of this trigger and target, from the apiserver itself. */
-  private siblings(event: LabelEvent, planned: PlannedTrigger): Promise<HeldJobObject[]> {
-    return this.deps.records.liveFor(this.deps.namespace, siblingSelector(planned.trigger.name, event.target));
+  /**
+   * The holds of the generation Valkey remembers and upwards, read by name while there is one
+   * more; undefined when they go on past the probe's limit.
+   */
+  private async holdsFrom(target: string, trigger: string, from: number): Promise<HeldJobObject[] | undefined> {
+    const { records, namespace } = this.deps;
+    const found: HeldJobObject[] = [];
+    let generations = holdCandidates(from);
+    while (generations.length > 0) {
+      const got = await Promise.all(generations.map((g) => records.get(namespace, holdName(target, trigger, g))));
+      for (const hj of got) if (hj) found.push(hj);
+      const top = generations[generations.length - 1] as number;
+      if (got[got.length - 1] === undefined) return found;
+      if (top - from >= PROBE_LIMIT) return undefined;
+      generations = [top + 1];
+    }
+    return found;
+  }
+
+  /** The refusal records of this trigger and target, one GET per token the receiver records. */
+  private async refusalRecords(event: LabelEvent, trigger: string): Promise<HeldJobObject[]> {
+    const { records, namespace } = this.deps;
+    const got = await Promise.all(
+      RECORDED_REFUSALS.map((token) => records.get(namespace, refusalRecordName(event.target, trigger, token))),
+    );
+    return got.filter((r): r is HeldJobObject => r !== undefined);
+  }
+
+  /**
+   * Counts this delivery's refusal on the record of its trigger, target and token (`live` has
+   * it when it is there), creating the record at its first refusal; the create alone writes the
+   * Refused status. A count is written only onto the version it was counted from, so two
+   * receivers counting at once both count. A delivery the record has counted already (an
+   * earlier handling of it) is reported as such, and nothing is written.
+   */
+  private async refuse(event: LabelEvent, trigger: string, refusal: Refusal, live: readonly HeldJobObject[]): Promise<TriggerOutcome> {
+    const { namespace, records, log } = this.deps;
+    const name = refusalRecordName(event.target, trigger, refusal.token);
+    const refused: TriggerOutcome = { trigger, outcome: 'refused', token: refusal.token, heldJob: name };
+    let record = live.find((r) => r.metadata.name === name);
+    // Whether this handling has sent a write of its own: its count found on the record then is its own.
+    let wrote = false;
+    for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
+      if (!record) {
+        wrote = true;
+        const manifest = refusalRecordManifest(event, trigger, refusal, namespace, this.deps.now());
+        if ((await records.create(manifest)) === 'created') {
+          await records.markRefused(namespace, name, refusal, this.deps.now()).catch((err: unknown) => {
+            log.warn({ err, heldjob: name }, 'Failed to write refusal status; the operator will');
+          });
+          return refused;
+        }
+        // Another delivery created it first: count on it.
+        record = await records.get(namespace, name);
+        if (!record) continue;
+      }
+      if (record.metadata.annotations?.[Annotations.refusal] !== refusal.token) {
+        // A HeldJob under the record's name that is not the record (made by hand): never count onto it.
+        log.warn({ heldjob: name }, 'Found a HeldJob that is not a refusal record under its name; counted nothing on it');
+        return refused;
+      }
+      const tally = tallyOf(record);
+      if (hasCounted(tally, event.forge, event.deliveryId)) return wrote ? refused : earlier(trigger, recordedOutcome(record));
+      wrote = true;
+      const annotations = {
+        ...tallyAnnotations(countRefusal(tally, event.forge, event.deliveryId, this.deps.now())),
+        [Annotations.refusalMessage]: refusal.message,
+      };
+      switch (await records.annotate(namespace, name, record.metadata.resourceVersion, annotations)) {
+        case 'written':
+          return refused;
+        case 'conflict':
+          log.debug({ heldjob: name, attempt }, 'Found refusal record changed under the count');
+          record = await records.get(namespace, name);
+          break;
+        case 'gone':
+          // Deleted at its time to live meanwhile: this refusal starts a new record.
+          record = undefined;
+          break;
+      }
+    }
+    throw new UnavailableError(`the refusal record ${name} changed under every count`);
+  }
+
+  /**
+   * Creates the hold of a trigger without conditions, named by the delivery. When the name is
+   * taken, an earlier handling of this delivery made it.
+   */
+  private async record(event: LabelEvent, trigger: Trigger): Promise<TriggerOutcome> {
+    const { namespace, records } = this.deps;
+    const manifest = heldJobManifest(event, trigger, namespace);
+    const name = manifest.metadata.name;
+    const intended: TriggerOutcome = { trigger: trigger.name, outcome: 'held', heldJob: name };
+    if ((await records.create(manifest)) === 'existed') {
+      const own = await records.get(namespace, name);
+      return own ? earlier(trigger.name, recordedOutcome(own)) : { ...intended, recordedEarlier: true };
+    }
+    return intended;
   }
 
   private async lock(key: string): Promise<{ key: string; token: string }> {

@@ -8,11 +8,15 @@ import {
   generationOf,
   heldJobManifest,
   heldJobName,
+  holdCandidates,
   holdName,
   isOwnRecord,
   matchTriggers,
   recordedOutcome,
+  refusalRecordManifest,
+  refusalRecordName,
   siblingSelector,
+  tallyOf,
   supersededBy,
   SUPERSEDE_WINDOW_MS,
   verdictFor,
@@ -156,17 +160,11 @@ describe('heldJobName and manifest', () => {
     expect(long).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
   });
 
-  test('a refusal record carries its token; a hold does not', () => {
+  test('a hold carries its conditions and its Job, and no refusal', () => {
     const trig = t('a', ['deploy'], { waitFor: [{ profile: 'jira' }] });
-    const held = heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns');
+    const held = heldJobManifest(event, trig, 'ns');
     expect(held.metadata.annotations['waitgate.dev/refusal']).toBeUndefined();
     expect(held.spec).toEqual({ target: 'acme/web#7', trigger: 'a', waitFor: [{ profile: 'jira' }], job });
-    const refused = heldJobManifest(
-      event,
-      { trigger: trig, verdict: { kind: 'refuse', token: 'wait-profile-unknown', message: 'm' } },
-      'ns',
-    );
-    expect(refused.metadata.annotations['waitgate.dev/refusal']).toBe('wait-profile-unknown');
   });
 
   test.each<[string, LabelEvent['kind'], string]>([
@@ -174,7 +172,7 @@ describe('heldJobName and manifest', () => {
     ['a GitHub pull request', 'pull_request', 'acme/web#7'],
     ['a GitLab merge request', 'merge_request', 'acme/web!7'],
   ])('%s: the kind of target and the delivery are recorded, for the Job to be told', (_n, kind, target) => {
-    const m = heldJobManifest({ ...event, kind, target }, { trigger: t('deploy', ['deploy']), verdict: { kind: 'hold' } }, 'ns');
+    const m = heldJobManifest({ ...event, kind, target }, t('deploy', ['deploy']), 'ns');
     expect(m.metadata.annotations).toMatchObject({ 'waitgate.dev/target-kind': kind, 'waitgate.dev/delivery': 'd-1' });
   });
 
@@ -183,11 +181,11 @@ describe('heldJobName and manifest', () => {
     ['replicas: an indexed Job of that many Pods at once', 3, { ...job, completions: 3, parallelism: 3, completionMode: 'Indexed' }],
   ])('%s', (_n, replicas, want) => {
     const trig = t('deploy', ['deploy'], replicas === undefined ? {} : { replicas });
-    expect(heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns').spec['job']).toEqual(want);
+    expect(heldJobManifest(event, trig, 'ns').spec['job']).toEqual(want);
   });
 
   test('labels: the keys and hashes the receiver has always written; the sibling selector finds them', () => {
-    const m = heldJobManifest(event, { trigger: t('deploy', ['deploy']), verdict: { kind: 'hold' } }, 'ns');
+    const m = heldJobManifest(event, t('deploy', ['deploy']), 'ns');
     expect(m.metadata.labels).toEqual({
       'app.kubernetes.io/managed-by': 'waitgate',
       'waitgate.dev/trigger-hash': 'b7bd55c11b781b0c',
@@ -227,6 +225,21 @@ describe('decideHold', () => {
     ...(o.status ? { status: o.status } : {}),
   });
   const nothing: Remembered = { generation: 0 };
+  // A refusal record that has counted these deliveries (`<forge>/<id>`), the first of them its creator.
+  const counted = (name: string, deliveries: string[], token: string): HeldJobObject => ({
+    metadata: {
+      name,
+      namespace: 'n',
+      uid: name,
+      labels: { 'waitgate.dev/forge': 'github' },
+      annotations: {
+        'waitgate.dev/delivery': 'first',
+        'waitgate.dev/refusal': token,
+        'waitgate.dev/refusal-count': String(deliveries.length + 5),
+        'waitgate.dev/refusal-deliveries': deliveries.join(' '),
+      },
+    },
+  });
   const superseded = (by: string) => ({ kind: 'superseded' as const, by });
 
   test.each<[string, HeldJobObject[], Remembered, Partial<HoldDecision>]>([
@@ -301,8 +314,24 @@ describe('decideHold', () => {
     [
       'Valkey lost what it remembered: past the live ones',
       [made('a', { generation: 7, status: { phase: 'Refused' } }), made('b', { refusal: 'wait-superseded' })],
-      nothing,
+      { generation: undefined },
       { kind: 'hold', generation: 8 },
+    ],
+    ['Valkey remembers nothing and nothing is live: the first hold', [], { generation: undefined }, { kind: 'hold', generation: 1 }],
+    [
+      'a refusal record that counted this delivery among others: its own, with the token',
+      [
+        made('h', { generation: 1, status: { phase: 'Held' } }),
+        counted('r', ['github/d-0', 'github/d-1', 'github/d-2'], 'wait-superseded'),
+      ],
+      nothing,
+      { kind: 'recorded', recorded: { outcome: 'refused', token: 'wait-superseded', heldJob: 'r' } },
+    ],
+    [
+      'a refusal record that counted the same id from the other forge: not its own',
+      [made('h', { generation: 1, status: { phase: 'Held' } }), counted('r', ['gitlab/d-1'], 'wait-superseded')],
+      nothing,
+      superseded('h'),
     ],
   ])('%s', (_n, live, remembered, expected) => {
     expect(decideHold(event, 'deploy', live, remembered, NOW)).toMatchObject(expected);
@@ -349,14 +378,98 @@ describe('holdName', () => {
     expect(long).toMatch(/-123456789$/);
   });
 
-  test('a hold given a generation is named and annotated by it; a refusal record never is', () => {
+  test('a hold given a generation is named and annotated by it', () => {
     const trig = t('deploy', ['deploy'], { waitFor: [{ profile: 'jira' }] });
-    const hold = heldJobManifest(event, { trigger: trig, verdict: { kind: 'hold' } }, 'ns', 3);
+    const hold = heldJobManifest(event, trig, 'ns', 3);
     expect(hold.metadata.name).toBe(holdName(event.target, 'deploy', 3));
     expect(hold.metadata.annotations['waitgate.dev/hold-generation']).toBe('3');
     expect(hold.metadata.annotations['waitgate.dev/delivery']).toBe('d-1');
-    const refusal = heldJobManifest(event, { trigger: trig, verdict: { kind: 'refuse', token: 'wait-superseded', message: 'm' } }, 'ns', 3);
-    expect(refusal.metadata.name).toBe(heldJobName(event, trig));
-    expect(refusal.metadata.annotations['waitgate.dev/hold-generation']).toBeUndefined();
+    expect(heldJobManifest(event, trig, 'ns').metadata.name).toBe(heldJobName(event, trig));
+  });
+});
+
+describe('holdCandidates', () => {
+  test.each<[number, number[]]>([
+    [0, [1]],
+    [1, [1, 2]],
+    [7, [7, 8]],
+  ])('remembered %d: the holds read first, by name', (remembered, want) => {
+    expect(holdCandidates(remembered)).toEqual(want);
+  });
+});
+
+describe('refusal records', () => {
+  const trig = t('deploy', ['deploy'], {
+    waitFor: [{ profile: 'jira' }],
+    job: { template: { spec: { containers: [{ name: 'deploy', image: 'registry.example/secret-sauce:1' }] } } },
+  });
+
+  test('one name per trigger, target and token, whichever delivery; readable, valid, at most 63 characters', () => {
+    const a = refusalRecordName('acme/web#7', 'deploy', 'wait-superseded');
+    expect(a).toMatch(/^web-7-deploy-[0-9a-f]{8}-superseded$/);
+    expect(refusalRecordName('acme/web#7', 'deploy', 'wait-superseded')).toBe(a);
+    const others = [
+      refusalRecordName('acme/web#7', 'deploy', 'wait-profile-unknown'),
+      refusalRecordName('acme/web#7', 'deploy', 'wait-after-beyond-max'),
+      refusalRecordName('acme/web#8', 'deploy', 'wait-superseded'),
+      refusalRecordName('acme/web#7', 'deploy-b', 'wait-superseded'),
+      refusalRecordName('acme/web!7', 'deploy', 'wait-superseded'),
+    ];
+    expect(new Set([a, ...others]).size).toBe(6);
+    for (const token of ['wait-profile-unknown', 'wait-after-beyond-max', 'wait-superseded'] as const) {
+      const long = refusalRecordName(`acme/${'x'.repeat(200)}#123456`, 'y'.repeat(100), token);
+      expect(long.length).toBeLessThanOrEqual(63);
+      expect(long).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+      expect(long.endsWith(token.replace('wait-', ''))).toBe(true);
+    }
+  });
+
+  test("never a hold's or a delivery's name", () => {
+    const record = refusalRecordName(event.target, 'deploy', 'wait-superseded');
+    expect(record).not.toMatch(/-\d+$/); // a hold's ends in its generation
+    expect(record).not.toMatch(/-[0-9a-f]{6}$/); // a delivery's in six hex digits
+    expect(holdName(event.target, 'deploy', 1)).toMatch(/-\d+$/);
+    expect(heldJobName(event, trig)).toMatch(/-[0-9a-f]{6}$/);
+  });
+
+  test('what a record holds: ids, the token and its message, one refusal counted; no conditions, no Job', () => {
+    const m = refusalRecordManifest(
+      event,
+      'deploy',
+      { token: 'wait-profile-unknown', message: 'profile "jira" is not declared' },
+      'ns',
+      NOW,
+    );
+    expect(m.metadata.name).toBe(refusalRecordName(event.target, 'deploy', 'wait-profile-unknown'));
+    expect(m.spec).toEqual({ target: 'acme/web#7', trigger: 'deploy', job: { template: {} } });
+    expect(m.metadata.annotations).toEqual({
+      'waitgate.dev/delivery': 'd-1',
+      'waitgate.dev/target-kind': 'issue',
+      'waitgate.dev/receiver-schema': '1',
+      'waitgate.dev/refusal': 'wait-profile-unknown',
+      'waitgate.dev/refusal-message': 'profile "jira" is not declared',
+      'waitgate.dev/refusal-count': '1',
+      'waitgate.dev/refusal-first-seen': '2026-09-01T08:00:00.000Z',
+      'waitgate.dev/refusal-last-seen': '2026-09-01T08:00:00.000Z',
+      'waitgate.dev/refusal-last-delivery': 'd-1',
+      'waitgate.dev/refusal-deliveries': 'github/d-1',
+    });
+    expect(JSON.stringify(m)).not.toContain('secret-sauce');
+    expect(JSON.stringify(m)).not.toContain('containers');
+    // Labelled as the holds are, so the sibling selector finds it too, and as what it is.
+    expect(m.metadata.labels).toEqual({
+      ...heldJobManifest(event, trig, 'ns').metadata.labels,
+      'app.kubernetes.io/component': 'refusal-record',
+    });
+  });
+
+  test("a record is its creating delivery's own, and reads back as one refusal", () => {
+    const m = refusalRecordManifest(event, 'deploy', { token: 'wait-superseded', message: 'm' }, 'ns', NOW);
+    const record: HeldJobObject = { metadata: { ...m.metadata, uid: 'u' } };
+    expect(isOwnRecord(record, event)).toBe(true);
+    expect(isOwnRecord(record, { ...event, deliveryId: 'd-2' })).toBe(false);
+    expect(isOwnRecord(record, { ...event, forge: 'gitlab' })).toBe(false);
+    expect(recordedOutcome(record)).toEqual({ outcome: 'refused', token: 'wait-superseded', heldJob: m.metadata.name });
+    expect(tallyOf(record)).toEqual({ count: 1, firstSeenMs: NOW, lastSeenMs: NOW, lastDelivery: 'd-1', recent: ['github/d-1'] });
   });
 });

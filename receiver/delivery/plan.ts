@@ -1,7 +1,8 @@
 // What a label event asks for, decided without I/O: which triggers it fires, and for each
 // whether it may hold or is refused before anything is created.
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
-import { waitForRefusal, type DeclaredProfiles } from '../../api/refusal-rules.js';
+import { firstRefusal, hasCounted, readTally, tallyAnnotations, type RefusalTally } from '../../api/refusal-record.js';
+import { waitForRefusal, type DeclaredProfiles, type Refusal } from '../../api/refusal-rules.js';
 import { targetParts } from '../../api/target.js';
 import { jobSpecOf, repositoryAllowed, type Trigger } from '../../api/triggers/triggers-file.js';
 import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
@@ -66,7 +67,11 @@ export function plan(
   return matchTriggers(event, triggers).map((trigger) => ({ trigger, verdict: verdictFor(trigger, profiles, now, afterMaxMs) }));
 }
 
-/** The label selector of the HeldJobs of one trigger for one target (heldJobManifest's labels). */
+/**
+ * The label selector of the HeldJobs of one trigger for one target (heldJobManifest's labels).
+ * Listed only when their names say nothing (Valkey remembers no hold generation of theirs, or
+ * one whose hold is not here); every other delivery reads the HeldJobs in its way by name.
+ */
 export function siblingSelector(triggerName: string, target: string): string {
   return `${Labels.triggerHash}=${shortHash(triggerName)},${Labels.targetHash}=${shortHash(target)}`;
 }
@@ -86,10 +91,20 @@ export function supersededBy(records: readonly HeldJobObject[], now: number): st
   return undefined;
 }
 
-/** Whether a HeldJob was created for this very delivery (by an earlier handling of it). */
+/**
+ * Whether a HeldJob was created for this very delivery (by an earlier handling of it), or is
+ * the refusal record that counted it.
+ */
 export function isOwnRecord(record: HeldJobObject, event: LabelEvent): boolean {
   const { annotations, labels } = record.metadata;
-  return annotations?.[Annotations.delivery] === event.deliveryId && labels?.[Labels.forge] === event.forge;
+  if (annotations?.[Annotations.delivery] === event.deliveryId && labels?.[Labels.forge] === event.forge) return true;
+  return annotations?.[Annotations.refusal] !== undefined && hasCounted(tallyOf(record), event.forge, event.deliveryId);
+}
+
+/** What a refusal record has counted. */
+export function tallyOf(record: HeldJobObject): RefusalTally {
+  const { annotations, labels, creationTimestamp } = record.metadata;
+  return readTally(annotations, labels?.[Labels.forge], creationTimestamp);
 }
 
 /** What a HeldJob records of the delivery that made it: a hold, or a refusal with its token. */
@@ -114,8 +129,11 @@ export function generationOf(record: HeldJobObject): number {
 export interface Remembered {
   /** The HeldJob named by the launch marker the operator leaves for 15 minutes. */
   readonly launched?: string | undefined;
-  /** The highest hold generation handed out, or 0. */
-  readonly generation: number;
+  /**
+   * The highest hold generation handed out (0: none, yet known to be none), or undefined when
+   * Valkey remembers nothing of this trigger and target: never asked, its memory expired, or lost.
+   */
+  readonly generation: number | undefined;
 }
 
 export type HoldDecision =
@@ -127,7 +145,8 @@ export type HoldDecision =
 
 /**
  * Whether a delivery of a trigger with conditions may hold, from the live HeldJobs of that
- * trigger and target (read from the apiserver) and what Valkey remembers:
+ * trigger and target (read from the apiserver by name: holdCandidates and the refusal
+ * records) and what Valkey remembers:
  * 1. its own HeldJob, from an earlier handling of the same delivery, is its answer;
  * 2. a live hold still waiting, or launched less than 15 minutes ago, supersedes it;
  * 3. so does the hold the launch marker names, when that hold is gone: deleted after it
@@ -155,7 +174,7 @@ export function decideHold(
       message: `HeldJob ${launched} finished waiting for ${trigger} on this target less than 15 minutes ago`,
     };
   }
-  return { kind: 'hold', generation: Math.max(remembered.generation, ...live.map(generationOf)) + 1 };
+  return { kind: 'hold', generation: Math.max(remembered.generation ?? 0, ...live.map(generationOf)) + 1 };
 }
 
 function slug(s: string): string {
@@ -192,6 +211,40 @@ export function holdName(target: string, trigger: string, generation: number): s
   return `${stemOf(target, trigger, 63 - suffix.length - 1)}-${suffix}`;
 }
 
+/**
+ * The holds a delivery looks at first, by name: the generation Valkey remembers handing out
+ * last, and the one after it (another delivery may have created it and not yet said so). The
+ * caller goes on upwards while it finds them. Holds are made one generation after another, and
+ * only the latest can still be waiting or inside the supersede window, so these are the ones
+ * that can supersede a delivery.
+ */
+export function holdCandidates(remembered: number): number[] {
+  return remembered >= 1 ? [remembered, remembered + 1] : [1];
+}
+
+/** The refusal tokens the receiver records: those of its rules at the door, and wait-superseded. */
+export const RECORDED_REFUSALS = [RefusalToken.ProfileUnknown, RefusalToken.AfterBeyondMax, RefusalToken.Superseded] as const;
+
+/** What a refusal record is: the value of its `app.kubernetes.io/component` label. */
+export const REFUSAL_RECORD_COMPONENT = 'refusal-record';
+
+/**
+ * `web-7-deploy-1a2b3c4d-superseded`: the one refusal record of a trigger, target and token,
+ * whichever delivery is refused. It ends in the token's words, so it is never a hold's name
+ * (which ends in its generation) nor a delivery-named HeldJob's (six hex digits, which no token
+ * ends in).
+ */
+export function refusalRecordName(target: string, trigger: string, token: RefusalToken): string {
+  const suffix = `${shortHash(`${trigger}\n${target}\n${token}`, 8)}-${token.replace(/^wait-/, '')}`;
+  return `${stemOf(target, trigger, 63 - suffix.length - 1)}-${suffix}`;
+}
+
+/**
+ * The JobSpec of a refusal record. The schema requires a job, and a record launches nothing,
+ * so it carries an empty one: never the trigger's, which would be copied once per record.
+ */
+export const REFUSAL_RECORD_JOB = { template: {} } as const;
+
 export interface HeldJobManifest {
   readonly apiVersion: string;
   readonly kind: string;
@@ -200,28 +253,21 @@ export interface HeldJobManifest {
 }
 
 /**
- * The HeldJob a planned trigger becomes: a hold, or the record of a refusal. A hold given a
- * generation is named by trigger, target and generation (holdName); anything else by the
- * delivery (heldJobName).
+ * The hold a trigger becomes. A hold given a generation is named by trigger, target and
+ * generation (holdName); one without (a trigger without conditions) by the delivery (heldJobName).
  */
-export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, namespace: string, generation?: number): HeldJobManifest {
-  const { trigger, verdict } = planned;
+export function heldJobManifest(event: LabelEvent, trigger: Trigger, namespace: string, generation?: number): HeldJobManifest {
   const annotations: Record<string, string> = {
     [Annotations.delivery]: event.deliveryId,
     [Annotations.targetKind]: event.kind,
     [Annotations.receiverSchema]: RECEIVER_SCHEMA_VERSION,
   };
-  if (verdict.kind === 'refuse') {
-    annotations[Annotations.refusal] = verdict.token;
-    annotations[Annotations.refusalMessage] = verdict.message;
-  }
-  const generational = verdict.kind === 'hold' && generation !== undefined;
-  if (generational) annotations[Annotations.holdGeneration] = String(generation);
+  if (generation !== undefined) annotations[Annotations.holdGeneration] = String(generation);
   return {
     apiVersion: 'waitgate.dev/v1alpha1',
     kind: 'HeldJob',
     metadata: {
-      name: generational ? holdName(event.target, trigger.name, generation) : heldJobName(event, trigger),
+      name: generation !== undefined ? holdName(event.target, trigger.name, generation) : heldJobName(event, trigger),
       namespace,
       labels: {
         [Labels.managedBy]: MANAGED_BY,
@@ -237,5 +283,44 @@ export function heldJobManifest(event: LabelEvent, planned: PlannedTrigger, name
       ...(trigger.run.waitFor && trigger.run.waitFor.length > 0 ? { waitFor: trigger.run.waitFor } : {}),
       job: jobSpecOf(trigger.run),
     },
+  };
+}
+
+/**
+ * The refusal record a first refusal of its trigger, target and token creates: a HeldJob that
+ * never holds (the operator, or the receiver straight after the create, makes it Refused with
+ * the token), counting this refusal. Ids and times only: the target, the trigger, the token and
+ * its message, the delivery; no conditions and no Job.
+ */
+export function refusalRecordManifest(
+  event: LabelEvent,
+  trigger: string,
+  refusal: Refusal,
+  namespace: string,
+  nowMs: number,
+): HeldJobManifest {
+  return {
+    apiVersion: 'waitgate.dev/v1alpha1',
+    kind: 'HeldJob',
+    metadata: {
+      name: refusalRecordName(event.target, trigger, refusal.token),
+      namespace,
+      labels: {
+        [Labels.managedBy]: MANAGED_BY,
+        'app.kubernetes.io/component': REFUSAL_RECORD_COMPONENT,
+        [Labels.triggerHash]: shortHash(trigger),
+        [Labels.targetHash]: shortHash(event.target),
+        [Labels.forge]: event.forge,
+      },
+      annotations: {
+        [Annotations.delivery]: event.deliveryId,
+        [Annotations.targetKind]: event.kind,
+        [Annotations.receiverSchema]: RECEIVER_SCHEMA_VERSION,
+        [Annotations.refusal]: refusal.token,
+        [Annotations.refusalMessage]: refusal.message,
+        ...tallyAnnotations(firstRefusal(event.forge, event.deliveryId, nowMs)),
+      },
+    },
+    spec: { target: event.target, trigger, job: REFUSAL_RECORD_JOB },
   };
 }

@@ -944,6 +944,9 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
             const n = ['-n', r.namespace];
             const allowed = [
               ['create', 'heldjobs.waitgate.dev', ...n],
+              ['get', 'heldjobs.waitgate.dev', ...n],
+              // The count on a refusal record, in its annotations.
+              ['patch', 'heldjobs.waitgate.dev', ...n],
               ['list', 'heldjobs.waitgate.dev', ...n],
               ['patch', 'heldjobs.waitgate.dev', '--subresource=status', ...n],
               ['list', 'configmaps', ...n],
@@ -955,7 +958,9 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
             const denied = [
               ['get', 'secrets', ...n],
               ['delete', 'heldjobs.waitgate.dev', ...n],
-              ['patch', 'heldjobs.waitgate.dev', ...n],
+              ['update', 'heldjobs.waitgate.dev', ...n],
+              ['watch', 'heldjobs.waitgate.dev', ...n],
+              ['patch', 'heldjobs.waitgate.dev', '-n', 'default'],
               ['update', 'heldjobs.waitgate.dev', '--subresource=status', ...n],
               ['create', 'heldjobs.waitgate.dev', '-n', 'default'],
               ['create', 'jobs.batch', ...n],

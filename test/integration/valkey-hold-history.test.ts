@@ -10,12 +10,22 @@ import { withValkey } from '../support/valkey.js';
 const keysOf = (prefix: string) => new ValkeyKeys(prefix.replace(/:$/, ''));
 
 describe('ValkeyHoldHistory', () => {
-  test('nothing remembered: no marker, generation 0', () =>
+  test('nothing remembered: no marker, no generation', () =>
     withValkey('history-empty', async (v) => {
       expect(await new ValkeyHoldHistory(v.redis, keysOf(v.prefix)).recall('deploy', 'acme/web#7')).toEqual({
         launched: undefined,
-        generation: 0,
+        generation: undefined,
       });
+    }));
+
+  test('a generation 0 handed out (looked, and no hold found) is remembered as 0, and any hold raises it', () =>
+    withValkey('history-zero', async (v) => {
+      const history = new ValkeyHoldHistory(v.redis, keysOf(v.prefix));
+      await history.handedOut('deploy', 'acme/web#7', 0);
+      expect(await history.recall('deploy', 'acme/web#7')).toMatchObject({ generation: 0 });
+      await history.handedOut('deploy', 'acme/web#7', 1);
+      await history.handedOut('deploy', 'acme/web#7', 0);
+      expect(await history.recall('deploy', 'acme/web#7')).toMatchObject({ generation: 1 });
     }));
 
   test('reads the marker the operator leaves, for that trigger and target only', () =>
@@ -38,7 +48,7 @@ describe('ValkeyHoldHistory', () => {
       expect(await history.recall('deploy', 'acme/web#7')).toMatchObject({ generation: 3 });
       await history.handedOut('deploy', 'acme/web#7', 4);
       expect(await history.recall('deploy', 'acme/web#7')).toMatchObject({ generation: 4 });
-      expect(await history.recall('other', 'acme/web#7')).toMatchObject({ generation: 0 });
+      expect(await history.recall('other', 'acme/web#7')).toMatchObject({ generation: undefined });
       const ttl = await v.redis.pttl(keys.holdGeneration('deploy', 'acme/web#7'));
       expect(ttl).toBeGreaterThan(GENERATION_MEMORY_MS - 60_000);
       expect(ttl).toBeLessThanOrEqual(GENERATION_MEMORY_MS);

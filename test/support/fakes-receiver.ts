@@ -97,30 +97,56 @@ export interface MarkedRefused {
   readonly now: number;
 }
 
+export interface Annotated {
+  readonly name: string;
+  readonly resourceVersion: string | undefined;
+  readonly annotations: Record<string, string>;
+}
+
 /**
  * HeldJobs in memory. What is created becomes live for later deliveries (with no status yet,
  * as on the apiserver until the operator writes one); a refusal status written lands on the
- * object. `failCreate` / `failMarkRefused` make those calls reject with the given error, and
- * `failCreateOf` the creates of the manifests it picks. `beforeCreate` runs while a create is
- * in flight, before the apiserver has it: what it does happens first, as when a create stalls.
+ * object. Every write gives the object a new resourceVersion, and an annotate sent from an
+ * older one meets a conflict, as on the apiserver. `failCreate` / `failMarkRefused` make
+ * those calls reject with the given error, and `failCreateOf` the creates of the manifests it
+ * picks. `beforeCreate` runs while a create is in flight, before the apiserver has it: what it
+ * does happens first, as when a create stalls; `beforeAnnotate` the same for an annotate.
  */
 export class FakeHeldJobRecords implements HeldJobRecords {
   readonly created: HeldJobManifest[] = [];
   readonly marked: MarkedRefused[] = [];
+  /** Label selectors listed: one per LIST call. */
   readonly selectors: string[] = [];
+  /** Names read one by one: one per GET call. */
+  readonly gets: string[] = [];
+  readonly annotated: Annotated[] = [];
   failCreate: Error | undefined = undefined;
   failCreateOf: (manifest: HeldJobManifest) => Error | undefined = () => undefined;
   failMarkRefused: Error | undefined = undefined;
   beforeCreate: ((manifest: HeldJobManifest) => Promise<void>) | undefined = undefined;
+  beforeAnnotate: ((name: string) => Promise<void>) | undefined = undefined;
   private readonly objects: HeldJobObject[];
+  private versions = 0;
 
   constructor(existing: readonly HeldJobObject[] = []) {
-    this.objects = [...existing];
+    this.objects = existing.map((o) => this.versioned(o));
+  }
+
+  private versioned(o: HeldJobObject): HeldJobObject {
+    return { ...o, metadata: { ...o.metadata, resourceVersion: String(++this.versions) } };
   }
 
   /** Puts a HeldJob there, as another writer would. */
   put(o: HeldJobObject): void {
-    this.objects.push(o);
+    this.objects.push(this.versioned(o));
+  }
+
+  /** Sets annotations of a HeldJob there, as another writer would (a new resourceVersion). */
+  touch(name: string, annotations: Record<string, string>): void {
+    const i = this.objects.findIndex((o) => o.metadata.name === name);
+    const o = this.objects[i];
+    if (o)
+      this.objects[i] = this.versioned({ ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, ...annotations } } });
   }
 
   /** Deletes a HeldJob, as kubectl delete would. */
@@ -142,15 +168,43 @@ export class FakeHeldJobRecords implements HeldJobRecords {
     const { name, namespace, labels, annotations } = manifest.metadata;
     if (this.objects.some((o) => o.metadata.name === name && o.metadata.namespace === namespace)) return 'existed';
     this.created.push(manifest);
-    this.objects.push({ metadata: { name, namespace, uid: `uid-${name}`, labels: { ...labels }, annotations: { ...annotations } } });
+    this.objects.push(
+      this.versioned({
+        metadata: { name, namespace, uid: `uid-${name}`, labels: { ...labels }, annotations: { ...annotations } },
+        spec: structuredClone(manifest.spec),
+      }),
+    );
     return 'created';
   }
 
   async markRefused(namespace: string, name: string, refusal: Refusal, now: number): Promise<void> {
     if (this.failMarkRefused !== undefined) throw this.failMarkRefused;
     this.marked.push({ namespace, name, refusal, now });
+    const i = this.objects.findIndex((x) => x.metadata.name === name && x.metadata.namespace === namespace);
+    const o = this.objects[i];
+    if (o) this.objects[i] = this.versioned({ ...o, status: refusedStatus(o.status ?? {}, refusal, now, 1) });
+  }
+
+  async get(namespace: string, name: string): Promise<HeldJobObject | undefined> {
+    this.gets.push(name);
     const o = this.objects.find((x) => x.metadata.name === name && x.metadata.namespace === namespace);
-    if (o) Object.assign(o, { status: refusedStatus(o.status ?? {}, refusal, now, 1) });
+    return o ? structuredClone(o) : undefined;
+  }
+
+  async annotate(
+    namespace: string,
+    name: string,
+    resourceVersion: string | undefined,
+    annotations: Record<string, string>,
+  ): Promise<'written' | 'conflict' | 'gone'> {
+    if (this.beforeAnnotate) await this.beforeAnnotate(name);
+    const i = this.objects.findIndex((x) => x.metadata.name === name && x.metadata.namespace === namespace);
+    const o = this.objects[i];
+    if (!o) return 'gone';
+    if (resourceVersion !== undefined && o.metadata.resourceVersion !== resourceVersion) return 'conflict';
+    this.annotated.push({ name, resourceVersion, annotations });
+    this.objects[i] = this.versioned({ ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, ...annotations } } });
+    return 'written';
   }
 
   async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
@@ -247,7 +301,8 @@ export class FakeLeaseStore implements LeaseStore {
 
 /**
  * What Valkey remembers of holds, in memory: the launch markers (as the operator leaves them)
- * and the highest generation handed out, by trigger and target. `down` makes every call reject.
+ * and the highest generation handed out, by trigger and target (none until one is handed out,
+ * 0 included). `down` makes every call reject; `forget()` loses everything, as a restart does.
  */
 export class FakeHoldHistory implements HoldHistory {
   readonly launched = new Map<string, string>();
@@ -262,7 +317,12 @@ export class FakeHoldHistory implements HoldHistory {
   async recall(trigger: string, target: string): Promise<Remembered> {
     if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     const key = `${trigger}\n${target}`;
-    return { launched: this.launched.get(key), generation: this.generations.get(key) ?? 0 };
+    return { launched: this.launched.get(key), generation: this.generations.get(key) };
+  }
+
+  forget(): void {
+    this.launched.clear();
+    this.generations.clear();
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {

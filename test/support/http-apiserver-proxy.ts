@@ -40,6 +40,8 @@ export class HttpApiserverProxy {
   private answerer: RequestAnswerer | undefined;
   /** How many requests the proxy has answered itself. */
   answeredCount = 0;
+  /** Every request that reached the proxy, in order: what a test may count (a process's LIST calls). */
+  readonly seen: { readonly method: string; readonly path: string }[] = [];
   private readonly held: { req: IncomingMessage; res: ServerResponse }[] = [];
   private readonly agent: Agent;
   port = 0;
@@ -55,6 +57,7 @@ export class HttpApiserverProxy {
     this.server = createServer(
       { cert: readFileSync(join(this.pki, 'apiserver.crt')), key: readFileSync(join(this.pki, 'apiserver.key')) },
       (req, res) => {
+        this.seen.push({ method: req.method ?? '', path: req.url ?? '' });
         if (this.matcher?.(req.method ?? '', req.url ?? '')) {
           this.held.push({ req, res });
           return;
