@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { STATUS_TEXT_MAX_BYTES, utf8Bytes } from '../../api/bounded-text.js';
 import { FailureReason, FINALIZER, Phase } from '../../api/vocabulary.js';
 import type { Action, CreateOutcome, JobRead, ScopeOutcome } from './actions.js';
 import { decide } from './decide.js';
@@ -159,6 +160,25 @@ describe('afterDryRun: a job that can never be valid ends the hold at its first 
     const actions = afterDryRun({ view, heldJob }, then, { kind: 'invalid', code: 422, message: 'bad' }, T0);
     expect(written(actions)?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobRejected });
   });
+  test.each<[string, (message: string) => readonly Action[]]>([
+    ['the dry run', (message) => afterDryRun({ view, heldJob }, then, { kind: 'invalid', code: 422, message }, T0)],
+    ['the create', (message) => afterCreate({ view, heldJob }, launching, ready, { kind: 'createFailed', code: 422, message }, T0)],
+  ])(
+    'an apiserver message over 32 KiB from %s: the end is written with every message bounded, and the Event too is short',
+    (_n, refuse) => {
+      // What the apiserver answers a Job whose template carries a 40,000-character label value.
+      const message = `Job.batch "web-7-deploy-1a2b3c" is invalid: spec.template.labels: Invalid value: "${'x'.repeat(40_000)}": must be no more than 63 characters`;
+      const w = written(refuse(message));
+      expect(w?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobRejected });
+      const texts = [w?.status.message, ...(w?.status.conditions ?? []).map((c) => c.message)].filter((t) => t !== undefined);
+      expect(texts.length).toBeGreaterThan(1);
+      for (const t of texts) expect(utf8Bytes(t)).toBeLessThanOrEqual(STATUS_TEXT_MAX_BYTES);
+      expect(w?.status.message).toMatch(/^the apiserver refused the Job \(422\)|^the job can never be created \(422\)/);
+      expect(w?.status.message).toMatch(/… \[cut from \d+ bytes\]$/);
+      // The Event says the same (the adapter bounds what it sends; what it is told is the full text).
+      expect(w?.event?.reason).toBe(FailureReason.JobRejected);
+    },
+  );
   test('decide asks for the dry run at the first hold only', () => {
     const waiting: Observed['heldJob'] = {
       ...heldJob,

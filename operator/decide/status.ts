@@ -1,5 +1,6 @@
 // Pure helpers that build statuses and status writes for the decisions.
 import { isDeepStrictEqual } from 'node:util';
+import { boundedStatus } from '../../api/bounded-text.js';
 import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
@@ -19,10 +20,15 @@ import { waitLabel } from '../../api/wait-label.js';
 import type { Action, EventSpec } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 
+/** The status as a write sends it: its summary, and every message bounded. */
+const written = (status: HeldJobStatus, now: number, generation: number | undefined): HeldJobStatus =>
+  boundedStatus(withSummary(status, now, generation));
+
 /**
  * A status write: `status` with its summary conditions (Ready, Reconciling, Stalled) and its
- * observedGeneration brought up to date, then the event and the refusal metric if given. Every
- * status a decision writes goes through here.
+ * observedGeneration brought up to date and every message in it bounded (boundedStatus: a
+ * message over the apiserver's limits would fail the write on every try), then the event and
+ * the refusal metric if given. Every status a decision writes goes through here.
  */
 export function updateStatus(
   status: HeldJobStatus,
@@ -32,7 +38,7 @@ export function updateStatus(
 ): Action {
   return {
     type: 'updateStatus',
-    status: withSummary(status, now, generation),
+    status: written(status, now, generation),
     ...(extra.event ? { event: extra.event } : {}),
     ...(extra.refusal ? { refusal: extra.refusal } : {}),
   };
@@ -52,7 +58,7 @@ export function writeIfChanged(
   event?: EventSpec,
   basis: HeldJobStatus = next,
 ): Action[] {
-  if (isDeepStrictEqual(before, withSummary(basis, now, generation))) return [];
+  if (isDeepStrictEqual(before, written(basis, now, generation))) return [];
   return [updateStatus(next, now, generation, { event })];
 }
 
