@@ -16,6 +16,7 @@ import {
   launchedStatus,
   launchingStatus,
   LAUNCH_RETRY_MS,
+  unrecorded,
 } from './launch.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { viewOf } from './view.js';
@@ -30,7 +31,7 @@ const view = viewOf(heldJob);
 if (!view.ok) throw new Error(view.problem);
 const job = buildJob(heldJob, view.spec, view.jobName);
 const ready: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0 - 60_000), waitingSince: iso(T0 - 60_000) };
-const launching = launchingStatus(ready, view.jobName, T0, undefined);
+const launching = launchingStatus(ready, view, T0, undefined);
 const running = launchedStatus(launching, view.jobName, T0, undefined);
 const queued: HeldJobStatus = {
   ...ready,
@@ -267,6 +268,53 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
       expect(acquire.ready.phase).toBe(Phase.Held);
       expect(acquire.ready.conditions?.some((c) => c.type === 'Launched')).toBe(false);
     }
+  });
+});
+
+describe('afterJobRead: the spec no longer reads', () => {
+  const unreadable: Observed['heldJob'] = {
+    ...heldJob,
+    spec: { target: 'acme/web#7', trigger: 'deploy', job: { template: {} }, note: 'x' },
+  };
+  const observed = (status: HeldJobStatus, lastJob?: ObservedJob): Observed => {
+    const hj = { ...unreadable, status };
+    return {
+      heldJob: hj,
+      view: viewOf(hj),
+      job: undefined,
+      lastJob,
+      config: { afterMaxMs: 1, intervalMs: 1, maxMs: 1, maxChecks: 1, maxFaults: 1, pauseWindows: [], finishedTtlMs: 0 },
+      profiles: { state: 'ok', profiles: new Map() },
+      triggers: { state: 'missing' },
+    };
+  };
+  test('recorded, never created: it cannot be built, so it never is; Refused wait-unreadable, nothing launched, the slot back', () => {
+    const actions = afterJobRead(observed(launching), { kind: 'gone' }, T0);
+    expect(types(actions)).toEqual(['releaseScope', 'updateStatus', 'setFinalizers']);
+    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web' });
+    const s = written(actions)?.status;
+    expect(s).toMatchObject({ phase: Phase.Refused, reason: 'wait-unreadable' });
+    expect(s?.message).toMatch(/Unrecognized key: "note".*before its Job was created/);
+    expect(s?.launchedAt).toBeUndefined();
+    expect(s?.scope).toBeUndefined();
+    expect(s?.conditions?.some((c) => c.type === 'Launched')).toBe(false);
+  });
+  test('created and gone: Failed JobMissing as with any spec', () => {
+    const actions = afterJobRead(observed(running), { kind: 'gone' }, T0);
+    expect(written(actions)?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobMissing });
+  });
+  test('gone after it ended: the end it had', () => {
+    const ended = afterJobRead(observed(running, { name: view.jobName, outcome: JobOutcome.Failed }), { kind: 'gone' }, T0);
+    expect(written(ended)?.status.phase).toBe(Phase.Failed);
+    expect(written(ended)?.status.reason).toBeUndefined();
+  });
+});
+
+describe('the launch records its scope', () => {
+  test('launchingStatus writes the scope the slot was taken in; unrecorded takes it off again', () => {
+    expect(launching.scope).toBe('acme/web');
+    expect(launchingStatus(ready, { jobName: 'j', scopeKey: undefined }, T0, 1).scope).toBeUndefined();
+    expect(unrecorded(launching).scope).toBeUndefined();
   });
 });
 

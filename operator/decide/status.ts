@@ -19,6 +19,7 @@ import {
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action, EventSpec } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
+import type { HeldJobView } from './view.js';
 
 /** The status as a write sends it: its summary, and every message bounded. */
 const written = (status: HeldJobStatus, now: number, generation: number | undefined): HeldJobStatus =>
@@ -64,11 +65,17 @@ export function writeIfChanged(
 
 /**
  * A status that has nothing new but a generation its conditions have not seen (the spec was
- * edited): written once, so observedGeneration keeps up and kstatus does not wait forever.
+ * edited): written once, so observedGeneration keeps up and kstatus does not wait forever;
+ * with `event` when the edit is worth saying.
  */
-export function observeGeneration(status: HeldJobStatus, now: number, generation: number | undefined): Action[] {
+export function observeGeneration(status: HeldJobStatus, now: number, generation: number | undefined, event?: EventSpec): Action[] {
   if (generation === undefined || status.observedGeneration === generation) return [];
-  return [updateStatus(status, now, generation)];
+  return [updateStatus(status, now, generation, { event })];
+}
+
+/** Gives the scope slots back (idempotent), when the scope can be told; a place that cannot lapses with its lease. */
+export function giveBackScope(view: HeldJobView): Action[] {
+  return view.scopeKey === undefined ? [] : [{ type: 'releaseScope', scopeKey: view.scopeKey }];
 }
 
 export const hasFinalizer = (heldJob: ObservedHeldJob): boolean => heldJob.metadata.finalizers?.includes(FINALIZER) ?? false;
