@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { boundText, STATUS_TEXT_MAX_BYTES, utf8Bytes } from './bounded-text.js';
 import type { KubeCondition } from './heldjob-schema.js';
 import { conditionChanged, findCondition, removeCondition, setCondition, type ConditionInput } from './conditions.js';
 
@@ -59,6 +60,15 @@ describe('setCondition', () => {
     ],
   ])('%s', (_n, list, next, generation, expected) => {
     expect(setCondition(list, next, T0 + 1, generation)).toEqual(expected);
+  });
+
+  test('a message over the bound is cut, so the write that carries it fits (the apiserver refuses one over 32 KiB)', () => {
+    const huge = `the apiserver refused the Job (422): ${'x'.repeat(40_000)}`;
+    const [c] = setCondition(undefined, { type: 'Finished', status: 'True', reason: 'JobRejected', message: huge }, T0, 1);
+    expect(utf8Bytes(c?.message ?? '')).toBeLessThanOrEqual(STATUS_TEXT_MAX_BYTES);
+    expect(c?.message).toBe(boundText(huge));
+    // Set again with the same long message: nothing changed but the clock.
+    expect(conditionChanged(c ? [c] : [], { type: 'Finished', status: 'True', reason: 'JobRejected', message: huge }, 1)).toBe(false);
   });
 
   test('never the same array', () => {

@@ -1,6 +1,7 @@
 // Kubernetes-style conditions on a HeldJob's status, in the manner of Kueue's helpers: set
 // one, learn whether anything changed, and write the status once. Every condition records the
 // HeldJob's metadata.generation it was set from (observedGeneration), as the API conventions ask.
+import { boundText } from './bounded-text.js';
 import type { KubeCondition } from './heldjob-schema.js';
 import { iso } from './time.js';
 
@@ -13,7 +14,8 @@ export function findCondition(conditions: readonly KubeCondition[] | undefined, 
 /**
  * Sets one condition, keeping lastTransitionTime while its status stays the same, and stamps
  * it with `generation` (the HeldJob's metadata.generation this pass read; undefined leaves it
- * off). Returns the new list, never the same array.
+ * off). Its message is bounded (boundText): whatever a message says, the write that carries it
+ * fits. Returns the new list, never the same array.
  */
 export function setCondition(
   conditions: readonly KubeCondition[] | undefined,
@@ -25,7 +27,12 @@ export function setCondition(
   const i = list.findIndex((c) => c.type === next.type);
   const prev = i >= 0 ? list[i] : undefined;
   const lastTransitionTime = prev && prev.status === next.status && prev.lastTransitionTime ? prev.lastTransitionTime : iso(now);
-  const merged: KubeCondition = { ...next, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  const merged: KubeCondition = {
+    ...next,
+    ...(next.message !== undefined ? { message: boundText(next.message) } : {}),
+    lastTransitionTime,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
   if (i >= 0) list[i] = merged;
   else list.push(merged);
   return list;
@@ -38,7 +45,7 @@ export function removeCondition(conditions: readonly KubeCondition[] | undefined
 
 /**
  * Whether setting `next` at `generation` would change anything but the clock: status, reason,
- * message, or the generation it was set from.
+ * message (as setCondition would bound it), or the generation it was set from.
  */
 export function conditionChanged(
   conditions: readonly KubeCondition[] | undefined,
@@ -50,7 +57,7 @@ export function conditionChanged(
     !prev ||
     prev.status !== next.status ||
     prev.reason !== next.reason ||
-    prev.message !== next.message ||
+    prev.message !== (next.message === undefined ? undefined : boundText(next.message)) ||
     prev.observedGeneration !== generation
   );
 }

@@ -151,6 +151,10 @@ export const heldJobStatusSchema = z
       .optional()
       .meta({ description: 'Each wait condition and its state.' }),
     jobName: z.string().optional(),
+    scope: z.string().optional().meta({
+      description:
+        "The scope (the target's repository) whose slot the launched Job holds, recorded at the launch: the slot is kept and given back under this name whatever the spec says later.",
+    }),
     launchedAt: time.optional(),
     finishedAt: time.optional(),
     observedGeneration: z.number().int().optional(),

@@ -164,6 +164,8 @@ export const EventReason = {
   TriggersUnreadable: 'TriggersUnreadable',
   /** Reporting a transition to the forge failed for good (status.reports says why). */
   ForgeReportGaveUp: 'ForgeReportGaveUp',
+  /** The spec changed after the launch or the end: nothing follows from it (the Job runs as launched). */
+  SpecChangeIgnored: 'SpecChangeIgnored',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -1,5 +1,6 @@
 // HeldJob I/O: status writes (optimistic, with resourceVersion) and Events.
 import * as k8s from '@kubernetes/client-node';
+import { boundText } from '../../api/bounded-text.js';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
@@ -103,9 +104,12 @@ export class KubeHeldJobs {
   /**
    * Records an Event under the name its content gives it (eventName). The same Event said
    * again on the same HeldJob meets AlreadyExists, and its count and lastTimestamp go up on
-   * the one there, as kubectl describe shows ("x3 over 2m"), instead of a second Event.
+   * the one there, as kubectl describe shows ("x3 over 2m"), instead of a second Event. Its
+   * message is bounded (boundText), as every message waitgate writes is: every Event of the
+   * operator's, whoever said it, passes here.
    */
-  async recordEvent(heldJob: HeldJobObject, event: EventSpec, now: number): Promise<void> {
+  async recordEvent(heldJob: HeldJobObject, said: EventSpec, now: number): Promise<void> {
+    const event: EventSpec = { ...said, message: boundText(said.message) };
     const { namespace } = heldJob.metadata;
     const name = eventName(heldJob.metadata, event);
     try {

@@ -20,7 +20,9 @@ const JOB = jobNameFor({ name: 'web-7-deploy', uid: 'uid-1' });
 const jira: Profile = { name: 'jira', mode: 'exec', script: 'jira.sh' };
 
 /** Builder for the HeldJob the fake informer holds. */
-function heldJob(over: { waitFor?: object[]; status?: HeldJobStatus; finalizer?: boolean; deleted?: boolean } = {}): HeldJob {
+function heldJob(
+  over: { waitFor?: object[]; status?: HeldJobStatus; finalizer?: boolean; deleted?: boolean; note?: boolean } = {},
+): HeldJob {
   return {
     metadata: {
       name: 'web-7-deploy',
@@ -36,6 +38,8 @@ function heldJob(over: { waitFor?: object[]; status?: HeldJobStatus; finalizer?:
       trigger: 'deploy',
       waitFor: over.waitFor ?? [{ after: AFTER }],
       job: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } },
+      // A field the schema does not know (the CRD keeps it): the spec fails its check.
+      ...(over.note ? { note: 'x' } : {}),
     },
     ...(over.status ? { status: over.status } : {}),
   };
@@ -191,6 +195,35 @@ describe('the executor carries out the decisions, in order', () => {
         `unfenceJob:${JOB}`,
       ],
       Phase.Running,
+    ],
+    [
+      'a Running hold whose spec no longer reads, its Job ended: the end recorded, the scope slot back',
+      {
+        heldJob: heldJob({ status: { ...confirmed, scope: 'acme/web' }, note: true }),
+        job: {
+          metadata: { name: JOB, ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'web-7-deploy', uid: 'uid-1' }] },
+          status: { conditions: [{ type: 'Complete', status: 'True' }] },
+        },
+        now: AFTER_MS,
+      },
+      ['releaseScope', 'writeStatus:Succeeded', 'event:Succeeded', 'cancelWake'],
+      Phase.Succeeded,
+    ],
+    [
+      'a Running hold whose spec no longer reads, its Job not in the informer and gone: read, and ended JobMissing',
+      { heldJob: heldJob({ status: { ...confirmed, scope: 'acme/web' }, note: true }), now: AFTER_MS, read: { kind: 'gone' } },
+      ['readJob:gone', 'releaseScope', 'writeStatus:Failed', 'event:JobMissing', 'cancelWake'],
+      Phase.Failed,
+    ],
+    [
+      'a recorded launch never created whose spec no longer reads: never created; Refused wait-unreadable, the slot back, the finalizer off',
+      {
+        heldJob: heldJob({ status: { ...held, phase: Phase.Running, scope: 'acme/web', conditions: [] }, finalizer: true, note: true }),
+        now: AFTER_MS,
+        read: { kind: 'gone' },
+      },
+      ['readJob:gone', 'releaseScope', 'writeStatus:Refused', 'event:Refused', 'cancelWake', 'setFinalizers:'],
+      Phase.Refused,
     ],
     [
       'a Running hold whose Job the informer lacks but the apiserver has: looked at again, nothing written',

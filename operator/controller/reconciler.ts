@@ -3,7 +3,8 @@
 // carried out in turn. Nothing here decides; every I/O goes through the ports.
 import type { Logger } from 'pino';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
-import { assertNever, isTerminal } from '../../api/vocabulary.js';
+import { boundText } from '../../api/bounded-text.js';
+import { assertNever, EventType, isTerminal } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { Action, CheckRun, CreateOutcome, EventSpec } from '../decide/actions.js';
 import { decide } from '../decide/decide.js';
@@ -202,15 +203,14 @@ export class Reconciler {
       case 'dryRunJob': {
         if (!observed.view.ok) return STOP;
         const outcome = await deps.launcher.dryRun(action.job);
-        if (outcome.kind === 'invalid') log.warn({ code: outcome.code ?? null, message: outcome.message }, 'Found the job invalid');
+        if (outcome.kind === 'invalid')
+          log.warn({ code: outcome.code ?? null, message: boundText(outcome.message) }, 'Found the job invalid');
         return { kind: 'then', actions: afterDryRun({ view: observed.view, heldJob: current }, action.then, outcome, deps.clock.now()) };
       }
       case 'readJob': {
-        if (!observed.view.ok) return STOP;
         const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
         if (read.kind === 'gone') log.warn({ job: action.jobName }, 'Found the Job gone');
-        const view = observed.view;
-        return { kind: 'then', actions: afterJobRead({ ...observed, view, heldJob: current }, read, deps.clock.now()) };
+        return { kind: 'then', actions: afterJobRead({ ...observed, heldJob: current }, read, deps.clock.now()) };
       }
       case 'unfenceJob':
         await deps.launcher.unfence(action.jobName, current.metadata.namespace);
@@ -239,6 +239,7 @@ export class Reconciler {
         });
         return next(current);
       case 'event':
+        this.logWarning(action.event, log);
         await this.recordEvent(current, action.event, log);
         return next(current);
       case 'observeAfterLateness':
@@ -254,6 +255,8 @@ export class Reconciler {
         const written = await this.writeStatus(current, action.status, log);
         if (!written) return STOP;
         this.unwritten.delete(key);
+        // A move of phase is logged with its message (writeStatus); a warning said without one, here.
+        if (action.event && action.status.phase === current.status?.phase) this.logWarning(action.event, log);
         if (action.event) await this.recordEvent(written, action.event, log);
         if (action.refusal) deps.metrics.refused(action.refusal);
         if (isTerminal(action.status.phase)) deps.waker.cancel(key);
@@ -297,7 +300,7 @@ export class Reconciler {
         log.warn({ job }, 'Found the Job name taken by another owner');
         return;
       case 'createFailed':
-        log.warn({ job, code: outcome.code ?? null, message: outcome.message }, 'Failed to create Job');
+        log.warn({ job, code: outcome.code ?? null, message: boundText(outcome.message) }, 'Failed to create Job');
         return;
       default:
         return assertNever(outcome);
@@ -324,7 +327,10 @@ export class Reconciler {
       throw err;
     }
     if (status.phase !== before) {
-      log.info({ phase: status.phase, from: before ?? null, reason: status.reason || undefined }, `Moved to ${status.phase}`);
+      log.info(
+        { phase: status.phase, from: before ?? null, reason: status.reason || undefined, message: status.message },
+        `Moved to ${status.phase}`,
+      );
     }
     return written;
   }
@@ -350,6 +356,12 @@ export class Reconciler {
     // A version not written over: the cache has caught up (or moved past), nothing to wait for.
     this.overwritten.delete(key);
     return false;
+  }
+
+  /** A Warning Event goes to the log too, bounded as the Event is: whoever reads the logs sees what the HeldJob says. */
+  private logWarning(event: EventSpec, log: Logger): void {
+    if (event.type !== EventType.Warning) return;
+    log.warn({ event: event.reason, message: boundText(event.message) }, `Said ${event.reason}`);
   }
 
   private async recordEvent(heldJob: HeldJob, event: EventSpec, log: Logger): Promise<void> {

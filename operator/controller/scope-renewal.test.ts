@@ -46,3 +46,24 @@ test('endedHolders: holds that ended within the window give their places back ag
     { scopeKey: 'acme/api', holder: 'uid-fail-4' },
   ]);
 });
+
+test('a running hold keeps its place whatever its spec says now: the scope recorded at its launch, or the target as far as it reads', () => {
+  const edited = (name: string, spec: Record<string, unknown>, scope?: string): HeldJob => ({
+    ...held(name, 'acme/web#1', Phase.Running),
+    spec,
+    status: { phase: Phase.Running, ...(scope ? { scope } : {}) },
+  });
+  const job = { template: {} };
+  expect(
+    runningHolders([
+      edited('note-1', { target: 'acme/web#1', trigger: 'd', job, note: 'x' }, 'acme/web'),
+      edited('moved-2', { target: 'acme/api#2', trigger: 'd', job }, 'acme/web'),
+      edited('legacy-3', { target: 'acme/ops#3', trigger: 'd', job, note: 'x' }),
+      edited('unknowable-4', { trigger: 'd', job, note: 'x' }),
+    ]),
+  ).toEqual([
+    { scopeKey: 'acme/web', holder: 'uid-note-1' },
+    { scopeKey: 'acme/web', holder: 'uid-moved-2' },
+    { scopeKey: 'acme/ops', holder: 'uid-legacy-3' },
+  ]);
+});

@@ -4,17 +4,21 @@
 // that read the hold as still running), and would otherwise block its repository until it lapsed.
 import type { Logger } from 'pino';
 import { isTerminal, Phase } from '../../api/vocabulary.js';
-import { viewOf } from '../decide/view.js';
+import { scopeOf } from '../decide/view.js';
 import type { HeldJob } from './ports.js';
 
-/** The scope places the running Jobs hold: one per HeldJob in phase Running, its uid the holder. */
+/** The place a HeldJob holds, under the scope recorded at its launch (scopeOf): none when that cannot be told. */
+function placeOf(hj: HeldJob): { scopeKey: string; holder: string }[] {
+  const scopeKey = scopeOf(hj);
+  return scopeKey === undefined ? [] : [{ scopeKey, holder: hj.metadata.uid }];
+}
+
+/**
+ * The scope places the running Jobs hold: one per HeldJob in phase Running, its uid the holder,
+ * whatever its spec says now (an edit after the launch must not free its place while it runs).
+ */
 export function runningHolders(heldJobs: readonly HeldJob[]): { scopeKey: string; holder: string }[] {
-  return heldJobs
-    .filter((hj) => hj.status?.phase === Phase.Running)
-    .flatMap((hj) => {
-      const view = viewOf(hj);
-      return view.ok ? [{ scopeKey: view.scopeKey, holder: hj.metadata.uid }] : [];
-    });
+  return heldJobs.filter((hj) => hj.status?.phase === Phase.Running).flatMap(placeOf);
 }
 
 /**
@@ -24,10 +28,7 @@ export function runningHolders(heldJobs: readonly HeldJob[]): { scopeKey: string
 export function endedHolders(heldJobs: readonly HeldJob[], now: number, windowMs: number): { scopeKey: string; holder: string }[] {
   return heldJobs
     .filter((hj) => isTerminal(hj.status?.phase) && hj.status?.finishedAt && now - Date.parse(hj.status.finishedAt) <= windowMs)
-    .flatMap((hj) => {
-      const view = viewOf(hj);
-      return view.ok ? [{ scopeKey: view.scopeKey, holder: hj.metadata.uid }] : [];
-    });
+    .flatMap(placeOf);
 }
 
 /** How often the leases of running Jobs are renewed: well inside their time to live. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { decide } from './decide.js';
+import { decideGone } from './finished.js';
 import type { Action } from './actions.js';
 import { withLaunch } from '../../test/support/launch-plan.js';
 import { JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './observed.js';
@@ -142,7 +143,7 @@ describe('decide: after', () => {
       observed(heldJob({ status: held })),
       AFTER_MS,
       ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
-      { phase: Phase.Running, jobName: JOB, waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
+      { phase: Phase.Running, jobName: JOB, scope: 'acme/web', waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
     ],
     [
       'held, instant long past (restart after the instant): launch now',
@@ -262,21 +263,21 @@ describe('decide: after', () => {
     ],
     [
       'unknown key in a condition: refused unreadable',
-      observed(heldJob({ waitFor: [{ until: AFTER }] })),
+      observed(heldJob({ waitFor: [{ until: AFTER }], finalizer: false })),
       T0,
       ['updateStatus'],
       { phase: Phase.Refused, reason: RefusalToken.Unreadable },
     ],
     [
       'misspelt waitFor in spec: refused unreadable, not run',
-      observed(heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: JOB_TEMPLATE } })),
+      observed(heldJob({ spec: { target: 'acme/web#7', trigger: 'd', waitfor: [{ after: AFTER }], job: JOB_TEMPLATE }, finalizer: false })),
       T0,
       ['updateStatus'],
       { phase: Phase.Refused, reason: RefusalToken.Unreadable },
     ],
     [
       'impossible date: refused unreadable',
-      observed(heldJob({ waitFor: [{ after: '2026-02-31T09:00:00Z' }] })),
+      observed(heldJob({ waitFor: [{ after: '2026-02-31T09:00:00Z' }], finalizer: false })),
       T0,
       ['updateStatus'],
       { phase: Phase.Refused, reason: RefusalToken.Unreadable },
@@ -568,5 +569,152 @@ describe('decide: observedGeneration', () => {
     expect(s.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(2);
     // Once written, nothing more.
     expect(plan(observed({ ...edited, status: s }, job), AFTER_MS + 1000)).toEqual([]);
+  });
+});
+
+describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fields)', () => {
+  const at = (hj: Observed['heldJob'], generation: number): Observed['heldJob'] => ({ ...hj, metadata: { ...hj.metadata, generation } });
+  /** The spec with a field it does not know: it fails its check. */
+  const NOTE = { target: 'acme/web#7', trigger: 'deploy', waitFor: [{ after: AFTER }], job: JOB_TEMPLATE, note: 'x' };
+  /** The HeldJob at generation 2 (its status last written at 1, unless said), with `spec`. */
+  const edited = (over: { status: HeldJobStatus; spec?: Record<string, unknown>; finalizer?: boolean }) =>
+    at(heldJob({ spec: over.spec ?? NOTE, status: over.status, finalizer: over.finalizer ?? false }), 2);
+  /** Running, its creation confirmed, the scope recorded at the launch. */
+  const launched: HeldJobStatus = { ...running, scope: 'acme/web' };
+  const seen = (s: HeldJobStatus): HeldJobStatus => ({ ...s, observedGeneration: 2 });
+  const active: ObservedJob = { name: JOB, outcome: JobOutcome.Active };
+  const succeeded: ObservedJob = { name: JOB, outcome: JobOutcome.Succeeded };
+  const failed: ObservedJob = { name: JOB, outcome: JobOutcome.Failed, failureReason: 'BackoffLimitExceeded' };
+
+  type Row = [
+    string,
+    Observed,
+    string[],
+    Partial<HeldJobStatus> | undefined,
+    { readonly scope?: string; readonly event?: RegExp; readonly eventReason?: string },
+  ];
+  test.each<Row>([
+    [
+      'running, Job active, a field added: the generation observed once, with a Warning naming the problem; nothing else',
+      observed(edited({ status: launched }), active),
+      ['updateStatus'],
+      { phase: Phase.Running, observedGeneration: 2 },
+      {
+        eventReason: 'SpecChangeIgnored',
+        event: /changed after the launch \(generation 2\) and no longer reads \(spec: Unrecognized key: "note"\); the Job runs as launched/,
+      },
+    ],
+    ['running, Job active, the change already observed: nothing', observed(edited({ status: seen(launched) }), active), [], undefined, {}],
+    [
+      'running, Job succeeded: the place back under the scope recorded at the launch, Succeeded in one write',
+      observed(edited({ status: seen(launched) }), succeeded),
+      ['releaseScope', 'updateStatus'],
+      { phase: Phase.Succeeded, message: `Job ${JOB} succeeded` },
+      { scope: 'acme/web', eventReason: 'Succeeded' },
+    ],
+    [
+      'running, Job failed while no operator saw the edit: Failed, and the change said after it',
+      observed(edited({ status: launched }), failed),
+      ['releaseScope', 'updateStatus', 'event'],
+      { phase: Phase.Failed, message: `Job ${JOB} failed (BackoffLimitExceeded)` },
+      { scope: 'acme/web', eventReason: 'Failed' },
+    ],
+    [
+      'running, the target edited to another repository (the spec reads): the place goes back under the scope it was taken in',
+      observed(edited({ status: launched, spec: { target: 'acme/api#9', trigger: 'deploy', job: JOB_TEMPLATE } }), succeeded),
+      ['releaseScope', 'updateStatus', 'event'],
+      { phase: Phase.Succeeded },
+      { scope: 'acme/web' },
+    ],
+    [
+      'running, launched before status recorded a scope: the target, read as far as it reads',
+      observed(edited({ status: seen(running) }), succeeded),
+      ['releaseScope', 'updateStatus'],
+      { phase: Phase.Succeeded },
+      { scope: 'acme/web' },
+    ],
+    [
+      'running, no scope recorded and no target to read: the end is recorded all the same (the place lapses with its lease)',
+      observed(edited({ status: seen(running), spec: { trigger: 'deploy', job: JOB_TEMPLATE, note: 'x' } }), succeeded),
+      ['updateStatus'],
+      { phase: Phase.Succeeded },
+      {},
+    ],
+    ['running, Job not in the informer: read from the apiserver', observed(edited({ status: launched })), ['readJob'], undefined, {}],
+    [
+      'running, launch recorded, creation not confirmed, Job there: recorded as created, the marker from what reads',
+      observed(edited({ status: { ...held, phase: Phase.Running, scope: 'acme/web', conditions: [] } }), active),
+      ['leaveMarker', 'updateStatus'],
+      { phase: Phase.Running, scope: 'acme/web' },
+      { eventReason: 'Launched' },
+    ],
+    [
+      'held, its own Job there (a crash before the record): it launched, so it follows its Job; not refused',
+      observed(edited({ status: held }), active),
+      ['leaveMarker', 'updateStatus'],
+      { phase: Phase.Running, scope: 'acme/web' },
+      { eventReason: 'Launched' },
+    ],
+    [
+      'held with the finalizer (checking or launching): Refused wait-unreadable, the scope slot and the finalizer given back',
+      observed(edited({ status: held, finalizer: true })),
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      { phase: Phase.Refused, reason: RefusalToken.Unreadable, message: 'spec: Unrecognized key: "note"' },
+      { scope: 'acme/web', eventReason: 'Refused', event: /^wait-unreadable: spec: Unrecognized key: "note"$/ },
+    ],
+    [
+      'held, asleep until its instant, its job edited so that it no longer reads: Refused wait-unreadable, naming the field',
+      observed(
+        edited({ status: held, spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: [{ after: AFTER }], job: { backoffLimit: 0 } } }),
+      ),
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Unreadable },
+      { event: /spec\.job\.template/ },
+    ],
+    [
+      'succeeded, then edited: the generation observed once, and said: nothing follows',
+      observed(edited({ status: written({ phase: Phase.Succeeded, scope: 'acme/web' }) })),
+      ['updateStatus'],
+      { phase: Phase.Succeeded, observedGeneration: 2 },
+      { eventReason: 'SpecChangeIgnored', event: /changed after the hold ended \(generation 2\) and no longer reads .*nothing follows/ },
+    ],
+    [
+      'deleted while held with the finalizer: the scope back (by the target that reads), the finalizer off',
+      observed(at(heldJob({ spec: NOTE, status: held, deleted: true }), 2)),
+      ['releaseScope', 'setFinalizers'],
+      undefined,
+      { scope: 'acme/web' },
+    ],
+  ])('%s', (_name, o, expectedTypes, expectedStatus, more) => {
+    const actions = plan(o, AFTER_MS);
+    expect(types(actions)).toEqual(expectedTypes);
+    if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
+    const released = actions.find((a) => a.type === 'releaseScope');
+    if (more.scope) expect(released).toEqual({ type: 'releaseScope', scopeKey: more.scope });
+    const said = actions.flatMap((a) => (a.type === 'event' ? [a.event] : a.type === 'updateStatus' && a.event ? [a.event] : []));
+    if (more.eventReason) expect(said.map((e) => e.reason)).toContain(more.eventReason);
+    if (more.event) expect(said.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringMatching(more.event)]));
+  });
+
+  test('a job edited while held, still readable: the launch builds the edited job', () => {
+    const job = { template: { spec: { containers: [{ name: 'c', image: 'edited:2' }], restartPolicy: 'Never' } } };
+    const o = observed(
+      at(heldJob({ spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: [{ after: AFTER }], job }, status: held }), 2),
+    );
+    const acquire = decide(o, AFTER_MS).find((a) => a.type === 'acquireScope');
+    expect(acquire?.type === 'acquireScope' && acquire.job.spec?.template.spec?.containers[0]?.image).toBe('edited:2');
+  });
+
+  test('a running hold whose spec no longer reads, deleted with no finalizer: its place back, the cancel said', () => {
+    const actions = decideGone(observed(edited({ status: launched }), active));
+    expect(types(actions)).toEqual(['releaseScope', 'event']);
+    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web' });
+    expect(actions[1]?.type === 'event' && actions[1].event.reason).toBe('OperatorCancel');
+  });
+
+  test('the change is said once: once written, the next pass says nothing', () => {
+    const first = plan(observed(edited({ status: launched }), active), AFTER_MS);
+    const after = { ...edited({ status: launched }), status: statusOf(first) as HeldJobStatus };
+    expect(plan(observed(after, active), AFTER_MS + 1000)).toEqual([]);
   });
 });

@@ -6,7 +6,6 @@ import { decideDeleting, decideRunning, decideTerminal } from './finished.js';
 import type { Observed } from './observed.js';
 import { nextReports } from './report.js';
 import { refuse } from './status.js';
-import { targetProblem } from '../../api/target.js';
 import { buildJob } from './job.js';
 import { decideWaiting } from './waiting.js';
 
@@ -19,9 +18,7 @@ export function decide(o: Observed, now: number): readonly Action[] {
 
 /** The target to report to: the checked spec's, or a well-formed one from a spec that failed its check. */
 function targetOf(o: Observed): string | undefined {
-  if (o.view.ok) return o.view.spec.target;
-  const raw: unknown = (o.heldJob.spec as { target?: unknown } | undefined)?.target;
-  return typeof raw === 'string' && targetProblem(raw) === undefined ? raw : undefined;
+  return o.view.target;
 }
 
 function decidePhase(o: Observed, now: number): readonly Action[] {

@@ -1,13 +1,19 @@
 // The phases that end: a running Job that ended, a terminal HeldJob, a cancel.
+//
+// None of them needs the spec. A launched hold follows its Job to the end and gives its place
+// back under the scope recorded at its launch, so a spec changed after the launch (even into
+// one that no longer passes its check: the CRD keeps unknown fields) changes nothing but its
+// generation, and that is said once, in a Warning Event.
 import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { iso } from '../../api/time.js';
 import { ConditionReason, ConditionType, EventReason, EventType, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
-import type { Action } from './actions.js';
+import type { Action, EventSpec } from './actions.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { decideRetention } from './finished-ttl.js';
 import { adoptLaunched, isLaunchConfirmed } from './launch.js';
-import { hasFinalizer, observeGeneration, removeFinalizer, updateStatus } from './status.js';
+import { giveBackScope, hasFinalizer, observeGeneration, removeFinalizer, updateStatus } from './status.js';
+import type { HeldJobView } from './view.js';
 
 /** The write that records how the Job ended. */
 export function finish(status: HeldJobStatus, job: ObservedJob, now: number, generation: number | undefined): Action {
@@ -58,18 +64,34 @@ export function decideDeleting(o: Observed, now: number): Action[] {
       updateStatus(cancelled, now, o.view.generation, { event: { type: EventType.Warning, reason: EventReason.OperatorCancel, message } }),
     );
   }
-  if (o.view.ok) actions.push({ type: 'releaseScope', scopeKey: o.view.scopeKey });
-  return [...actions, ...removeFinalizer(o.heldJob)];
+  return [...actions, ...giveBackScope(o.view), ...removeFinalizer(o.heldJob)];
+}
+
+/**
+ * What to say of a spec changed since the status was last written, once the hold has
+ * launched (`after` launch) or ended: nothing follows from it. Undefined when nothing changed.
+ */
+export function specChangeNotice(view: HeldJobView, status: HeldJobStatus, after: 'launch' | 'end'): EventSpec | undefined {
+  const { generation } = view;
+  const seen = status.observedGeneration;
+  if (generation === undefined || seen === undefined || seen === generation) return undefined;
+  const unreadable = view.ok ? '' : ` and no longer reads (${view.problem})`;
+  const message =
+    after === 'launch'
+      ? `the spec changed after the launch (generation ${String(generation)})${unreadable}; the Job runs as launched, and the change is ignored`
+      : `the spec changed after the hold ended (generation ${String(generation)})${unreadable}; nothing follows from it`;
+  return { type: EventType.Warning, reason: EventReason.SpecChangeIgnored, message };
 }
 
 /**
  * Terminal: the finalizers (its own, its Job's launch fence) may be left to take off; then it
  * is kept until its time to live is up (decideRetention). A spec edited after the end is
- * observed (its generation recorded), and nothing else.
+ * observed (its generation recorded) and said, and nothing else.
  */
 export function decideTerminal(o: Observed, now: number): Action[] {
+  const status = o.heldJob.status ?? {};
   return [
-    ...observeGeneration(o.heldJob.status ?? {}, now, o.view.generation),
+    ...observeGeneration(status, now, o.view.generation, specChangeNotice(o.view, status, 'end')),
     ...unfence(o.job),
     ...removeFinalizer(o.heldJob),
     ...decideRetention(o, now),
@@ -85,22 +107,23 @@ export function unfence(job: ObservedJob | undefined): Action[] {
  * Running: when the Job ends, the scope slots go back and the end is recorded. While it runs
  * the HeldJob carries no finalizer: deleted with no operator about, it goes at once and the
  * garbage collector deletes its Job (the owner reference); an operator that sees it go gives
- * the scope slots back (decideGone).
+ * the scope slots back (decideGone). Nothing here reads the spec: the Job runs as launched.
  */
 export function decideRunning(o: Observed, now: number): Action[] {
   const { job, view } = o;
-  if (!view.ok) return [];
   const status = o.heldJob.status ?? {};
   // Not in the informer: ask the apiserver before calling it gone (afterJobRead).
   if (!job) return [{ type: 'readJob', jobName: status.jobName ?? view.jobName }];
   // Created before a restart, or before the informer brought it: recorded now.
   if (!isLaunchConfirmed(status)) return adoptLaunched(view, status, job, now);
+  const notice = specChangeNotice(view, status, 'launch');
   if (job.outcome === JobOutcome.Active) {
-    return [...observeGeneration(status, now, view.generation), ...unfence(job), ...removeFinalizer(o.heldJob)];
+    return [...observeGeneration(status, now, view.generation, notice), ...unfence(job), ...removeFinalizer(o.heldJob)];
   }
   return [
-    { type: 'releaseScope', scopeKey: view.scopeKey },
+    ...giveBackScope(view),
     finish(status, job, now, view.generation),
+    ...(notice ? [{ type: 'event' as const, event: notice }] : []),
     ...unfence(job),
     ...removeFinalizer(o.heldJob),
   ];
@@ -112,8 +135,7 @@ export function decideRunning(o: Observed, now: number): Action[] {
  * and that is said once, in an Event.
  */
 export function decideGone(o: Observed): Action[] {
-  if (!o.view.ok) return [];
-  const actions: Action[] = [{ type: 'releaseScope', scopeKey: o.view.scopeKey }];
+  const actions: Action[] = giveBackScope(o.view);
   if (o.heldJob.status?.phase === Phase.Running && o.job?.outcome === JobOutcome.Active && !o.heldJob.metadata.deletionTimestamp) {
     // A deletion the operator handled under the finalizer said so already (decideDeleting).
     actions.push({

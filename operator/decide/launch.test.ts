@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { STATUS_TEXT_MAX_BYTES, utf8Bytes } from '../../api/bounded-text.js';
 import { FailureReason, FINALIZER, Phase } from '../../api/vocabulary.js';
 import type { Action, CreateOutcome, JobRead, ScopeOutcome } from './actions.js';
 import { decide } from './decide.js';
@@ -15,6 +16,7 @@ import {
   launchedStatus,
   launchingStatus,
   LAUNCH_RETRY_MS,
+  unrecorded,
 } from './launch.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { viewOf } from './view.js';
@@ -29,7 +31,7 @@ const view = viewOf(heldJob);
 if (!view.ok) throw new Error(view.problem);
 const job = buildJob(heldJob, view.spec, view.jobName);
 const ready: HeldJobStatus = { phase: Phase.Held, heldSince: iso(T0 - 60_000), waitingSince: iso(T0 - 60_000) };
-const launching = launchingStatus(ready, view.jobName, T0, undefined);
+const launching = launchingStatus(ready, view, T0, undefined);
 const running = launchedStatus(launching, view.jobName, T0, undefined);
 const queued: HeldJobStatus = {
   ...ready,
@@ -159,6 +161,25 @@ describe('afterDryRun: a job that can never be valid ends the hold at its first 
     const actions = afterDryRun({ view, heldJob }, then, { kind: 'invalid', code: 422, message: 'bad' }, T0);
     expect(written(actions)?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobRejected });
   });
+  test.each<[string, (message: string) => readonly Action[]]>([
+    ['the dry run', (message) => afterDryRun({ view, heldJob }, then, { kind: 'invalid', code: 422, message }, T0)],
+    ['the create', (message) => afterCreate({ view, heldJob }, launching, ready, { kind: 'createFailed', code: 422, message }, T0)],
+  ])(
+    'an apiserver message over 32 KiB from %s: the end is written with every message bounded, and the Event too is short',
+    (_n, refuse) => {
+      // What the apiserver answers a Job whose template carries a 40,000-character label value.
+      const message = `Job.batch "web-7-deploy-1a2b3c" is invalid: spec.template.labels: Invalid value: "${'x'.repeat(40_000)}": must be no more than 63 characters`;
+      const w = written(refuse(message));
+      expect(w?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobRejected });
+      const texts = [w?.status.message, ...(w?.status.conditions ?? []).map((c) => c.message)].filter((t) => t !== undefined);
+      expect(texts.length).toBeGreaterThan(1);
+      for (const t of texts) expect(utf8Bytes(t)).toBeLessThanOrEqual(STATUS_TEXT_MAX_BYTES);
+      expect(w?.status.message).toMatch(/^the apiserver refused the Job \(422\)|^the job can never be created \(422\)/);
+      expect(w?.status.message).toMatch(/… \[cut from \d+ bytes\]$/);
+      // The Event says the same (the adapter bounds what it sends; what it is told is the full text).
+      expect(w?.event?.reason).toBe(FailureReason.JobRejected);
+    },
+  );
   test('decide asks for the dry run at the first hold only', () => {
     const waiting: Observed['heldJob'] = {
       ...heldJob,
@@ -247,6 +268,53 @@ describe('afterJobRead: a Running hold whose Job is not in the informer', () => 
       expect(acquire.ready.phase).toBe(Phase.Held);
       expect(acquire.ready.conditions?.some((c) => c.type === 'Launched')).toBe(false);
     }
+  });
+});
+
+describe('afterJobRead: the spec no longer reads', () => {
+  const unreadable: Observed['heldJob'] = {
+    ...heldJob,
+    spec: { target: 'acme/web#7', trigger: 'deploy', job: { template: {} }, note: 'x' },
+  };
+  const observed = (status: HeldJobStatus, lastJob?: ObservedJob): Observed => {
+    const hj = { ...unreadable, status };
+    return {
+      heldJob: hj,
+      view: viewOf(hj),
+      job: undefined,
+      lastJob,
+      config: { afterMaxMs: 1, intervalMs: 1, maxMs: 1, maxChecks: 1, maxFaults: 1, pauseWindows: [], finishedTtlMs: 0 },
+      profiles: { state: 'ok', profiles: new Map() },
+      triggers: { state: 'missing' },
+    };
+  };
+  test('recorded, never created: it cannot be built, so it never is; Refused wait-unreadable, nothing launched, the slot back', () => {
+    const actions = afterJobRead(observed(launching), { kind: 'gone' }, T0);
+    expect(types(actions)).toEqual(['releaseScope', 'updateStatus', 'setFinalizers']);
+    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web' });
+    const s = written(actions)?.status;
+    expect(s).toMatchObject({ phase: Phase.Refused, reason: 'wait-unreadable' });
+    expect(s?.message).toMatch(/Unrecognized key: "note".*before its Job was created/);
+    expect(s?.launchedAt).toBeUndefined();
+    expect(s?.scope).toBeUndefined();
+    expect(s?.conditions?.some((c) => c.type === 'Launched')).toBe(false);
+  });
+  test('created and gone: Failed JobMissing as with any spec', () => {
+    const actions = afterJobRead(observed(running), { kind: 'gone' }, T0);
+    expect(written(actions)?.status).toMatchObject({ phase: Phase.Failed, reason: FailureReason.JobMissing });
+  });
+  test('gone after it ended: the end it had', () => {
+    const ended = afterJobRead(observed(running, { name: view.jobName, outcome: JobOutcome.Failed }), { kind: 'gone' }, T0);
+    expect(written(ended)?.status.phase).toBe(Phase.Failed);
+    expect(written(ended)?.status.reason).toBeUndefined();
+  });
+});
+
+describe('the launch records its scope', () => {
+  test('launchingStatus writes the scope the slot was taken in; unrecorded takes it off again', () => {
+    expect(launching.scope).toBe('acme/web');
+    expect(launchingStatus(ready, { jobName: 'j', scopeKey: undefined }, T0, 1).scope).toBeUndefined();
+    expect(unrecorded(launching).scope).toBeUndefined();
   });
 });
 

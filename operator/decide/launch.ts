@@ -12,12 +12,21 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
 import { iso } from '../../api/time.js';
-import { assertNever, ConditionReason, ConditionType, EventReason, EventType, FailureReason, Phase } from '../../api/vocabulary.js';
+import {
+  assertNever,
+  ConditionReason,
+  ConditionType,
+  EventReason,
+  EventType,
+  FailureReason,
+  Phase,
+  RefusalToken,
+} from '../../api/vocabulary.js';
 import type { Action, CreateOutcome, DryRunOutcome, JobRead, ScopeOutcome } from './actions.js';
 import { finish, unfence } from './finished.js';
 import { buildJob } from './job.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
-import { removeFinalizer, stopWaiting, updateStatus, writeIfChanged } from './status.js';
+import { giveBackScope, refuse, removeFinalizer, stopWaiting, updateStatus, writeIfChanged } from './status.js';
 import type { HeldJobView } from './view.js';
 import type * as k8s from '@kubernetes/client-node';
 
@@ -28,13 +37,24 @@ export const JOB_READ_AGAIN_MS = 2_000;
 
 type ReadyView = Extract<HeldJobView, { ok: true }>;
 
-/** The status that records the launch before the create: Running, the create under way. */
-export function launchingStatus(ready: HeldJobStatus, jobName: string, now: number, generation: number | undefined): HeldJobStatus {
+/**
+ * The status that records the launch before the create: Running, the create under way, and the
+ * scope whose slot it took (its place is kept and given back under that name, whatever the
+ * spec says later).
+ */
+export function launchingStatus(
+  ready: HeldJobStatus,
+  launch: { readonly jobName: string; readonly scopeKey: string | undefined },
+  now: number,
+  generation: number | undefined,
+): HeldJobStatus {
+  const { jobName, scopeKey } = launch;
   const released = stopWaiting(ready, now, ConditionReason.Cleared, generation);
   return {
     ...released,
     phase: Phase.Running,
     jobName,
+    ...(scopeKey !== undefined ? { scope: scopeKey } : {}),
     launchedAt: ready.launchedAt ?? iso(now),
     conditions: setCondition(
       released.conditions,
@@ -45,9 +65,10 @@ export function launchingStatus(ready: HeldJobStatus, jobName: string, now: numb
   };
 }
 
-/** A recorded launch taken back to the cleared hold it came from (to record it again). */
+/** A recorded launch taken back to the cleared hold it came from (to record it again): it holds no scope. */
 export function unrecorded(status: HeldJobStatus): HeldJobStatus {
-  return { ...status, phase: Phase.Held, conditions: status.conditions?.filter((c) => c.type !== ConditionType.Launched) };
+  const { scope: _s, ...rest } = status;
+  return { ...rest, phase: Phase.Held, conditions: status.conditions?.filter((c) => c.type !== ConditionType.Launched) };
 }
 
 /** The status that says the Job was created. */
@@ -68,10 +89,15 @@ export function isLaunchConfirmed(status: HeldJobStatus): boolean {
   return findCondition(status.conditions, ConditionType.Launched)?.status === 'True';
 }
 
-/** The Job was created (now, or before a restart): the marker, the record with its Event, then the fence off. */
-function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number, fenced = true): Action[] {
+/**
+ * The Job was created (now, or before a restart): the marker, the record with its Event, then
+ * the fence off. A spec that no longer reads may leave no trigger or target to mark; the
+ * receiver reads the live HeldJobs for the same window anyway.
+ */
+function confirmLaunch(view: HeldJobView, status: HeldJobStatus, now: number, fenced = true): Action[] {
+  const { trigger, target } = view;
   return [
-    { type: 'leaveMarker', trigger: view.spec.trigger, target: view.spec.target },
+    ...(trigger !== undefined && target !== undefined ? [{ type: 'leaveMarker' as const, trigger, target }] : []),
     updateStatus(launchedStatus(status, view.jobName, now, view.generation), now, view.generation, {
       event: { type: EventType.Normal, reason: EventReason.Launched, message: `Created Job ${view.jobName}` },
     }),
@@ -79,13 +105,13 @@ function confirmLaunch(view: ReadyView, status: HeldJobStatus, now: number, fenc
   ];
 }
 
-/** Launched before a restart and found: the Job's existence tells. */
-export function adoptLaunched(view: ReadyView, status: HeldJobStatus, job: ObservedJob, now: number): Action[] {
-  const recorded = status.phase === Phase.Running ? status : launchingStatus(status, view.jobName, now, view.generation);
+/** Launched before a restart and found: the Job's existence tells. Its spec is not needed. */
+export function adoptLaunched(view: HeldJobView, status: HeldJobStatus, job: ObservedJob, now: number): Action[] {
+  const recorded = status.phase === Phase.Running ? status : launchingStatus(status, view, now, view.generation);
   // Already over: record both in one write.
   if (job.outcome !== JobOutcome.Active) {
     return [
-      { type: 'releaseScope', scopeKey: view.scopeKey },
+      ...giveBackScope(view),
       finish(launchedStatus(recorded, view.jobName, now, view.generation), job, now, view.generation),
       ...unfence(job),
     ];
@@ -95,7 +121,7 @@ export function adoptLaunched(view: ReadyView, status: HeldJobStatus, job: Obser
 
 /** Ends the hold Failed, for a reason of waitgate's own: the record, the Event, the scope slots back. */
 export function failHold(
-  o: { view: ReadyView; heldJob: Observed['heldJob'] },
+  o: { view: HeldJobView; heldJob: Observed['heldJob'] },
   status: HeldJobStatus,
   reason: FailureReason,
   message: string,
@@ -113,7 +139,7 @@ export function failHold(
     conditions: setCondition(rest.conditions, { type: ConditionType.Finished, status: 'True', reason, message }, now, generation),
   };
   return [
-    { type: 'releaseScope', scopeKey: o.view.scopeKey },
+    ...giveBackScope(o.view),
     updateStatus(failed, now, generation, { event: { type: EventType.Warning, reason, message } }),
     ...removeFinalizer(o.heldJob),
   ];
@@ -134,7 +160,7 @@ export function afterScope(view: ReadyView, ready: HeldJobStatus, job: k8s.V1Job
   switch (outcome) {
     case 'acquired':
       return [
-        updateStatus(launchingStatus(ready, view.jobName, now, view.generation), now, view.generation),
+        updateStatus(launchingStatus(ready, view, now, view.generation), now, view.generation),
         { type: 'createJob', job, scopeKey: view.scopeKey, ready },
       ];
     case 'full':
@@ -245,9 +271,11 @@ export function afterDryRun(
 
 /**
  * What follows a direct read of a Running hold's Job the informer did not have: the hold ends
- * JobMissing when it is gone (how it ended, if the informer saw it end before it went).
+ * JobMissing when it is gone (how it ended, if the informer saw it end before it went). A
+ * launch recorded and never created is made now; if its spec no longer reads, it is never
+ * made, and the hold ends wait-unreadable (nothing was spent).
  */
-export function afterJobRead(o: Observed & { view: ReadyView }, read: JobRead, now: number): Action[] {
+export function afterJobRead(o: Observed, read: JobRead, now: number): Action[] {
   const status = o.heldJob.status ?? {};
   switch (read.kind) {
     case 'present':
@@ -258,13 +286,24 @@ export function afterJobRead(o: Observed & { view: ReadyView }, read: JobRead, n
     case 'gone': {
       const last = o.lastJob;
       if (last && last.outcome !== JobOutcome.Active) {
+        return [...giveBackScope(o.view), finish(status, last, now, o.view.generation), ...removeFinalizer(o.heldJob)];
+      }
+      if (!isLaunchConfirmed(status) && !last && !o.view.ok) {
+        // The Job cannot be built from a spec that does not read: the launch never happened.
+        const { launchedAt: _l, ...never } = unrecorded(status);
         return [
-          { type: 'releaseScope', scopeKey: o.view.scopeKey },
-          finish(status, last, now, o.view.generation),
+          ...giveBackScope(o.view),
+          ...refuse(
+            never,
+            RefusalToken.Unreadable,
+            `${o.view.problem} (the spec changed before its Job was created)`,
+            now,
+            o.view.generation,
+          ),
           ...removeFinalizer(o.heldJob),
         ];
       }
-      if (!isLaunchConfirmed(status) && !last) {
+      if (!isLaunchConfirmed(status) && !last && o.view.ok) {
         // Recorded, and never created: a Job that was created keeps its fence until its creation
         // is recorded, so it would be here. The launch goes on from its scope slots (taken
         // again, or renewed); the create meets AlreadyExists should it land twice.

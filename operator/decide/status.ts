@@ -1,5 +1,6 @@
 // Pure helpers that build statuses and status writes for the decisions.
 import { isDeepStrictEqual } from 'node:util';
+import { boundedStatus } from '../../api/bounded-text.js';
 import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
@@ -18,11 +19,17 @@ import {
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action, EventSpec } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
+import type { HeldJobView } from './view.js';
+
+/** The status as a write sends it: its summary, and every message bounded. */
+const written = (status: HeldJobStatus, now: number, generation: number | undefined): HeldJobStatus =>
+  boundedStatus(withSummary(status, now, generation));
 
 /**
  * A status write: `status` with its summary conditions (Ready, Reconciling, Stalled) and its
- * observedGeneration brought up to date, then the event and the refusal metric if given. Every
- * status a decision writes goes through here.
+ * observedGeneration brought up to date and every message in it bounded (boundedStatus: a
+ * message over the apiserver's limits would fail the write on every try), then the event and
+ * the refusal metric if given. Every status a decision writes goes through here.
  */
 export function updateStatus(
   status: HeldJobStatus,
@@ -32,7 +39,7 @@ export function updateStatus(
 ): Action {
   return {
     type: 'updateStatus',
-    status: withSummary(status, now, generation),
+    status: written(status, now, generation),
     ...(extra.event ? { event: extra.event } : {}),
     ...(extra.refusal ? { refusal: extra.refusal } : {}),
   };
@@ -52,17 +59,23 @@ export function writeIfChanged(
   event?: EventSpec,
   basis: HeldJobStatus = next,
 ): Action[] {
-  if (isDeepStrictEqual(before, withSummary(basis, now, generation))) return [];
+  if (isDeepStrictEqual(before, written(basis, now, generation))) return [];
   return [updateStatus(next, now, generation, { event })];
 }
 
 /**
  * A status that has nothing new but a generation its conditions have not seen (the spec was
- * edited): written once, so observedGeneration keeps up and kstatus does not wait forever.
+ * edited): written once, so observedGeneration keeps up and kstatus does not wait forever;
+ * with `event` when the edit is worth saying.
  */
-export function observeGeneration(status: HeldJobStatus, now: number, generation: number | undefined): Action[] {
+export function observeGeneration(status: HeldJobStatus, now: number, generation: number | undefined, event?: EventSpec): Action[] {
   if (generation === undefined || status.observedGeneration === generation) return [];
-  return [updateStatus(status, now, generation)];
+  return [updateStatus(status, now, generation, { event })];
+}
+
+/** Gives the scope slots back (idempotent), when the scope can be told; a place that cannot lapses with its lease. */
+export function giveBackScope(view: HeldJobView): Action[] {
+  return view.scopeKey === undefined ? [] : [{ type: 'releaseScope', scopeKey: view.scopeKey }];
 }
 
 export const hasFinalizer = (heldJob: ObservedHeldJob): boolean => heldJob.metadata.finalizers?.includes(FINALIZER) ?? false;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { jobNameFor } from '../../api/job-name.js';
-import { viewOf } from './view.js';
+import { scopeOf, viewOf } from './view.js';
 
 const meta = { name: 'web-7-deploy', namespace: 'team-a', uid: 'uid-1' };
 const job = { template: {} };
@@ -39,5 +39,37 @@ describe('viewOf: the HeldJob read once', () => {
     const v = viewOf({ metadata: meta, spec });
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.problem).toMatch(problem);
+  });
+
+  test.each<[string, unknown, Record<string, unknown> | undefined, { scopeKey?: string; target?: string; trigger?: string }]>([
+    [
+      'a field it does not know: what reads is still read',
+      { target: 'acme/web#7', trigger: 'd', job, note: 'x' },
+      undefined,
+      { scopeKey: 'acme/web', target: 'acme/web#7', trigger: 'd' },
+    ],
+    [
+      'the scope recorded at the launch wins over the target',
+      { target: 'acme/api#9', trigger: 'd', job, note: 'x' },
+      { scope: 'acme/web' },
+      { scopeKey: 'acme/web', target: 'acme/api#9', trigger: 'd' },
+    ],
+    ['a target that is not one, no scope recorded: none', { target: 'not a target', trigger: 'd', job }, undefined, { trigger: 'd' }],
+    ['no spec at all: the recorded scope', undefined, { scope: 'acme/web' }, { scopeKey: 'acme/web' }],
+    ['an empty trigger is none', { target: 'acme/web#7', trigger: '', job }, undefined, { scopeKey: 'acme/web', target: 'acme/web#7' }],
+  ])('not ok, %s', (_n, spec, status, expected) => {
+    const v = viewOf({ metadata: meta, spec, ...(status ? { status } : {}) });
+    expect(v.ok).toBe(false);
+    expect({ scopeKey: v.scopeKey, target: v.target, trigger: v.trigger }).toEqual({
+      scopeKey: expected.scopeKey,
+      target: expected.target,
+      trigger: expected.trigger,
+    });
+    expect(scopeOf({ metadata: meta, spec, ...(status ? { status } : {}) })).toBe(expected.scopeKey);
+  });
+
+  test('ok, with a scope recorded at the launch: that scope, though the target now names another repository', () => {
+    const v = viewOf({ metadata: meta, spec: { target: 'acme/api#9', trigger: 'd', job }, status: { scope: 'acme/web' } });
+    expect(v).toMatchObject({ ok: true, scopeKey: 'acme/web', target: 'acme/api#9', trigger: 'd' });
   });
 });

@@ -1,13 +1,35 @@
 // A HeldJob read once per pass: its spec checked, its instant parsed, its profiles, its scope
 // key, its Job's name and the generation all that was read at. Every decision of the pass
 // works from this view.
+//
+// A spec that fails its check still gives what can be read without it: the Job's name (from
+// the status, or the HeldJob's own name and uid), the scope its launch took (recorded in the
+// status at the launch), and the target and trigger where they are well formed. That is all a
+// launched hold needs to follow its Job to the end and give its place back, so an edit that
+// breaks the spec of a running hold (the CRD keeps unknown fields) never wedges it.
 import { checkSpec, type HeldJobObject, type HeldJobSpec, type WaitCondition } from '../../api/heldjob-schema.js';
 import { parseInstant } from '../../api/instant.js';
 import { jobNameFor } from '../../api/job-name.js';
-import { scopeKeyOf } from '../../api/target.js';
+import { scopeKeyOf, targetProblem } from '../../api/target.js';
+
+/** What is read of any HeldJob, whether or not its spec passes its check. */
+interface Readable {
+  readonly jobName: string;
+  /** metadata.generation: the conditions this pass sets say they were set from it. */
+  readonly generation: number | undefined;
+  /**
+   * The scope whose slot a launch takes and its Job holds: status.scope as recorded at the
+   * launch, else the target's repository; undefined when neither can be read.
+   */
+  readonly scopeKey: string | undefined;
+  /** spec.target when it is a well-formed target. */
+  readonly target: string | undefined;
+  /** spec.trigger when it is a trigger name. */
+  readonly trigger: string | undefined;
+}
 
 export type HeldJobView =
-  | {
+  | (Readable & {
       readonly ok: true;
       readonly spec: HeldJobSpec;
       readonly conditions: readonly WaitCondition[];
@@ -16,17 +38,37 @@ export type HeldJobView =
       /** The profiles, in the order written. */
       readonly profiles: readonly string[];
       readonly scopeKey: string;
-      readonly jobName: string;
-      /** metadata.generation: the conditions this pass sets say they were set from it. */
-      readonly generation: number | undefined;
-    }
-  | { readonly ok: false; readonly problem: string; readonly jobName: string; readonly generation: number | undefined };
+      readonly target: string;
+      readonly trigger: string;
+    })
+  | (Readable & { readonly ok: false; readonly problem: string });
+
+/** The spec's target and trigger where each is well formed, whatever else the spec says. */
+function readableFields(spec: unknown): { target: string | undefined; trigger: string | undefined } {
+  const s = typeof spec === 'object' && spec !== null ? (spec as { target?: unknown; trigger?: unknown }) : {};
+  const target = typeof s.target === 'string' && targetProblem(s.target) === undefined ? s.target : undefined;
+  const trigger = typeof s.trigger === 'string' && s.trigger.length > 0 && s.trigger.length <= 253 ? s.trigger : undefined;
+  return { target, trigger };
+}
+
+/**
+ * The scope a HeldJob's place is under: the one recorded at its launch (status.scope), else its
+ * target's repository, read leniently. Cheap (no spec check): the scope-lease sweep asks it of
+ * every HeldJob.
+ */
+export function scopeOf(heldJob: HeldJobObject): string | undefined {
+  const recorded = heldJob.status?.scope;
+  if (typeof recorded === 'string' && recorded.length > 0) return recorded;
+  const { target } = readableFields(heldJob.spec);
+  return target === undefined ? undefined : scopeKeyOf(target);
+}
 
 export function viewOf(heldJob: HeldJobObject): HeldJobView {
   const jobName = heldJob.status?.jobName ?? jobNameFor(heldJob.metadata);
   const generation = heldJob.metadata.generation;
+  const readable: Readable = { jobName, generation, scopeKey: scopeOf(heldJob), ...readableFields(heldJob.spec) };
   const check = checkSpec(heldJob.spec);
-  if (!check.ok) return { ok: false, problem: check.problems.join('; '), jobName, generation };
+  if (!check.ok) return { ...readable, ok: false, problem: check.problems.join('; ') };
   const conditions = check.spec.waitFor ?? [];
   let afterMs: number | undefined;
   const profiles: string[] = [];
@@ -36,8 +78,19 @@ export function viewOf(heldJob: HeldJobObject): HeldJobView {
       continue;
     }
     const p = parseInstant(c.after);
-    if (!p.ok) return { ok: false, problem: `after: ${p.detail}`, jobName, generation };
+    if (!p.ok) return { ...readable, ok: false, problem: `after: ${p.detail}` };
     afterMs = p.epochMs;
   }
-  return { ok: true, spec: check.spec, conditions, afterMs, profiles, scopeKey: scopeKeyOf(check.spec.target), jobName, generation };
+  const { spec } = check;
+  return {
+    ...readable,
+    ok: true,
+    spec,
+    conditions,
+    afterMs,
+    profiles,
+    scopeKey: readable.scopeKey ?? scopeKeyOf(spec.target),
+    target: spec.target,
+    trigger: spec.trigger,
+  };
 }

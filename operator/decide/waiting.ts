@@ -12,7 +12,7 @@ import type { Action } from './actions.js';
 import { buildJob } from './job.js';
 import { adoptLaunched } from './launch.js';
 import type { Observed } from './observed.js';
-import { addFinalizer, refuse, waitStates, writeIfChanged } from './status.js';
+import { addFinalizer, giveBackScope, hasFinalizer, refuse, removeFinalizer, waitStates, writeIfChanged } from './status.js';
 import { triggerCheck } from './trigger-check.js';
 
 const TRIGGER_WARNING: Record<string, EventReason> = {
@@ -24,7 +24,12 @@ const TRIGGER_WARNING: Record<string, EventReason> = {
 export function decideWaiting(o: Observed, now: number): Action[] {
   const { heldJob, view, config } = o;
   const status: HeldJobStatus = heldJob.status ?? {};
-  if (!view.ok) return refuse(status, RefusalToken.Unreadable, view.problem, now, view.generation);
+  if (!view.ok) {
+    // Its own Job exists (created just before a crash, before the record): it launched, and
+    // follows its Job like any running hold; the spec is not needed for that.
+    if (o.job) return adoptLaunched(view, status, o.job, now);
+    return refuseUnreadable(o, status, now);
+  }
   const { spec, conditions, afterMs, jobName, generation } = view;
 
   const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
@@ -132,6 +137,22 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     ...actions,
     ...addFinalizer(heldJob),
     { type: 'acquireScope', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready },
+  ];
+}
+
+/**
+ * A hold whose spec does not pass its check (a condition this operator cannot read, a
+ * misspelt or unknown field, an edit while it waited) ends wait-unreadable, before any spend.
+ * It gives back what it may hold: a hold with the finalizer got as far as a check or a launch,
+ * and a launch whose record lost a race with the edit may have taken its scope slot.
+ */
+function refuseUnreadable(o: Observed, status: HeldJobStatus, now: number): Action[] {
+  const { view, heldJob } = o;
+  if (view.ok) return [];
+  return [
+    ...(hasFinalizer(heldJob) ? giveBackScope(view) : []),
+    ...refuse(status, RefusalToken.Unreadable, view.problem, now, view.generation),
+    ...removeFinalizer(heldJob),
   ];
 }
 

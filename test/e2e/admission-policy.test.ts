@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Profile } from '../../api/profiles.js';
 import { checkPod } from '../../operator/checks/pod-check.js';
-import { heldJob } from '../support/builders.js';
+import { afterIn, heldJob } from '../support/builders.js';
 import {
   baseValues,
   canI,
@@ -26,6 +26,7 @@ import {
   type ToolResult,
 } from '../support/chart.js';
 import { kubeconfigPath, ROOT } from '../support/env.js';
+import { operatorProcess } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
@@ -105,8 +106,10 @@ describe('the chart and policies/ ship the same admission policies', () => {
       expect(byName(plain, 'waitgate-')).toEqual(byName(chart, 'waitgate-system-waitgate-'));
       expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
         'ValidatingAdmissionPolicy/heldjob-launchers',
+        'ValidatingAdmissionPolicy/heldjob-spec-immutable',
         'ValidatingAdmissionPolicy/operator-pods',
         'ValidatingAdmissionPolicyBinding/heldjob-launchers',
+        'ValidatingAdmissionPolicyBinding/heldjob-spec-immutable',
         'ValidatingAdmissionPolicyBinding/operator-pods',
       ]);
     },
@@ -114,16 +117,18 @@ describe('the chart and policies/ ship the same admission policies', () => {
   );
 
   test.concurrent(
-    'the launchers binding covers watchNamespace when set, every namespace when not; admissionPolicy.enabled=false renders none',
+    'the HeldJob bindings cover watchNamespace when set, every namespace when not; admissionPolicy.enabled=false renders none',
     async () => {
-      const binding = (ms: Manifest[]) =>
-        ms.find((m) => m.kind === 'ValidatingAdmissionPolicyBinding' && m.metadata.name.endsWith('-heldjob-launchers'));
-      expect(binding(await render('team-a'))?.spec['matchResources']).toBeUndefined();
-      expect(
-        binding(await render('team-a', ['--set', 'watchNamespace=team-b', '--set', 'receiver.jobNamespace=team-b']))?.spec,
-      ).toMatchObject({
-        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-b' } } },
-      });
+      for (const policy of ['-heldjob-launchers', '-heldjob-spec-immutable']) {
+        const binding = (ms: Manifest[]) =>
+          ms.find((m) => m.kind === 'ValidatingAdmissionPolicyBinding' && m.metadata.name.endsWith(policy));
+        expect(binding(await render('team-a'))?.spec['matchResources']).toBeUndefined();
+        expect(
+          binding(await render('team-a', ['--set', 'watchNamespace=team-b', '--set', 'receiver.jobNamespace=team-b']))?.spec,
+        ).toMatchObject({
+          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-b' } } },
+        });
+      }
       expect((await render('team-a', ['--set', 'admissionPolicy.enabled=false'])).filter((m) => policyKinds.has(m.kind))).toEqual([]);
       // Without a receiver there is no one to except.
       const noReceiver = (await render('team-a', ['--set', 'receiver.enabled=false'])).find(
@@ -201,11 +206,110 @@ describe('who may launch what, with the chart installed', () => {
       );
       // The policies are cluster-scoped: helm uninstall takes them away with the release.
       for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
-        for (const name of ['heldjob-launchers', 'operator-pods']) {
+        for (const name of ['heldjob-launchers', 'heldjob-spec-immutable', 'operator-pods']) {
           expect((await kubectl(['get', kind, `${release}-waitgate-${name}`])).stderr).toMatch(/NotFound/);
         }
       }
     },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'once a HeldJob has launched or ended its spec is immutable, the refusal naming each field changed; while it is held, an edit is admitted',
+    () =>
+      withChart(
+        'admission-spec',
+        (ns) => ({ ...baseValues(ns), watchNamespace: ns }),
+        async (c) => {
+          const ns = c.namespace;
+          // A real operator takes the holds to each phase (the chart's own Pods run on kwok's nodes, which run nothing).
+          const op = operatorProcess(
+            { WAITGATE_WATCH_NAMESPACE: ns, WAITGATE_NAMESPACE: ns, WAITGATE_VALKEY_PREFIX: `test-${ns}` },
+            `${ns}-operator`,
+          );
+          await op.start();
+          try {
+            await c.kube.createHeldJob(ns, heldJob({ name: 'held', waitFor: [{ after: afterIn(3_600_000).after }] }));
+            await c.kube.createHeldJob(ns, heldJob({ name: 'running', target: 'acme/web#8', exitCode: 'never' }));
+            await c.kube.createHeldJob(ns, heldJob({ name: 'done', target: 'acme/api#9' }));
+            // A delivery the receiver refused, recorded: Refused without ever holding.
+            const record = heldJob({ name: 'refused', target: 'acme/ops#1' }) as { metadata: Record<string, unknown> };
+            record.metadata['annotations'] = { 'waitgate.dev/refusal': 'wait-superseded', 'waitgate.dev/refusal-message': 'm' };
+            await c.kube.createHeldJob(ns, record);
+            const phase = (name: string, want: string) =>
+              eventually(
+                `${name} to be ${want}`,
+                async () => {
+                  const hj = await c.kube.getHeldJob(ns, name);
+                  return hj?.status?.phase === want ? hj : undefined;
+                },
+                Timeouts.jobMs,
+              );
+            await Promise.all([
+              phase('held', 'Held'),
+              phase('running', 'Running'),
+              phase('done', 'Succeeded'),
+              phase('refused', 'Refused'),
+            ]);
+
+            const patchSpec = (name: string, body: object, dryRun = false) =>
+              kubectl([
+                'patch',
+                'heldjobs.waitgate.dev',
+                name,
+                '-n',
+                ns,
+                '--type=merge',
+                '-p',
+                JSON.stringify(body),
+                ...(dryRun ? ['--dry-run=server'] : []),
+              ]);
+            const immutable = (name: string, phaseName: string) =>
+              new RegExp(
+                `the spec of a HeldJob is immutable once it has launched or ended \\(${name} is ${phaseName}\\); its Job runs as launched`,
+              );
+            await eventually(
+              'the spec policy to refuse',
+              async () => {
+                const r = await patchSpec('running', { spec: { note: 'x' } }, true);
+                return r.code !== 0 && immutable('running', 'Running').test(r.stderr) ? r : undefined;
+              },
+              Timeouts.shortMs,
+            );
+
+            const cases: [string, string, object, string[]][] = [
+              ['running', 'Running', { spec: { note: 'x' } }, ['spec.note']],
+              ['running', 'Running', { spec: { target: 'acme/web#9' } }, ['spec.target']],
+              ['done', 'Succeeded', { spec: { job: { backoffLimit: 3 } } }, ['spec.job']],
+              ['refused', 'Refused', { spec: { trigger: 'other', note: 'y' } }, ['spec.trigger', 'spec.note']],
+            ];
+            for (const [name, phaseName, body, fields] of cases) {
+              const before = await c.kube.getHeldJob(ns, name);
+              const r = await patchSpec(name, body);
+              expect({ name, code: r.code }).toEqual({ name, code: 1 });
+              expect(r.stderr).toMatch(new RegExp(`ValidatingAdmissionPolicy '${ns}-waitgate-heldjob-spec-immutable'`));
+              expect(r.stderr).toMatch(immutable(name, phaseName));
+              // Every field changed is named, in whatever order the object keeps them.
+              const named = /denied request: waitgate: ([^:]+): the spec/.exec(r.stderr)?.[1]?.split(', ') ?? [];
+              expect(named.sort()).toEqual([...fields].sort());
+              const after = await c.kube.getHeldJob(ns, name);
+              expect(after?.metadata.generation).toBe(before?.metadata.generation);
+              expect(after?.spec).toEqual(before?.spec);
+            }
+            // Metadata is not the spec: a label still goes on.
+            expect((await kubectl(['label', 'heldjobs.waitgate.dev', 'running', '-n', ns, 'team=a'])).code).toBe(0);
+            // While it is held, its spec may change: the launch builds the Job from it then.
+            const edited = await patchSpec('held', { spec: { job: { backoffLimit: 1 } } });
+            expect(edited.stderr).toBe('');
+            expect(edited.code).toBe(0);
+            const held = await c.kube.getHeldJob(ns, 'held');
+            expect(held?.metadata.generation).toBe(2);
+            expect((held?.spec as { job?: { backoffLimit?: number } }).job?.backoffLimit).toBe(1);
+          } finally {
+            await op.stop();
+          }
+        },
+      ),
     Timeouts.testMs,
   );
 

@@ -25,6 +25,39 @@ validations:
       + request.namespace + ', and a HeldJob there is launched as a Job; writing a HeldJob needs that permission too'
 {{- end -}}
 
+{{/* The spec of the heldjob-spec-immutable ValidatingAdmissionPolicy: once a HeldJob has
+launched or ended, its spec changes no more. The apiserver moves metadata.generation on any
+change but to metadata and status (a field the schema does not describe included), so that is
+what matches; status writes go to a subresource and finalizers are metadata, so neither does.
+The message names each spec field that changed, from the keys of the object itself (the CRD's
+own CEL sees spec as a typed object and could name neither a field it does not describe nor
+any key). */}}
+{{- define "waitgate.heldJobSpecImmutableSpec" -}}
+failurePolicy: Fail
+matchConstraints:
+  resourceRules:
+    - apiGroups: [waitgate.dev]
+      apiVersions: ["*"]
+      operations: [UPDATE]
+      resources: [heldjobs]
+matchConditions:
+  - name: changes-spec
+    expression: "object.metadata.generation != oldObject.metadata.generation"
+variables:
+  - name: changed
+    expression: >-
+      object.spec.map(k, k).filter(k, !(k in oldObject.spec) || object.spec[k] != oldObject.spec[k])
+      + oldObject.spec.map(k, k).filter(k, !(k in object.spec))
+validations:
+  - expression: "!has(oldObject.status) || !has(oldObject.status.phase) || oldObject.status.phase in ['Pending', 'Held']"
+    reason: Invalid
+    message: "waitgate: the spec of a HeldJob is immutable once it has launched or ended"
+    messageExpression: >-
+      'waitgate: ' + (size(variables.changed) == 0 ? 'spec' : variables.changed.map(k, 'spec.' + k).join(', '))
+      + ': the spec of a HeldJob is immutable once it has launched or ended (' + object.metadata.name + ' is '
+      + oldObject.status.phase + '); its Job runs as launched, so create a new HeldJob to run another'
+{{- end -}}
+
 {{/* The spec of the operator-pods ValidatingAdmissionPolicy. Include with
 (dict "operator" "<the operator's user name>"). */}}
 {{- define "waitgate.operatorPodsSpec" -}}
