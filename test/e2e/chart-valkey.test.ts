@@ -470,7 +470,8 @@ describe('installed', () => {
     async () => {
       await withChart(
         'chart-trial',
-        (n) => ({ valkey: { deploy: true, prefix: `test-${n}` }, crds: { enabled: false } }),
+        // No admission policies: they are cluster-wide objects, and would bind every test namespace while this one runs.
+        (n) => ({ valkey: { deploy: true, prefix: `test-${n}` }, crds: { enabled: false }, admissionPolicy: { enabled: false } }),
         async (c) => {
           const ns = c.namespace;
           const readSecret = async () => {

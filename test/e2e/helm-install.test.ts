@@ -63,6 +63,12 @@ function values(namespace: string, tag: string): object {
   const valkey = splitRef(VALKEY_IMAGE);
   return {
     crds: { enabled: false },
+    // This install's operator really runs: it watches its own namespace only, or it would
+    // reconcile (and refuse, its profiles not theirs) the HeldJobs of every test running beside
+    // it. Its admission policies would bind every namespace too, so they stay off here
+    // (test/e2e/admission-policy.test.ts covers them).
+    watchNamespace: namespace,
+    admissionPolicy: { enabled: false },
     image: { repository: image.repository, tag, pullPolicy: 'Never' },
     valkey: { deploy: true, prefix: `test-${namespace}`, image: { repository: valkey.repository, tag: valkey.tag, pullPolicy: 'Never' } },
     operator: { replicas: 2 },
