@@ -106,62 +106,29 @@ GO
   done
 }
 
-# The kubelet of the real node (hack/cluster/real-node.sh), from the same Kubernetes version,
-# in a module of its own so a cache holding the other three binaries builds only this one.
-build_kubelet() {
-  [ -x "$k8s_bin/kubelet" ] && return 0
+# One binary of k8s.io/kubernetes/cmd/NAME, from the same Kubernetes version, in a module of
+# its own, so a cache holding the others builds only this one: the real node's kubelet
+# (hack/cluster/real-node.sh) and kube-proxy (its Services, as iptables rules inside the
+# node's own network namespace).
+build_k8s_cmd() {
+  local cmd=$1 dir t0 m
+  [ -x "$k8s_bin/$cmd" ] && return 0
   built_any=1
-  local dir=$cache/build/kubelet-$K8S_VERSION t0
+  dir=$cache/build/$cmd-$K8S_VERSION
   t0=$(date +%s)
   rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
-  log "building kubelet $K8S_VERSION"
-  go mod init waitgate.local/kubelet >/dev/null 2>&1
+  log "building $cmd $K8S_VERSION"
+  go mod init "waitgate.local/$cmd" >/dev/null 2>&1
   go mod edit -go=1.26.0 -godebug=default=go1.24
-  local m
   for m in $k8s_staging_modules; do
     go mod edit -replace="k8s.io/$m=k8s.io/$m@$K8S_STAGING_VERSION"
   done
-  cat > tools.go <<'GO'
-//go:build tools
-
-package tools
-
-import _ "k8s.io/kubernetes/cmd/kubelet"
-GO
+  printf '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/%s"\n' "$cmd" > tools.go
   go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
   go mod tidy >/dev/null
-  go build -tags tools -trimpath -ldflags "$(k8s_ldflags)" -o "$k8s_bin/kubelet.tmp" k8s.io/kubernetes/cmd/kubelet
-  mv "$k8s_bin/kubelet.tmp" "$k8s_bin/kubelet"
-  log "kubelet built in $(( $(date +%s) - t0 ))s"
-}
-
-# kube-proxy gives the real node's Pods Services (iptables rules in the node's own network
-# namespace), in a module of its own like the kubelet's.
-build_kube_proxy() {
-  [ -x "$k8s_bin/kube-proxy" ] && return 0
-  built_any=1
-  local dir=$cache/build/kube-proxy-$K8S_VERSION t0
-  t0=$(date +%s)
-  rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
-  log "building kube-proxy $K8S_VERSION"
-  go mod init waitgate.local/kube-proxy >/dev/null 2>&1
-  go mod edit -go=1.26.0 -godebug=default=go1.24
-  local m
-  for m in $k8s_staging_modules; do
-    go mod edit -replace="k8s.io/$m=k8s.io/$m@$K8S_STAGING_VERSION"
-  done
-  cat > tools.go <<'GO'
-//go:build tools
-
-package tools
-
-import _ "k8s.io/kubernetes/cmd/kube-proxy"
-GO
-  go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
-  go mod tidy >/dev/null
-  go build -tags tools -trimpath -ldflags "$(k8s_ldflags)" -o "$k8s_bin/kube-proxy.tmp" k8s.io/kubernetes/cmd/kube-proxy
-  mv "$k8s_bin/kube-proxy.tmp" "$k8s_bin/kube-proxy"
-  log "kube-proxy built in $(( $(date +%s) - t0 ))s"
+  go build -tags tools -trimpath -ldflags "$(k8s_ldflags)" -o "$k8s_bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
+  mv "$k8s_bin/$cmd.tmp" "$k8s_bin/$cmd"
+  log "$cmd built in $(( $(date +%s) - t0 ))s"
 }
 
 # CoreDNS with only the plugins cluster DNS needs (CoreDNS's documented way to trim a build:
@@ -218,8 +185,8 @@ build_kwok() {
 build_etcd
 build_kwok
 build_kubernetes
-build_kubelet
-build_kube_proxy
+build_k8s_cmd kubelet
+build_k8s_cmd kube-proxy
 build_coredns
 
 if [ "$built_any" = 1 ]; then
