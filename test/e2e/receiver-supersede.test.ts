@@ -7,7 +7,7 @@ import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { withHttpApiserverProxy } from '../support/http-apiserver-proxy.js';
 import { afterIn } from '../support/builders.js';
 import { bodyHashOf } from '../../receiver/forges/event.js';
-import { deliveryUuid, githubLabeled, post, type Delivery } from '../support/forge.js';
+import { deliveryUuid, githubLabeled, post, resultsOf, type Delivery } from '../support/forge.js';
 import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
 import { operatorProcess, receiverProcess, receiverUrls } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
@@ -17,15 +17,7 @@ import { eventually, staysTrue } from '../support/wait.js';
 const LABEL = 'waitgate:deploy';
 const TARGET = 'acme/web#7';
 
-interface Result {
-  readonly trigger: string;
-  readonly outcome: string;
-  readonly heldJob: string;
-  readonly token?: string;
-  readonly recordedEarlier?: boolean;
-}
-
-const results = (r: { json: Record<string, unknown> }) => r.json['results'] as Result[];
+const results = resultsOf;
 const keysOf = (s: ReceiverScenario) => new ValkeyKeys(s.env['WAITGATE_VALKEY_PREFIX'] ?? '');
 const holdsIn = async (s: ReceiverScenario) =>
   (await s.kube.listHeldJobs(s.namespace)).filter((h) => h.metadata.annotations?.['waitgate.dev/refusal'] === undefined);

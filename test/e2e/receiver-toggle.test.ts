@@ -5,7 +5,7 @@
 // listing the target's HeldJobs for every delivery (issue 22, item 5).
 import { describe, expect, test } from '@jest/globals';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
-import { deliveryUuid, githubLabeled, post } from '../support/forge.js';
+import { deliveryUuid, githubLabeled, post, resultsOf, type TriggerResult } from '../support/forge.js';
 import { withHttpApiserverProxy } from '../support/http-apiserver-proxy.js';
 import { metricValue } from '../support/metrics.js';
 import { trigger, withReceiver } from '../support/receiver-scenario.js';
@@ -18,14 +18,6 @@ const IMAGE = 'registry.example/toggle-marker-7f3a:1';
 const DELIVERIES = 300;
 /** Deliveries in flight at once, as a forge sends a burst of relabels. */
 const WIDTH = 4;
-
-interface Result {
-  readonly trigger: string;
-  readonly outcome: string;
-  readonly heldJob: string;
-  readonly token?: string;
-  readonly recordedEarlier?: boolean;
-}
 
 // A day ahead: inside the 30-day bound, far enough that nothing launches during the test.
 const aDayAhead = () => ({ after: new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z') });
@@ -50,7 +42,7 @@ describe('receiver: toggling one label', () => {
           },
           async (s) => {
             const ids = Array.from({ length: DELIVERIES }, (_, i) => deliveryUuid(`${s.namespace}-toggle-${i}`));
-            const answers: { status: number; results: Result[] }[] = [];
+            const answers: { status: number; results: TriggerResult[] }[] = [];
             const listsBefore = proxy.seen.filter(isHeldJobList).length;
             // All but the last, WIDTH at a time; the last alone, so it is the record's last delivery.
             let next = 0;
@@ -59,12 +51,12 @@ describe('receiver: toggling one label', () => {
                 while (next < DELIVERIES - 1) {
                   const id = ids[next++]!;
                   const r = await post(s.url, githubLabeled({ label: LABEL, deliveryId: id }));
-                  answers.push({ status: r.status, results: (r.json['results'] as Result[] | undefined) ?? [] });
+                  answers.push({ status: r.status, results: resultsOf(r) });
                 }
               }),
             );
             const last = await post(s.url, githubLabeled({ label: LABEL, deliveryId: ids[DELIVERIES - 1]! }));
-            answers.push({ status: last.status, results: (last.json['results'] as Result[] | undefined) ?? [] });
+            answers.push({ status: last.status, results: resultsOf(last) });
             const receiverLists = proxy.seen.filter(isHeldJobList).length - listsBefore;
 
             const outcomes = (name: string) => answers.map((a) => a.results.find((r) => r.trigger === name));

@@ -94,3 +94,17 @@ export async function post(baseUrl: string, d: Delivery): Promise<{ status: numb
   }
   return { status: res.status, json };
 }
+
+/** What a receiver answered for one trigger of a delivery (its JSON `results`). */
+export interface TriggerResult {
+  readonly trigger: string;
+  readonly outcome: string;
+  readonly heldJob: string;
+  readonly token?: string;
+  readonly recordedEarlier?: boolean;
+}
+
+/** The per-trigger results of a receiver's answer. */
+export function resultsOf(r: { json: Record<string, unknown> }): TriggerResult[] {
+  return (r.json['results'] as TriggerResult[] | undefined) ?? [];
+}
