@@ -255,12 +255,19 @@ describe('a Job that disappears under a Running hold ends it', () => {
               async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true),
               Timeouts.jobMs,
             );
-            const before = proxy.answeredCount;
-            await eventually('the operator to try the write again after the Job went', () =>
-              proxy.answeredCount > before ? true : undefined,
+            // The operator has seen the Job gone with the end still unwritten. Waited for by what the
+            // operator says, not by its next retry: after a slow Job its work-queue backoff may
+            // already be past 15 s (it was 16 s in a CI run on a loaded machine).
+            await eventually(
+              'the operator to find the Job gone',
+              async () => (s.operator.logLines().some((l) => l['msg'] === 'Found the Job gone') ? true : undefined),
+              Timeouts.jobMs,
             );
+            // The end was seen and its write refused before the Job went.
+            expect(proxy.answeredCount).toBeGreaterThan(0);
             proxy.heal();
-            const hj = await reaches(s, 'ttl', Phase.Succeeded);
+            // The next try comes after the work queue's backoff, at most RECONCILE_RETRY_MAX_MS.
+            const hj = await reaches(s, 'ttl', Phase.Succeeded, Timeouts.gcMs + 10_000);
             expect(hj.status?.reason).not.toBe(FailureReason.JobMissing);
             expect(await reasonsOf(s, 'ttl')).not.toContain(FailureReason.JobMissing);
           },
