@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { isScriptKey, parseProfiles, ProfileMode, type Profile } from './profiles.js';
+import { execProfiles, isScriptKey, parseProfiles, ProfileMode, withCheckImage, type Profile } from './profiles.js';
 
 const SH = '#!/bin/sh\nexit 3\n';
 
@@ -15,6 +15,13 @@ describe('parseProfiles: accepted', () => {
       'an exec profile',
       cm({ jira: { mode: 'exec', script: 'wait-jira.sh' } }),
       [{ name: 'jira', mode: ProfileMode.Exec, script: 'wait-jira.sh' }],
+    ],
+    // Exec mode, the operator's reach, is only ever chosen: a profile silent on mode runs in a Pod.
+    ['no mode: pod mode', cm({ lock: { script: 'wait-ci.sh' } }), [{ name: 'lock', mode: ProfileMode.Pod, script: 'wait-ci.sh' }]],
+    [
+      'a pod profile without an image (the operator fills its default in)',
+      cm({ ci: { mode: 'pod', script: 'wait-ci.sh' } }),
+      [{ name: 'ci', mode: ProfileMode.Pod, script: 'wait-ci.sh' }],
     ],
     [
       'a pod profile with an image',
@@ -66,7 +73,6 @@ describe('parseProfiles: refused, naming the profile and the field', () => {
     ['a 64-character name', cm({ ['a'.repeat(64)]: { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "a{64}": the name/]],
     ['an empty name', cm({ '': { mode: 'exec', script: 'wait-jira.sh' } }), [/^profile "": the name/]],
     ['an entry that is a string', cm({ jira: 'wait-jira.sh' }), [/^profile "jira": must be an object.*the string "wait-jira.sh"$/]],
-    ['a missing mode', cm({ jira: { script: 'wait-jira.sh' } }), [/^profile "jira": mode is missing/]],
     [
       'an unknown mode',
       cm({ jira: { mode: 'shell', script: 'wait-jira.sh' } }),
@@ -100,7 +106,6 @@ describe('parseProfiles: refused, naming the profile and the field', () => {
       cm({ jira: { mode: 'exec', script: 'wait-jira.sh' } }, { 'wait-jira.sh': ' \n' }),
       [/^profile "jira": script "wait-jira.sh" is empty$/],
     ],
-    ['a pod profile without an image', cm({ ci: { mode: 'pod', script: 'wait-ci.sh' } }), [/^profile "ci": image is missing/]],
     [
       'a pod profile with an empty image',
       cm({ ci: { mode: 'pod', script: 'wait-ci.sh', image: ' ' } }),
@@ -163,6 +168,49 @@ describe('parseProfiles: refused, naming the profile and the field', () => {
     ]) {
       expect(() => parseProfiles({ 'profiles.json': raw })).not.toThrow();
     }
+  });
+});
+
+describe('withCheckImage: the image of pod-mode profiles that name none', () => {
+  const parsed = parseProfiles(
+    cm({
+      lock: { script: 'wait-ci.sh' },
+      ci: { mode: 'pod', script: 'wait-ci.sh', image: 'alpine:3.20' },
+      jira: { mode: 'exec', script: 'wait-jira.sh' },
+    }),
+  );
+  test.each<[string, string | undefined, Record<string, string | undefined> | RegExp]>([
+    [
+      'the default fills in',
+      'ghcr.io/waitgate/waitgate:1.0.0',
+      { lock: 'ghcr.io/waitgate/waitgate:1.0.0', ci: 'alpine:3.20', jira: undefined },
+    ],
+    // No default: a slip that names the variable (the operator pauses the holds; it refuses none).
+    ['no default', undefined, /^profile "lock": image is missing and the operator has no default check image \(WAITGATE_CHECK_IMAGE\)/],
+  ])('%s', (_what, image, expected) => {
+    const r = withCheckImage(parsed, image);
+    if (expected instanceof RegExp) {
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.problems).toEqual([expect.stringMatching(expected)]);
+      return;
+    }
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(Object.fromEntries([...r.profiles].map(([n, p]) => [n, p.image]))).toEqual(expected);
+  });
+
+  test('a ConfigMap that did not load stays as it was', () => {
+    const bad = parseProfiles(cm('[]'));
+    expect(withCheckImage(bad, 'x')).toBe(bad);
+  });
+});
+
+describe('execProfiles', () => {
+  test.each<[string, Record<string, string>, string[]]>([
+    ['none named exec', cm({ a: { script: 'wait-ci.sh' }, b: { mode: 'pod', script: 'wait-ci.sh', image: 'x' } }), []],
+    ['the exec ones', cm({ a: { script: 'wait-ci.sh' }, j: { mode: 'exec', script: 'wait-jira.sh' } }), ['j']],
+    ['a ConfigMap that does not load', cm('{'), []],
+  ])('%s', (_what, data, names) => {
+    expect(execProfiles(parseProfiles(data))).toEqual(names);
   });
 });
 

@@ -2,7 +2,13 @@
 // name to how its check runs; each check script is another key of the same ConfigMap.
 //
 //   { "jira": { "mode": "exec", "script": "wait-jira.sh" },
-//     "ci":   { "mode": "pod", "script": "wait-ci.sh", "image": "alpine:3.20", "resources": {...} } }
+//     "ci":   { "mode": "pod", "script": "wait-ci.sh", "image": "alpine:3.20", "resources": {...} },
+//     "lock": { "script": "wait-lock.sh" } }
+//
+// A profile that names no mode runs in pod mode: its script in a Pod of its own, with no
+// service-account token, in the profile's image or, when it names none, the operator's default
+// check image (WAITGATE_CHECK_IMAGE, the waitgate image in the chart). Exec mode, a process of
+// the operator with the operator's reach, is only ever an explicit choice.
 //
 // parseProfiles never throws: a broken ConfigMap is reported as plain-English problems, one
 // per line, each naming the profile and the field.
@@ -26,7 +32,10 @@ export interface Profile {
   readonly mode: ProfileMode;
   /** The ConfigMap key holding the script. */
   readonly script: string;
-  /** The container image; pod mode only. */
+  /**
+   * The container image; pod mode only. Absent when the profile names none: the operator then
+   * fills in its default check image (withCheckImage).
+   */
   readonly image?: string;
   /** Container resources for pod mode, passed through untouched. */
   readonly resources?: Record<string, unknown>;
@@ -58,12 +67,7 @@ const KEY_RULE = "a ConfigMap key: letters, digits, '-', '_' or '.', not '.' or 
 
 const profileEntrySchema = z
   .object({
-    mode: z.enum(PROFILE_MODES, {
-      error: (iss) =>
-        iss.input === undefined
-          ? `mode is missing; it must be "exec" or "pod"`
-          : `mode must be "exec" or "pod", but it is ${show(iss.input)}`,
-    }),
+    mode: z.enum(PROFILE_MODES, { error: (iss) => `mode must be "exec" or "pod", but it is ${show(iss.input)}` }).default(ProfileMode.Pod),
     script: z
       .string({
         error: (iss) =>
@@ -92,13 +96,6 @@ const profileEntrySchema = z
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.mode === ProfileMode.Pod && p.image === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['image'],
-        message: 'image is missing; a pod-mode profile runs its script in a container of that image',
-      });
-    }
     if (p.mode === ProfileMode.Exec) {
       for (const field of ['image', 'resources', 'annotations'] as const) {
         if (p[field] !== undefined) {
@@ -175,6 +172,31 @@ export function parseProfiles(data: Record<string, string> | undefined): Profile
     });
   }
   return problems.length ? { ok: false, problems } : { ok: true, profiles };
+}
+
+/**
+ * The profiles as the operator runs them: each pod-mode profile that names no image gets the
+ * operator's default check image. With no default, such a profile is a configuration slip, named
+ * with the variable that would fix it (the holds that need it pause; nothing is refused).
+ */
+export function withCheckImage(check: ProfilesCheck, defaultImage: string | undefined): ProfilesCheck {
+  if (!check.ok) return check;
+  const problems: string[] = [];
+  const profiles = new Map<string, Profile>();
+  for (const [name, p] of check.profiles) {
+    if (p.mode !== ProfileMode.Pod || p.image !== undefined) profiles.set(name, p);
+    else if (defaultImage !== undefined) profiles.set(name, { ...p, image: defaultImage });
+    else
+      problems.push(
+        `profile ${show(name)}: image is missing and the operator has no default check image (WAITGATE_CHECK_IMAGE); a pod-mode profile runs its script in a container of that image`,
+      );
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, profiles };
+}
+
+/** The profiles that run as a process of the operator, with its reach (docs/security.md). */
+export function execProfiles(check: ProfilesCheck): string[] {
+  return check.ok ? [...check.profiles.values()].filter((p) => p.mode === ProfileMode.Exec).map((p) => p.name) : [];
 }
 
 /**

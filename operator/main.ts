@@ -154,6 +154,7 @@ async function main(): Promise<void> {
     kubeConfig: kc,
     namespace: config.namespace,
     log,
+    checkImage: config.checkImage,
     onChange: (data, profiles) => {
       if (scripts && data) scripts.sync(data, profiles);
       metrics.triggersReadable.set(views.triggers().state === 'ok' ? 1 : 0);

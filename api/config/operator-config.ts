@@ -102,6 +102,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_CHECK_ENV_INHERIT: boolean(false),
   WAITGATE_CHECK_POD_SWEEP_MS: integer(60_000, { min: 100, max: 86_400_000 }),
   WAITGATE_POD_START_TIMEOUT_MS: integer(120_000, { min: 1, max: 86_400_000 }),
+  WAITGATE_CHECK_IMAGE: text().refine((s) => s === undefined || !/\s/.test(s), 'must be a container image reference (no spaces)'),
   WAITGATE_FINISHED_TTL_MS: integer(604_800_000, { min: 0 }),
   WAITGATE_PROFILES_DIR: text(),
   WAITGATE_METRICS_PORT: integer(8081, { min: 0, max: 65_535 }),
@@ -220,6 +221,8 @@ export interface OperatorConfig {
    * timeout (wait.checkTimeoutMs) counts from the container's start.
    */
   readonly podStartTimeoutMs: number;
+  /** The image of pod-mode profiles that name none (the chart: the waitgate image); unset: they must name one. */
+  readonly checkImage: string | undefined;
   /** How long a finished HeldJob is kept after status.finishedAt before it is deleted; 0 keeps it. */
   readonly finishedTtlMs: number;
   /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
@@ -265,6 +268,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     checkEnv: { allow: e.WAITGATE_CHECK_ENV_ALLOW, inherit: e.WAITGATE_CHECK_ENV_INHERIT },
     checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,
     podStartTimeoutMs: e.WAITGATE_POD_START_TIMEOUT_MS,
+    checkImage: e.WAITGATE_CHECK_IMAGE,
     finishedTtlMs: e.WAITGATE_FINISHED_TTL_MS,
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,

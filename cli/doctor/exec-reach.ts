@@ -8,7 +8,7 @@
 // is a warning, with pod mode as the way out. Pure: the profiles and the Deployments come in
 // as data.
 import * as k8s from '@kubernetes/client-node';
-import { parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
+import { execProfiles, parseProfiles, PROFILES_CONFIGMAP } from '../../api/profiles.js';
 import type { ConfigMapRead } from './config-checks.js';
 import { ok, warn, type Finding } from './findings.js';
 
@@ -78,7 +78,7 @@ export function execReachFindings(input: {
   if (input.profiles.state !== 'ok') return [];
   const parsed = parseProfiles(input.profiles.data);
   if (!parsed.ok) return [];
-  const exec = [...parsed.profiles.values()].filter((p) => p.mode === ProfileMode.Exec).map((p) => p.name);
+  const exec = execProfiles(parsed);
   if (exec.length === 0)
     return [ok('checks', `no exec-mode profile in ${input.namespace}/${PROFILES_CONFIGMAP}: every check runs in a Pod without a token`)];
   exec.sort();

@@ -2,7 +2,7 @@
 // applies without a restart, and every hold looks again.
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { parseProfiles, PROFILES_CONFIGMAP, type Profile } from '../../api/profiles.js';
+import { parseProfiles, PROFILES_CONFIGMAP, withCheckImage, type Profile } from '../../api/profiles.js';
 import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
@@ -20,6 +20,8 @@ export interface ConfigMapViewsOptions {
   readonly kubeConfig: k8s.KubeConfig;
   readonly namespace: string;
   readonly log: Logger;
+  /** WAITGATE_CHECK_IMAGE: the image of pod-mode profiles that name none. */
+  readonly checkImage: string | undefined;
   /** Called after either ConfigMap changed (or went), with the profiles' data for the scripts. */
   readonly onChange: (profilesData: Record<string, string> | undefined, profiles: ReadonlyMap<string, Profile>) => void;
 }
@@ -77,7 +79,7 @@ export class ConfigMapViews {
     const r =
       data === undefined
         ? { ok: false as const, problems: [`ConfigMap ${PROFILES_CONFIGMAP} is not in namespace ${this.opts.namespace}`] }
-        : parseProfiles(data);
+        : withCheckImage(parseProfiles(data), this.opts.checkImage);
     if (r.ok) {
       this.profilesView = { state: 'ok', profiles: r.profiles };
       this.opts.log.info({ profiles: [...r.profiles.keys()] }, 'Loaded profiles');

@@ -107,9 +107,11 @@ describe('the chart and policies/ ship the same admission policies', () => {
       expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
         'ValidatingAdmissionPolicy/heldjob-launchers',
         'ValidatingAdmissionPolicy/heldjob-spec-immutable',
+        'ValidatingAdmissionPolicy/operator-jobs',
         'ValidatingAdmissionPolicy/operator-pods',
         'ValidatingAdmissionPolicyBinding/heldjob-launchers',
         'ValidatingAdmissionPolicyBinding/heldjob-spec-immutable',
+        'ValidatingAdmissionPolicyBinding/operator-jobs',
         'ValidatingAdmissionPolicyBinding/operator-pods',
       ]);
     },

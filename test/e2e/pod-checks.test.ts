@@ -169,6 +169,64 @@ describe('checks as Pods', () => {
   );
 });
 
+describe('pod mode is the default: exec is only ever chosen', () => {
+  /** A profile as a new install writes it: no mode, no image. */
+  const silentProfile = (exitCode: string) => ({
+    'profiles.json': JSON.stringify({ plain: { script: 'check.sh', annotations: { 'waitgate.dev/exit-code': exitCode } } }),
+    'check.sh': SCRIPT,
+  });
+
+  test.concurrent(
+    "a profile naming no mode and no image runs in a Pod of the operator's check image, with no token",
+    () =>
+      withScenario(
+        'pod-default',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'plain' }] }));
+          const pod = await eventually('a check Pod', async () => (await checkPods(s))[0]);
+          expect(pod.spec?.containers[0]?.image).toBe('registry.example/waitgate:check');
+          expect(pod.spec?.automountServiceAccountToken).toBe(false);
+          const hj = await eventually(
+            `${NAME} to succeed`,
+            async () => {
+              const h = await s.kube.getHeldJob(s.namespace, NAME);
+              return h?.status?.phase === Phase.Succeeded ? h : undefined;
+            },
+            Timeouts.jobMs,
+          );
+          expect(hj.status?.lastExitCode).toBe(0);
+        },
+        { env: { WAITGATE_CHECK_IMAGE: 'registry.example/waitgate:check' }, configMaps: { 'waitgate-profiles': silentProfile('0') } },
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'with no image anywhere, the hold pauses and says which variable to set; setting none of it runs anything',
+    () =>
+      withScenario(
+        'pod-noimage',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'plain' }] }));
+          const hj = await eventually(
+            `${NAME} to say its profiles are unreadable`,
+            async () => {
+              const h = await s.kube.getHeldJob(s.namespace, NAME);
+              const waiting = h?.status?.conditions?.find((c) => c.type === 'Waiting');
+              return waiting?.reason === 'ProfilesUnreadable' ? h : undefined;
+            },
+            Timeouts.jobMs,
+          );
+          expect(hj.status?.phase).toBe(Phase.Held);
+          expect(hj.status?.conditions?.find((c) => c.type === 'Waiting')?.message).toMatch(/WAITGATE_CHECK_IMAGE/);
+          await staysTrue('no check Pod', async () => (await checkPods(s)).length === 0, Date.now() + 2000);
+        },
+        { env: { WAITGATE_CHECK_IMAGE: '' }, configMaps: { 'waitgate-profiles': silentProfile('0') } },
+      ),
+    Timeouts.testMs,
+  );
+});
+
 describe('check Pods on a slow cluster: the start has its own timeout', () => {
   test.concurrent.each<[string, string, string, string | undefined, RegExp | undefined]>([
     [

@@ -104,3 +104,62 @@ validations:
     reason: Forbidden
     message: "waitgate: a Pod the operator creates reads no Secret into its environment"
 {{- end -}}
+
+{{/* The spec of the operator-jobs ValidatingAdmissionPolicy, bound in the release namespace
+only. Include with (dict "operator" "<the operator's user name>" "serviceAccounts" (list of
+the chart's ServiceAccount names) "secrets" (list of Secret names a Job there may use)).
+The operator creates Jobs wherever it serves HeldJobs, and the release namespace is one of
+them; this is what keeps a Job there, whoever asked for it through the operator's rights (a
+stolen token, an exec-mode check script), from reading the release's own Secrets (webhook
+secrets, the Valkey password, forge credentials) or running as one of its ServiceAccounts. A
+refusal is "Invalid" (422): the operator ends the hold JobRejected with this message rather
+than trying again. */}}
+{{- define "waitgate.operatorJobsSpec" -}}
+failurePolicy: Fail
+matchConstraints:
+  resourceRules:
+    - apiGroups: [batch]
+      apiVersions: ["*"]
+      operations: [CREATE, UPDATE]
+      resources: [jobs]
+matchConditions:
+  - name: from-the-operator
+    expression: {{ printf "request.userInfo.username == '%s'" .operator | quote }}
+variables:
+  - name: pod
+    expression: "object.spec.template.spec"
+  - name: containers
+    expression: "variables.pod.containers + (has(variables.pod.initContainers) ? variables.pod.initContainers : [])"
+  - name: allowedSecrets
+    expression: {{ .secrets | default list | toJson | quote }}
+  - name: chartAccounts
+    expression: {{ .serviceAccounts | toJson | quote }}
+validations:
+  - expression: >-
+      !has(variables.pod.volumes) || variables.pod.volumes.all(v,
+        (!has(v.secret) || (has(v.secret.secretName) && v.secret.secretName in variables.allowedSecrets))
+        && (!has(v.projected) || !has(v.projected.sources) || v.projected.sources.all(s,
+          !has(s.secret) || (has(s.secret.name) && s.secret.name in variables.allowedSecrets))))
+    reason: Invalid
+    message: "waitgate: a Job the operator creates in the release namespace mounts no Secret but those admissionPolicy.releaseNamespaceJobSecrets names"
+  - expression: >-
+      variables.containers.all(c,
+        (!has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef)
+          || (has(e.valueFrom.secretKeyRef.name) && e.valueFrom.secretKeyRef.name in variables.allowedSecrets)))
+        && (!has(c.envFrom) || c.envFrom.all(f, !has(f.secretRef)
+          || (has(f.secretRef.name) && f.secretRef.name in variables.allowedSecrets))))
+    reason: Invalid
+    message: "waitgate: a Job the operator creates in the release namespace reads no Secret into its environment but those admissionPolicy.releaseNamespaceJobSecrets names"
+  - expression: >-
+      !(has(variables.pod.serviceAccountName) && variables.pod.serviceAccountName in variables.chartAccounts)
+      && !(has(variables.pod.serviceAccount) && variables.pod.serviceAccount in variables.chartAccounts)
+    reason: Invalid
+    message: "waitgate: a Job the operator creates in the release namespace does not run as one of waitgate's own ServiceAccounts"
+  - expression: >-
+      !(has(variables.pod.hostNetwork) && variables.pod.hostNetwork) && !(has(variables.pod.hostPID) && variables.pod.hostPID)
+      && !(has(variables.pod.hostIPC) && variables.pod.hostIPC)
+      && (!has(variables.pod.volumes) || variables.pod.volumes.all(v, !has(v.hostPath)))
+      && variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || !c.securityContext.privileged)
+    reason: Invalid
+    message: "waitgate: a Job the operator creates in the release namespace shares no host namespace, mounts no hostPath and is not privileged"
+{{- end -}}

@@ -175,7 +175,7 @@ url
 {{- define "waitgate.profilesData" -}}
 {{- $profiles := dict -}}
 {{- range $name, $p := .Values.profiles -}}
-{{- $entry := dict "mode" (default "exec" $p.mode) "script" (printf "%s.sh" $name) -}}
+{{- $entry := dict "mode" (default "pod" $p.mode) "script" (printf "%s.sh" $name) -}}
 {{- if $p.image }}{{ $_ := set $entry "image" $p.image }}{{ end -}}
 {{- if $p.resources }}{{ $_ := set $entry "resources" $p.resources }}{{ end -}}
 {{- if $p.annotations }}{{ $_ := set $entry "annotations" $p.annotations }}{{ end -}}
