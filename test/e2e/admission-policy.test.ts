@@ -14,6 +14,7 @@ import {
   baseValues,
   canI,
   CHART_DIR,
+  installNotes,
   kubectl,
   mustRun,
   runTool,
@@ -157,6 +158,53 @@ describe('the chart and policies/ ship the same admission policies', () => {
   );
 });
 
+describe('what a check script is granted, as the chart renders it', () => {
+  test.concurrent(
+    'profiles run in pod mode unless they say exec; the NOTES warn of each exec one and say what it grants',
+    async () => {
+      const args = [
+        '--set',
+        'valkey.url=redis://v:6379',
+        '--set',
+        'profiles.silent.script=#!/bin/sh',
+        '--set',
+        'profiles.chosen.script=#!/bin/sh',
+        '--set',
+        'profiles.chosen.mode=exec',
+      ];
+      const ms = await render('team-a', args.slice(2));
+      const cm = ms.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'waitgate-profiles') as unknown as {
+        data: Record<string, string>;
+      };
+      expect(JSON.parse(cm.data['profiles.json'] ?? '{}')).toEqual({
+        silent: { mode: 'pod', script: 'silent.sh' },
+        chosen: { mode: 'exec', script: 'chosen.sh' },
+      });
+      const notes = await installNotes('team-a', args);
+      expect(notes).toMatch(/^WARNING: exec-mode profiles \(chosen\) run inside the operator's container/m);
+      expect(notes).toMatch(
+        /can read the operator's ServiceAccount token and act as the operator \(create Jobs in every\s+namespace it serves, which is every namespace\)/,
+      );
+      const podOnly = await installNotes('team-a', args.slice(0, 4));
+      expect(podOnly).not.toMatch(/exec-mode/);
+      expect(podOnly).toMatch(
+        /^Checks: +every profile this chart declares runs in a Pod of its own: no token, not root, in\s+the waitgate image/m,
+      );
+      // The operator is told the image of profiles that name none: the chart's own, or operator.checkImage.
+      const env = (extra: string[]) =>
+        render('team-a', [...extra]).then((r) => {
+          const d = r.find((m) => m.kind === 'Deployment' && m.metadata.name === 'waitgate-operator') as unknown as {
+            spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+          };
+          return d.spec.template.spec.containers[0]?.env.find((e) => e.name === 'WAITGATE_CHECK_IMAGE')?.value;
+        });
+      expect(await env(['--set', 'image.tag=1.2.3'])).toBe('ghcr.io/waitgate/waitgate:1.2.3');
+      expect(await env(['--set', 'operator.checkImage=registry.example/checks:1'])).toBe('registry.example/checks:1');
+    },
+    Timeouts.testMs,
+  );
+});
+
 describe('who may launch what, with the chart installed', () => {
   test.concurrent(
     'create heldjobs without create jobs is refused, naming the missing permission; with both, or as the receiver, admitted; spec updates too',
@@ -208,7 +256,7 @@ describe('who may launch what, with the chart installed', () => {
       );
       // The policies are cluster-scoped: helm uninstall takes them away with the release.
       for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
-        for (const name of ['heldjob-launchers', 'heldjob-spec-immutable', 'operator-pods']) {
+        for (const name of ['heldjob-launchers', 'heldjob-spec-immutable', 'operator-pods', 'operator-jobs']) {
           expect((await kubectl(['get', kind, `${release}-waitgate-${name}`])).stderr).toMatch(/NotFound/);
         }
       }
