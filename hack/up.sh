@@ -114,7 +114,6 @@ up_in_cluster() {
   helm upgrade --install "$release" "$root/charts/waitgate" -n "$ns" --take-ownership \
     -f "$here/cluster/up-values.yaml" \
     --set image.tag="$version" --set image.pullPolicy=Never \
-    --set profiles.deploy-window.image="ghcr.io/waitgate/waitgate:$version" \
     --set valkey.image.repository="$valkey_repo" --set valkey.image.tag="$valkey_tag" \
     --set valkey.image.pullPolicy=Never \
     --set receiver.existingSecret=waitgate-webhooks \

@@ -127,7 +127,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
   }
   if (profile.mode === ProfileMode.Pod) {
     io.stderr(
-      `waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? '?'} (pod mode); this command runs exec-mode checks only, and running it here would not be the check the operator runs.`,
+      `waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? "the operator's default (WAITGATE_CHECK_IMAGE)"} (pod mode); this command runs exec-mode checks only, and running it here would not be the check the operator runs.`,
     );
     return ExitCode.Failure;
   }

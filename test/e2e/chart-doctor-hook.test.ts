@@ -37,7 +37,7 @@ const PROFILE = 'hook-go';
 const hookValues = (ns: string): Record<string, unknown> => ({ ...baseValues(ns), admissionPolicy: { enabled: false } });
 /** An exec-mode profile and a trigger naming it: doctor then reads the operator's Deployment and ServiceAccount too. */
 const execProfile = {
-  profiles: { [PROFILE]: { script: fixtureScript('exit-0.sh') } },
+  profiles: { [PROFILE]: { mode: 'exec', script: fixtureScript('exit-0.sh') } },
   triggers: [trigger({ name: 'deploy', waitFor: [{ profile: PROFILE }] })],
 };
 

@@ -112,11 +112,14 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
     ],
     ['a profile name with capitals', ['--set-json', 'profiles={"Jira":{"script":"#!/bin/sh\\nexit 0\\n"}}'], /invalid propertyName 'Jira'/],
     ['a script without #!', ['--set-json', 'profiles={"jira":{"script":"exit 0"}}'], /\/profiles\/jira\/script'/],
-    ['a pod-mode profile without an image', ['--set-json', 'profiles={"ci":{"mode":"pod","script":"#!/bin/sh\\n"}}'], /\/profiles\/ci'/],
-    ['an exec-mode profile with an image', ['--set-json', 'profiles={"ci":{"image":"alpine","script":"#!/bin/sh\\n"}}'], /\/profiles\/ci'/],
+    [
+      'an exec-mode profile with an image',
+      ['--set-json', 'profiles={"ci":{"mode":"exec","image":"alpine","script":"#!/bin/sh\\n"}}'],
+      /\/profiles\/ci'/,
+    ],
     [
       'an exec-mode profile with Pod annotations',
-      ['--set-json', 'profiles={"ci":{"annotations":{"a":"b"},"script":"#!/bin/sh\\n"}}'],
+      ['--set-json', 'profiles={"ci":{"mode":"exec","annotations":{"a":"b"},"script":"#!/bin/sh\\n"}}'],
       /\/profiles\/ci'/,
     ],
     ['a trigger without "on"', ['--set-json', 'triggers=[{"name":"deploy","run":{}}]'], /\/triggers\/0': missing property 'on'/],
@@ -426,7 +429,8 @@ describe('what the chart renders', () => {
 
       const profiles = find(ms, 'ConfigMap', 'waitgate-profiles') as unknown as { data: Record<string, string> };
       expect(JSON.parse(profiles.data['profiles.json'] as string)).toEqual({
-        jira: { mode: 'exec', script: 'jira.sh' },
+        // Silent on mode: pod mode, in the operator's check image (exec is only ever chosen).
+        jira: { mode: 'pod', script: 'jira.sh' },
         ci: {
           mode: 'pod',
           script: 'ci.sh',
@@ -670,7 +674,8 @@ const ends = (r: ChartInstall, name: string, phase: string, timeoutMs: number = 
     timeoutMs,
   );
 
-const chartProfiles = { profiles: { [PROFILE]: { script: fixtureScript('exit-0.sh') } } };
+// Exec mode, chosen: the operator runs here as a host process, so its check runs as one too.
+const chartProfiles = { profiles: { [PROFILE]: { mode: 'exec', script: fixtureScript('exit-0.sh') } } };
 const chartTriggers = { triggers: [trigger({ name: 'deploy', waitFor: [{ profile: PROFILE }] })] };
 
 describe("the operator, run as the chart's ServiceAccount, does its whole job", () => {

@@ -75,8 +75,9 @@ function values(namespace: string, tag: string): object {
     receiver: { replicas: 1, github: { webhookSecret: GITHUB_SECRET } },
     tests: { enabled: true },
     profiles: {
-      // A check Pod of the waitgate image on the real node: go at once.
-      'pod-go': { mode: 'pod', image: IMAGE, script: '#!/bin/sh\necho "checking $1"\nexit 0\n' },
+      // Silent on mode and image, as a new install writes it: a check Pod of the chart's own image
+      // (WAITGATE_CHECK_IMAGE) on the real node, no token. Go at once.
+      'pod-go': { script: '#!/bin/sh\necho "checking $1"\nexit 0\n' },
       // In the operator's own container: curl reaches the receiver by its Service's DNS name and
       // jq reads its answer; a missing tool exits 127, a fault, never go.
       'exec-tools': {
