@@ -1,17 +1,33 @@
 // `make fuzz`: 10,000 hostile deliveries (FUZZ_DELIVERIES to change it), then 500 slow unsigned
 // 1 MiB uploads with signed deliveries among them (FUZZ_SLOW_SENDERS, FUZZ_SIGNED), then 300
 // connections stalling in their headers, over the connection cap, with signed deliveries among
-// them (FUZZ_HEADER_STALLS), at a real receiver process on a cluster and Valkey of its own. Prints figures; exits 1 when a rule broke:
-// an answer other than 2xx, 4xx or a cap's 503, a HeldJob no signed delivery asked for, the
-// receiver gone, RSS over 150 MiB, or a signed delivery unanswered.
+// them (FUZZ_HEADER_STALLS), then one label toggled 5,000 times on one issue (FUZZ_TOGGLES), at
+// a real receiver process on a cluster and Valkey of its own. Prints figures; exits 1 when a
+// rule broke: an answer other than 2xx, 4xx or a cap's 503, a HeldJob no signed delivery asked
+// for, the receiver gone, RSS over 150 MiB, a signed delivery unanswered, or the toggled
+// target's HeldJobs more than TOGGLE_HELDJOBS_MAX (refusals are counted on one record per
+// trigger, target and token, so toggling costs a few objects, not one per delivery).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kube, listHeldJobs } from './common.js';
-import { describeFuzz, describeHeaderStalls, describeSlow, runFuzz, runHeaderStalls, runSlowSenders, type FuzzTarget } from './fuzz.js';
+import {
+  describeFuzz,
+  describeHeaderStalls,
+  describeSlow,
+  describeToggles,
+  runFuzz,
+  runHeaderStalls,
+  runSlowSenders,
+  runToggles,
+  type FuzzTarget,
+} from './fuzz.js';
 import { startReceiverProcess } from './receiver-process.js';
 
 const RSS_LIMIT_MIB = 150;
+/** The most HeldJobs one toggled target may end with: its hold and a record per refusal token. */
+const TOGGLE_HELDJOBS_MAX = 8;
 const LABEL = 'fuzz:deploy';
+const TOGGLE_LABEL = 'fuzz:toggle';
 const num = (name: string, def: number) => Number(process.env[name] || def);
 
 /** The rules a phase with signed deliveries among hostile ones must keep: memory, and every signed one answered. */
@@ -30,9 +46,18 @@ async function main(): Promise<void> {
   const namespace = `fuzz-${String(Date.now())}`;
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
+  // The toggled label's trigger holds (a day ahead, far inside the 30-day bound): every labeled
+  // delivery after the first meets its hold and is refused. A trigger without a wait runs on
+  // every labeled delivery by design, so toggling one of those is a Job each time.
+  const aDayAhead = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
   const triggers = [
     { name: 'gh', on: { type: 'label', any: [LABEL] }, run: { kind: 'github', flow: 'fuzz', job } },
     { name: 'gl', on: { type: 'label', any: [LABEL] }, run: { kind: 'gitlab', flow: 'fuzz', job } },
+    {
+      name: 'toggled',
+      on: { type: 'label', any: [TOGGLE_LABEL] },
+      run: { kind: 'github', flow: 'fuzz', waitFor: [{ after: aDayAhead }], job },
+    },
   ];
   await core.createNamespacedConfigMap({
     namespace,
@@ -71,6 +96,25 @@ async function main(): Promise<void> {
     });
     process.stdout.write(`${describeHeaderStalls(stalls)}\n`);
     failures.push(...signedStillAnswered('header stalls', stalls));
+
+    const toggles = await runToggles(
+      { ...target, label: TOGGLE_LABEL },
+      {
+        toggles: num('FUZZ_TOGGLES', 5_000),
+        concurrency: 8,
+        pid,
+        repository: 'fuzz/toggled',
+        issue: 1,
+      },
+    );
+    const forTarget = (await listHeldJobs(custom, namespace)).filter(
+      (h) => (h.spec as { target?: string } | undefined)?.target === toggles.target,
+    ).length;
+    process.stdout.write(`${describeToggles(toggles, forTarget)}\n`);
+    failures.push(...signedStillAnswered('toggles', { rss: toggles.rss, signed: toggles.toggles, signedAnswered: toggles.answered }));
+    if (forTarget === 0) failures.push(`toggles: no HeldJob for ${toggles.target}: the first labeled delivery made none`);
+    if (forTarget > TOGGLE_HELDJOBS_MAX)
+      failures.push(`toggles: ${String(forTarget)} HeldJobs for ${toggles.target}, over ${String(TOGGLE_HELDJOBS_MAX)}`);
     if (receiver.exitCode() !== undefined) failures.push(`the receiver exited (${String(receiver.exitCode())})`);
     else if ((await fetch(`http://127.0.0.1:${String(receiver.port)}/healthz`)).status !== 200)
       failures.push('the receiver stopped answering');

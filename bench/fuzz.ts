@@ -460,6 +460,77 @@ function sendSigned(t: FuzzTarget, rng: Rng, n: number): Promise<RawAnswer[]> {
   );
 }
 
+export interface ToggleFigures {
+  readonly toggles: number;
+  /** The one target every delivery names, as the receiver writes it (`owner/repo#n`). */
+  readonly target: string;
+  readonly byStatus: Record<string, number>;
+  /** Deliveries answered 2xx: each one, labeled or unlabeled, is owed an answer. */
+  readonly answered: number;
+  readonly durationMs: number;
+  readonly rss: RssFigures;
+}
+
+/**
+ * One label toggled on one issue `toggles` times: labeled, unlabeled, labeled..., each a signed
+ * GitHub delivery of its own, `concurrency` in flight at once as a forge sends a burst. Every
+ * labeled one after the first is refused (superseded or already held); what those refusals
+ * cost is what the run measures.
+ */
+export async function runToggles(
+  t: FuzzTarget,
+  opts: { toggles: number; concurrency: number; pid: number; repository: string; issue: number },
+): Promise<ToggleFigures> {
+  const answers: RawAnswer[] = [];
+  const rss = watchRss(opts.pid);
+  const started = Date.now();
+  const base = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async () => {
+      while (next < opts.toggles) {
+        const i = next++;
+        const body = Buffer.from(
+          JSON.stringify({
+            action: i % 2 === 0 ? 'labeled' : 'unlabeled',
+            label: { name: t.label },
+            repository: { full_name: opts.repository },
+            issue: { number: opts.issue, title: 'toggled', updated_at: new Date(base + i * 1000).toISOString(), node_id: 'I_toggle' },
+          }),
+        );
+        answers.push(
+          await rawExchange(t.port, {
+            head: head(GH, {
+              'x-github-event': 'issues',
+              'x-github-delivery': randomUUID(),
+              'x-hub-signature-256': sign(t.githubSecret, body),
+              'content-length': String(body.length),
+            }),
+            body,
+            deadlineMs: DEADLINE_MS,
+          }),
+        );
+      }
+    }),
+  );
+  return {
+    toggles: opts.toggles,
+    target: `${opts.repository}#${String(opts.issue)}`,
+    byStatus: countByStatus(answers),
+    answered: answered2xx(answers),
+    durationMs: Date.now() - started,
+    rss: rss.stop(),
+  };
+}
+
+export function describeToggles(f: ToggleFigures, heldJobs: number): string {
+  return [
+    `toggles: one label toggled ${String(f.toggles)} times on ${f.target} in ${(f.durationMs / 1000).toFixed(1)} s: ${String(f.answered)} answered 2xx (${JSON.stringify(f.byStatus)})`,
+    `toggles: ${String(heldJobs)} HeldJobs for ${f.target} (holds and counted refusal records)`,
+    `toggles: receiver RSS ${mib(f.rss.startMiB)} at the start, ${mib(f.rss.peakMiB)} at the peak, ${mib(f.rss.endMiB)} at the end`,
+  ].join('\n');
+}
+
 export interface HeaderStallFigures {
   /** Connections kept stalling in their headers at once. */
   readonly stallers: number;
