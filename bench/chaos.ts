@@ -1,7 +1,9 @@
 // make chaos: the fault run of record (see docs/reliability.md). 1,000 holds of every kind,
 // two operator replicas with leader election; the leader SIGKILLed 20 times at chosen moments,
 // Valkey restarted twice (once losing its keys), kube-apiserver restarted once and frozen for
-// 20 s, 20 running Jobs deleted, 50 deliveries sent again after their dedup window. Prints
+// 20 s, 20 running Jobs deleted, 50 deliveries sent again after their dedup window, 10 specs
+// edited and 10 holds cancelled in the middle of their launch, 20 finished holds applied again
+// by a GitOps tool (half of them changed). Prints
 // the figures; exits non-zero on any violation. CHAOS_* variables scale it down.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,9 @@ async function main(): Promise<void> {
     apiserverFreezeMs: n('CHAOS_APISERVER_FREEZE_S', 20) * 1000,
     jobDeletions: n('CHAOS_JOB_DELETIONS', 20),
     redeliveries: n('CHAOS_REDELIVERIES', 50),
+    launchEdits: n('CHAOS_LAUNCH_EDITS', 10),
+    launchCancels: n('CHAOS_LAUNCH_CANCELS', 10),
+    reapplies: n('CHAOS_REAPPLIES', 20),
     limits: { checkSlots: 8, concurrency: 60, scope: 2 },
     kubeconfig: env('KUBECONFIG'),
     clusterDir: env('WAITGATE_CLUSTER_DIR'),

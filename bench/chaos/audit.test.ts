@@ -54,6 +54,38 @@ const base: Observations = {
 describe('audit', () => {
   test.each<[string, Partial<Observations>, RegExp | undefined]>([
     ['a clean run', {}, undefined],
+    [
+      'a hold cancelled mid-launch: gone, its Job deleted before it completed',
+      {
+        heldJobs: [ok[0] as SeenHeldJob],
+        cancelled: new Map([['acme/r0#2', { name: 'c-1', at: s(20) }]]),
+        jobs: [okJobs[0] as SeenJob, { name: 'c-1-a', owner: 'c-1', createdAt: s(20), endedAt: s(21) }],
+      },
+      undefined,
+    ],
+    [
+      'a hold cancelled mid-launch whose Job ran on to its end',
+      {
+        heldJobs: [ok[0] as SeenHeldJob],
+        cancelled: new Map([['acme/r0#2', { name: 'c-1', at: s(20) }]]),
+        jobs: [okJobs[0] as SeenJob, { name: 'c-1-a', owner: 'c-1', createdAt: s(20), endedAt: s(45), completedAt: s(45) }],
+      },
+      /c-1: cancelled, its Job c-1-a ran on and completed 25s later/,
+    ],
+    [
+      'a hold cancelled mid-launch whose Job is still there',
+      {
+        heldJobs: [ok[0] as SeenHeldJob],
+        cancelled: new Map([['acme/r0#2', { name: 'c-1', at: s(20) }]]),
+        jobs: [okJobs[0] as SeenJob, { name: 'c-1-a', owner: 'c-1', createdAt: s(20), endedAt: undefined, remained: true }],
+      },
+      /c-1: cancelled, its Job c-1-a still there at the end/,
+    ],
+    [
+      'a hold cancelled mid-launch that is still there',
+      { cancelled: new Map([['acme/r0#2', { name: 'c-1', at: s(20) }]]) },
+      /acme\/r0#2: cancelled at .*, still a HeldJob at the end/,
+    ],
     ['a hold with no HeldJob is lost', { heldJobs: [ok[0] as SeenHeldJob] }, /acme\/r0#2: no HeldJob \(lost\)/],
     [
       'two HeldJobs for one target (a redelivery made one)',

@@ -20,6 +20,10 @@ export interface SeenJob {
   readonly createdAt: number;
   /** When it stopped running (completion, failure or our deletion, floored to the second); undefined while it runs. */
   readonly endedAt: number | undefined;
+  /** When it completed (its completionTime), if it did: a Job that ran to its end. */
+  readonly completedAt?: number | undefined;
+  /** It was still there when the run ended. */
+  readonly remained?: boolean;
 }
 
 export interface Limits {
@@ -48,6 +52,12 @@ export interface Observations {
   readonly faultSpans: readonly FaultSpan[];
   /** HeldJobs whose running Job the run deleted. */
   readonly jobsDeleted: ReadonlySet<string>;
+  /**
+   * Holds the run cancelled (deleted) in the middle of their launch: target -> when, epoch ms.
+   * Each must be gone at the end, and no Job of it may run on: none left, none that completed
+   * more than CANCEL_GRACE_MS after the cancel.
+   */
+  readonly cancelled?: ReadonlyMap<string, { readonly name: string; readonly at: number }>;
   readonly slotHighs: SlotHighs;
   readonly limits: Limits;
   /** Redeliveries answered by the receiver, and those that made a second hold. */
@@ -91,6 +101,9 @@ export const STEP_DOWN_MS = 10_000;
  * moment before it dies (the chaos run of 2026-12-03 saw one begin 50 ms after the note).
  */
 export const KILL_LANDS_MS = 1_000;
+
+/** A cancelled hold's Job may still complete this long after the cancel: its Pod's run was under way. */
+export const CANCEL_GRACE_MS = 10_000;
 
 export interface FaultSpan {
   readonly start: number;
@@ -137,8 +150,22 @@ export function audit(o: Observations): Verdict {
   for (const h of o.heldJobs) targetsSeen.set(h.target, (targetsSeen.get(h.target) ?? 0) + 1);
   let lost = 0;
   let duplicates = 0;
+  const cancelled = o.cancelled ?? new Map<string, { name: string; at: number }>();
   for (const h of o.plan) {
     const n = targetsSeen.get(h.target) ?? 0;
+    const cancel = cancelled.get(h.target);
+    if (cancel) {
+      // Cancelled: gone, and nothing of it runs on.
+      if (n > 0) violations.push(`${h.target}: cancelled at ${new Date(cancel.at).toISOString()}, still a HeldJob at the end`);
+      for (const j of o.jobs.filter((x) => x.owner === cancel.name)) {
+        if (j.remained) violations.push(`${cancel.name}: cancelled, its Job ${j.name} still there at the end`);
+        if (j.completedAt !== undefined && j.completedAt > cancel.at + CANCEL_GRACE_MS)
+          violations.push(
+            `${cancel.name}: cancelled, its Job ${j.name} ran on and completed ${Math.round((j.completedAt - cancel.at) / 1000)}s later`,
+          );
+      }
+      continue;
+    }
     if (n === 0) {
       lost++;
       violations.push(`${h.target}: no HeldJob (lost)`);
@@ -197,8 +224,9 @@ export function audit(o: Observations): Verdict {
     if (h.phase === 'Succeeded' && !jobsByOwner.has(h.name)) violations.push(`${h.name}: Succeeded, but no Job of it was ever seen`);
 
   // The limits, from both sides: the leases' own high-water marks, and Jobs running at once.
+  const cancelledTargets = new Map([...cancelled].map(([target, c]) => [c.name, target]));
   const repoOf = (owner: string) => {
-    const t = heldByName.get(owner)?.target;
+    const t = heldByName.get(owner)?.target ?? cancelledTargets.get(owner);
     return t ? byTarget.get(t)?.repo : undefined;
   };
   const intervals = o.jobs.map((j) => ({ start: j.createdAt, end: j.endedAt, repo: repoOf(j.owner) }));

@@ -16,6 +16,7 @@ export function formatReport(r: ChaosReport): string {
     `  restarts     Valkey ${k.valkeyRestarts.keptKeys + k.valkeyRestarts.lostKeys} (${k.valkeyRestarts.lostKeys} losing its keys), kube-apiserver ${k.apiserverRestarts}`,
     `  stalls       kube-apiserver frozen ${k.apiserverFreezes}`,
     `  Jobs deleted ${k.jobDeletions}; redeliveries ${k.redeliveries}`,
+    `  users        ${k.launchEdits} specs edited and ${k.launchCancels} holds cancelled mid-launch; ${k.reapplies} finished holds applied again by GitOps (half changed)`,
     `  duplicates   ${f.duplicates}`,
     `  lost         ${f.lost}`,
     `  wedged       ${f.wedged}`,

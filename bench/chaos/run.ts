@@ -46,6 +46,12 @@ export interface ChaosOptions {
   readonly apiserverFreezeMs: number;
   readonly jobDeletions: number;
   readonly redeliveries: number;
+  /** Holds whose spec a user edits in the middle of their launch (status says Launched Unknown). */
+  readonly launchEdits: number;
+  /** Holds a user cancels (kubectl delete) in the middle of their launch. */
+  readonly launchCancels: number;
+  /** Finished holds a GitOps tool applies again (server-side apply), half of them with a changed spec. */
+  readonly reapplies: number;
   readonly limits: Limits;
   readonly kubeconfig: string;
   /** The local cluster's state folder: needed to restart or freeze kube-apiserver. */
@@ -64,6 +70,9 @@ export interface FaultCounts {
   apiserverFreezes: number;
   jobDeletions: number;
   redeliveries: number;
+  launchEdits: number;
+  launchCancels: number;
+  reapplies: number;
   /** Longest a leaderless gap lasted after a kill, ms. */
   longestTakeoverMs: number;
 }
@@ -260,7 +269,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
   // --- what is seen on the way ------------------------------------------------------------
   const terminalPhasesSeen = new Map<string, Set<string>>();
-  const jobsSeen = new Map<string, { name: string; owner: string; createdAt: number; endedAt: number | undefined }>();
+  const jobsSeen = new Map<
+    string,
+    { name: string; owner: string; createdAt: number; endedAt: number | undefined; completedAt: number | undefined; remained?: boolean }
+  >();
   const checkPods = new Map<string, Map<string, number>>(); // HeldJob name -> check Pod uid -> when first seen
   const answered = new Set<string>();
   const heldJobWaiters: ((h: HeldJobObject) => boolean)[] = [];
@@ -294,15 +306,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     path: `/apis/batch/v1/namespaces/${ns}/jobs`,
     list: () => batch.listNamespacedJob({ namespace: ns }),
     log,
-    onEvent: (_event, j) => {
+    onEvent: (event, j) => {
       const uid = j.metadata?.uid as string;
       const owner = j.metadata?.ownerReferences?.find((r) => r.kind === 'HeldJob')?.name ?? '?';
       const prev = jobsSeen.get(uid);
+      const completedAt = j.status?.completionTime ? new Date(j.status.completionTime).getTime() : prev?.completedAt;
       jobsSeen.set(uid, {
         name: j.metadata?.name as string,
         owner,
         createdAt: new Date(j.metadata?.creationTimestamp as Date).getTime(),
-        endedAt: jobEnd(j) ?? prev?.endedAt,
+        // A Job deleted before it ended (a cancel's, the garbage collector's) stops running then.
+        endedAt: jobEnd(j) ?? prev?.endedAt ?? (event === 'delete' ? Math.floor(Date.now() / 1000) * 1000 : undefined),
+        completedAt,
       });
     },
   });
@@ -404,8 +419,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     apiserverFreezes: 0,
     jobDeletions: 0,
     redeliveries: 0,
+    launchEdits: 0,
+    launchCancels: 0,
+    reapplies: 0,
     longestTakeoverMs: 0,
   };
+  /** Holds cancelled mid-launch, by target. */
+  const cancelled = new Map<string, { name: string; at: number }>();
   const jobsDeleted = new Set<string>();
   const faultSpans: FaultSpan[] = [];
   /** Runs a fault, noting when it began and when it was over. */
@@ -594,7 +614,104 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         if (ok) redeliveries.answered2xx++;
       }
     })();
-    await Promise.all([killing, restartingValkey, apiserverFaults, deletingJobs, redelivering]);
+    /** The next hold seen in the middle of its launch (Launched Unknown) that nothing else has touched. */
+    const touched = new Set<string>();
+    const nextLaunching = (): Promise<HeldJobObject> =>
+      new Promise((resolve) =>
+        heldJobWaiters.push((h) => {
+          const launched = h.status?.conditions?.find((c) => c.type === ConditionType.Launched);
+          const target = (h.spec as { target?: string } | undefined)?.target ?? '';
+          if (launched?.status !== 'Unknown' || touched.has(h.metadata.name) || !planByTarget.has(target)) return false;
+          touched.add(h.metadata.name);
+          resolve(h);
+          return true;
+        }),
+      );
+    const midLaunch = (count: number, first: number, act: (h: HeldJobObject) => Promise<void>) =>
+      (async () => {
+        for (let i = 0; i < count; i++) {
+          await at(first + (0.6 * i) / Math.max(1, count));
+          const h = await Promise.race([nextLaunching(), sleep(60_000).then(() => undefined)]);
+          if (!h) {
+            o.say('chaos: no launch to catch within 60s');
+            continue;
+          }
+          await act(h).catch((err: unknown) => o.say(`chaos: ${h.metadata.name}: ${String(err)}`));
+        }
+      })();
+    const editing = midLaunch(o.launchEdits, 0.12, async (h) => {
+      // An unknown field and a changed Job: the launch goes on with the Job it built.
+      await custom.patchNamespacedCustomObject(
+        {
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: HELDJOB_PLURAL,
+          namespace: ns,
+          name: h.metadata.name,
+          body: { spec: { note: 'edited mid-launch by chaos', job: { backoffLimit: 2 } } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      faults.launchEdits++;
+    });
+    const cancelling = midLaunch(o.launchCancels, 0.14, async (h) => {
+      const target = (h.spec as { target: string }).target;
+      cancelled.set(target, { name: h.metadata.name, at: Date.now() });
+      await custom.deleteNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: HELDJOB_PLURAL,
+        namespace: ns,
+        name: h.metadata.name,
+      });
+      faults.launchCancels++;
+    });
+    const reapplied = new Set<string>();
+    const reapplying = (async () => {
+      // A GitOps tool syncing its manifests again once the holds it made have run: the same
+      // manifest (a label of its own added), or one changed since it ran. Neither runs anything.
+      for (let i = 0; i < o.reapplies; i++) {
+        await at(0.5 + (0.45 * i) / Math.max(1, o.reapplies));
+        const done = plan.filter(
+          (p) =>
+            p.source === HoldSource.Direct &&
+            p.name !== undefined &&
+            !reapplied.has(p.name) &&
+            heldJobs.get(p.name, ns)?.status?.phase === 'Succeeded',
+        );
+        const p = done[Math.floor(random() * done.length)];
+        if (!p?.name) continue;
+        reapplied.add(p.name);
+        const changed = i % 2 === 1;
+        await custom
+          .patchNamespacedCustomObject(
+            {
+              group: API_GROUP,
+              version: API_VERSION,
+              plural: HELDJOB_PLURAL,
+              namespace: ns,
+              name: p.name,
+              fieldManager: 'chaos-gitops',
+              force: true,
+              body: {
+                apiVersion: `${API_GROUP}/${API_VERSION}`,
+                kind: 'HeldJob',
+                metadata: { name: p.name, labels: { 'app.kubernetes.io/managed-by': 'chaos-gitops' } },
+                spec: {
+                  target: p.target,
+                  trigger: 'chaos',
+                  waitFor: waitFor(p),
+                  job: changed ? jobTemplate(p.runForS + 1) : jobTemplate(p.runForS),
+                },
+              },
+            },
+            k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply),
+          )
+          .then(() => faults.reapplies++)
+          .catch((err: unknown) => o.say(`chaos: re-apply of ${p.name ?? '?'}: ${String(err)}`));
+      }
+    })();
+    await Promise.all([killing, restartingValkey, apiserverFaults, deletingJobs, redelivering, editing, cancelling, reapplying]);
     o.say(`chaos: faults done at ${Math.round((Date.now() - started) / 1000)}s; waiting up to ${o.settleMs / 1000}s for every hold to end`);
 
     // --- the end --------------------------------------------------------------------------
@@ -631,6 +748,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     for (const j of (await until('the Jobs', () => batch.listNamespacedJob({ namespace: ns }), 60_000, 1_000)).items) {
       const seen = jobsSeen.get(j.metadata?.uid as string);
       if (seen && seen.endedAt === undefined) seen.endedAt = jobEnd(j);
+      if (seen && !j.metadata?.deletionTimestamp) seen.remained = true;
     }
     const seenHeld: SeenHeldJob[] = final.items.map((h) => ({
       name: h.metadata.name,
@@ -666,6 +784,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       checksRun,
       faultSpans,
       jobsDeleted,
+      cancelled,
       slotHighs: { ...highs },
       limits: o.limits,
       redeliveries,

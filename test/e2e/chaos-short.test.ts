@@ -1,7 +1,9 @@
 // The short form of make chaos: 100 holds of every kind, two operator replicas with leader
 // election, the leader SIGKILLed 3 times at chosen moments, Valkey restarted once losing its
-// keys, 3 running Jobs deleted, 5 deliveries sent again after their dedup window. Every hold
-// ends once, with at most one Job, none early, no limit exceeded.
+// keys, 3 running Jobs deleted, 5 deliveries sent again after their dedup window, 2 specs
+// edited and 2 holds cancelled mid-launch, 3 finished holds applied again by GitOps. Every hold
+// ends once (a cancelled one is gone, its Job with it), with at most one Job, none early, no
+// limit exceeded.
 import { describe, expect, test } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,9 @@ describe('chaos, short form', () => {
         apiserverFreezeMs: 0,
         jobDeletions: 3,
         redeliveries: 5,
+        launchEdits: 2,
+        launchCancels: 2,
+        reapplies: 3,
         limits: { checkSlots: 4, concurrency: 20, scope: 2 },
         kubeconfig: kubeconfigPath(),
         clusterDir: undefined,
@@ -37,11 +42,15 @@ describe('chaos, short form', () => {
       const summary = `${lines.join('\n')}\n${formatReport(report)}`;
       expect({ violations: report.verdict.violations, summary }).toEqual({ violations: [], summary });
       const f = report.verdict.figures;
-      expect(f.holds).toBe(100);
+      // A hold cancelled mid-launch is gone at the end, as it should be.
+      expect(f.holds).toBe(100 - report.faults.launchCancels);
       expect(Object.values(report.faults.kills).reduce((a, b) => a + b, 0)).toBe(3);
       expect(report.faults.valkeyRestarts.lostKeys).toBe(1);
       expect(report.faults.jobDeletions).toBe(3);
       expect(report.faults.redeliveries).toBe(5);
+      expect(report.faults.launchEdits).toBe(2);
+      expect(report.faults.launchCancels).toBe(2);
+      expect(report.faults.reapplies).toBe(3);
       // The run really exercised what it claims: checks ran, both ways.
       expect(f.checksRun).toBeGreaterThan(0);
       expect(f.highs.samples).toBeGreaterThan(100);
