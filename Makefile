@@ -53,7 +53,7 @@ bench:
 
 ## chaos: the fault run of record (docs/reliability.md): 1,000 holds, leader kills, Valkey and apiserver faults, deleted Jobs, redeliveries
 chaos:
-	@hack/with-cluster.sh chaos 36900 node dist/bench/chaos.js
+	@hack/with-cluster.sh chaos $(or $(WAITGATE_CHAOS_PORT_BASE),36900) node dist/bench/chaos.js
 
 ## fuzz: 10,000 hostile deliveries, 500 slow senders and 300 header stalls at a real receiver; fails on a crash, a 5xx, an unsigned HeldJob, an unanswered signed delivery or RSS over 150 MiB
 fuzz:

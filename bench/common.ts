@@ -79,8 +79,17 @@ export function imageEnv(): Record<string, string> {
   return env;
 }
 
-export function startOperator(extraEnv: Record<string, string>, logPath: string): ChildProcess {
-  const child = spawn(process.execPath, ['dist/operator/main.js'], {
+/**
+ * The operator as a process of the benchmark; `wrap` turns its command into another (a memory
+ * cgroup's `sh -c ... exec`, for one).
+ */
+export function startOperator(
+  extraEnv: Record<string, string>,
+  logPath: string,
+  wrap: (command: string[]) => string[] = (c) => c,
+): ChildProcess {
+  const [cmd, ...args] = wrap([process.execPath, 'dist/operator/main.js']) as [string, ...string[]];
+  const child = spawn(cmd, args, {
     env: {
       PATH: process.env['PATH'] ?? '',
       KUBECONFIG: env('KUBECONFIG'),

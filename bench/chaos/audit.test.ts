@@ -55,6 +55,31 @@ describe('audit', () => {
   test.each<[string, Partial<Observations>, RegExp | undefined]>([
     ['a clean run', {}, undefined],
     [
+      'a hold edited mid-launch before its Job was made: Refused wait-unreadable, no Job',
+      {
+        edited: new Set(['c-1']),
+        heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), phase: 'Refused', reason: 'wait-unreadable' }],
+        jobs: [okJobs[0] as SeenJob],
+      },
+      undefined,
+    ],
+    [
+      'a hold edited mid-launch, Refused though its Job was made',
+      {
+        edited: new Set(['c-1']),
+        heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), phase: 'Refused', reason: 'wait-unreadable' }],
+      },
+      /c-1 \(acme\/r0#2\): ended Refused wait-unreadable/,
+    ],
+    [
+      'a hold not edited that ends wait-unreadable',
+      {
+        heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), phase: 'Refused', reason: 'wait-unreadable' }],
+        jobs: [okJobs[0] as SeenJob],
+      },
+      /c-1 \(acme\/r0#2\): ended Refused wait-unreadable/,
+    ],
+    [
       'a hold cancelled mid-launch: gone, its Job deleted before it completed',
       {
         heldJobs: [ok[0] as SeenHeldJob],

@@ -58,6 +58,13 @@ export interface Observations {
    * more than CANCEL_GRACE_MS after the cancel.
    */
   readonly cancelled?: ReadonlyMap<string, { readonly name: string; readonly at: number }>;
+  /**
+   * Holds whose spec the run edited in the middle of their launch (an unknown field, a changed
+   * Job), by name. Each ends Succeeded with its one Job, launched as recorded; or, when the edit
+   * landed before the Job was created, Refused wait-unreadable with no Job: nothing built from a
+   * spec that no longer reads.
+   */
+  readonly edited?: ReadonlySet<string>;
   readonly slotHighs: SlotHighs;
   readonly limits: Limits;
   /** Redeliveries answered by the receiver, and those that made a second hold. */
@@ -190,9 +197,10 @@ export function audit(o: Observations): Verdict {
     }
     const seen = o.terminalPhasesSeen.get(h.name);
     if (seen && seen.size > 1) violations.push(`${h.name}: ended more than once (${[...seen].join(', ')})`);
+    const noJob = !o.jobs.some((j) => j.owner === h.name);
     const expected = o.jobsDeleted.has(h.name)
       ? h.phase === 'Succeeded' || (h.phase === 'Failed' && h.reason === 'JobMissing')
-      : h.phase === 'Succeeded';
+      : h.phase === 'Succeeded' || (o.edited?.has(h.name) === true && h.phase === 'Refused' && h.reason === 'wait-unreadable' && noJob);
     if (!expected) {
       lost++;
       violations.push(`${h.name} (${h.target}): ended ${h.phase}${h.reason ? ` ${h.reason}` : ''}`);

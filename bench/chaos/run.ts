@@ -424,8 +424,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     reapplies: 0,
     longestTakeoverMs: 0,
   };
-  /** Holds cancelled mid-launch, by target. */
+  /** Holds cancelled mid-launch, by target; holds edited mid-launch, by name. */
   const cancelled = new Map<string, { name: string; at: number }>();
+  const edited = new Set<string>();
   const jobsDeleted = new Set<string>();
   const faultSpans: FaultSpan[] = [];
   /** Runs a fault, noting when it began and when it was over. */
@@ -640,6 +641,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         }
       })();
     const editing = midLaunch(o.launchEdits, 0.12, async (h) => {
+      edited.add(h.metadata.name);
       // An unknown field and a changed Job: the launch goes on with the Job it built.
       await custom.patchNamespacedCustomObject(
         {
@@ -785,6 +787,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       faultSpans,
       jobsDeleted,
       cancelled,
+      edited,
       slotHighs: { ...highs },
       limits: o.limits,
       redeliveries,

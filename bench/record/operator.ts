@@ -76,7 +76,11 @@ async function ensureBenchTriggers(namespace: string): Promise<void> {
     });
 }
 
-export async function startChartOperator(namespace: string, extraEnv: Record<string, string> = {}): Promise<RunningOperator> {
+export async function startChartOperator(
+  namespace: string,
+  extraEnv: Record<string, string> = {},
+  wrap?: (command: string[]) => string[],
+): Promise<RunningOperator> {
   await ensureBenchTriggers(namespace);
   const logPath = join(mkdtempSync(join(tmpdir(), 'waitgate-bench-')), 'operator.log');
   const { nodeOptions, reconcileWorkers } = chartOperatorValues();
@@ -106,6 +110,7 @@ export async function startChartOperator(namespace: string, extraEnv: Record<str
       ...extraEnv,
     },
     logPath,
+    wrap,
   );
   let exited = false;
   live.add(child);
