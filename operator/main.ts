@@ -27,7 +27,7 @@ import { keyOf, splitKey } from './controller/object-key.js';
 import { Reconciler } from './controller/reconciler.js';
 import { JobTombstones } from './controller/job-tombstones.js';
 import { heldJobOwnerOf } from './decide/job.js';
-import { countHeldJobs } from './controller/held-job-gauges.js';
+import { HeldJobTally } from './controller/held-job-gauges.js';
 import { runningHolders, ScopeRenewal } from './controller/scope-renewal.js';
 import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
@@ -184,7 +184,8 @@ async function main(): Promise<void> {
       if (owner && job.metadata?.namespace) queue.add(keyOf(job.metadata.namespace, owner));
     },
   });
-  const heldJobInformer = new RestartingInformer<HeldJobK8s>({
+  const heldJobTally = new HeldJobTally({ list: () => heldJobInformer.list() });
+  const heldJobInformer: RestartingInformer<HeldJobK8s> = new RestartingInformer<HeldJobK8s>({
     kubeConfig: kc,
     path: ns
       ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`
@@ -192,7 +193,9 @@ async function main(): Promise<void> {
     list: () => heldJobsApi.list(ns),
     log,
     onRestart: () => metrics.informerRestarts.inc({ informer: 'heldjobs' }),
+    onListed: () => heldJobTally.relisted(),
     onEvent: (event, hj) => {
+      heldJobTally.observe(event, hj);
       const key = keyOf(hj.metadata.namespace, hj.metadata.name);
       if (event === 'delete') waker.cancel(key);
       // A cancel must not wait behind the check it cancels: stop that check now.
@@ -271,8 +274,8 @@ async function main(): Promise<void> {
     reports: reporter,
   });
 
-  // Gauges are read from the informer cache when scraped: no extra apiserver calls.
-  metrics.onScrape = () => metrics.setHeldJobCounts(metrics.isLeader() ? countHeldJobs(heldJobInformer.list()) : undefined);
+  // The held-job gauges are kept from the informer's events; a scrape reads the counts only.
+  metrics.countHeldJobsFrom(heldJobTally);
   const renewal = new ScopeRenewal(
     () => heldJobInformer.list(),
     scope,

@@ -12,7 +12,7 @@ export type ReconcileResult = (typeof ReconcileResult)[keyof typeof ReconcileRes
 
 export class OperatorMetrics {
   readonly registry = new Registry();
-  /** Set by the wiring: refreshes the gauges read from the informer cache, on every scrape. */
+  /** Set by countHeldJobsFrom: sets the held-job gauges from counts kept up to date, on every scrape. */
   onScrape: () => void = () => {};
   readonly heldJobs = new Gauge({
     name: 'waitgate_heldjobs',
@@ -176,6 +176,14 @@ export class OperatorMetrics {
 
   refused(token: RefusalToken): void {
     this.refusals.inc({ token });
+  }
+
+  /**
+   * Every scrape sets the held-job gauges from `tally`'s counts, which its informer events keep
+   * up to date: a scrape reads numbers, and walks no cache (a follower sets none).
+   */
+  countHeldJobsFrom(tally: { counts(): HeldJobCounts }): void {
+    this.onScrape = () => this.setHeldJobCounts(this.isLeader() ? tally.counts() : undefined);
   }
 
   /** The per-phase and per-profile gauges; a follower (counts undefined) exports none, so sums over replicas count each HeldJob once. */

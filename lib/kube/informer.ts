@@ -24,6 +24,12 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   readonly log: Logger;
   /** Drops fields nobody reads from each object before it is cached (mutates it). */
   readonly trim?: (obj: T) => void;
+  /**
+   * Called each time a start (the first, or one after an error) has listed and filled the cache:
+   * what is kept from the events may be rebuilt from list() then. (A relist client-node does by
+   * itself, after 410 Gone, replays each object as an add, update or delete event instead.)
+   */
+  readonly onListed?: () => void;
   /** Called each time the informer is restarted after an error (for a metric). */
   readonly onRestart?: () => void;
   readonly minBackoffMs?: number;
@@ -67,6 +73,7 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
     try {
       await this.informer.start();
       this.synced = true;
+      this.opts.onListed?.();
     } catch (err) {
       this.restartLater(err);
     }

@@ -275,6 +275,77 @@ describe('the executor carries out the decisions, in order', () => {
       Phase.Running,
     ],
     [
+      'a cancel of a launching one whose Job the informer lacks and the apiserver has: read, unfenced, deleted, operator-cancel, then the finalizer off',
+      {
+        heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: true, deleted: true }),
+        now: AFTER_MS,
+        read: { kind: 'present' },
+      },
+      [
+        'cancelCheck',
+        'readJob:present',
+        `unfenceJob:${JOB}`,
+        `deleteJob:${JOB}`,
+        'writeStatus:Running',
+        'event:OperatorCancel',
+        'releaseScope',
+        'setFinalizers:',
+      ],
+      Phase.Running,
+    ],
+    [
+      'a cancel of a launching one whose Job neither the informer nor the apiserver has: read, the scope back, the finalizer off',
+      {
+        heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: true, deleted: true }),
+        now: AFTER_MS,
+        read: { kind: 'gone' },
+      },
+      ['cancelCheck', 'readJob:gone', 'releaseScope', 'setFinalizers:'],
+      Phase.Running,
+    ],
+    [
+      'a cancel of a launching one whose Job read fails: the finalizer stays, looked at again',
+      {
+        heldJob: heldJob({ status: { ...held, phase: Phase.Running }, finalizer: true, deleted: true }),
+        now: AFTER_MS,
+        read: { kind: 'unknown', message: 'connection refused' },
+      },
+      ['cancelCheck', 'readJob:unknown', 'wake'],
+      Phase.Running,
+    ],
+    [
+      'a cancel of a held one whose create was tried and may have landed (LaunchRetrying): read before the finalizer comes off',
+      {
+        heldJob: heldJob({
+          status: {
+            ...held,
+            conditions: [{ type: 'Waiting', status: 'True', reason: 'LaunchRetrying', message: 'no answer', lastTransitionTime: iso(T0) }],
+          },
+          finalizer: true,
+          deleted: true,
+        }),
+        now: AFTER_MS,
+        read: { kind: 'present' },
+      },
+      [
+        'cancelCheck',
+        'readJob:present',
+        `unfenceJob:${JOB}`,
+        `deleteJob:${JOB}`,
+        'writeStatus:Held',
+        'event:OperatorCancel',
+        'releaseScope',
+        'setFinalizers:',
+      ],
+      Phase.Held,
+    ],
+    [
+      'a cancel of a held one that never launched: no read, the scope back, the finalizer off',
+      { heldJob: heldJob({ status: held, finalizer: true, deleted: true }), now: AFTER_MS, read: { kind: 'present' } },
+      ['cancelCheck', 'releaseScope', 'setFinalizers:'],
+      Phase.Held,
+    ],
+    [
       'a Job of that name owned by another is not this HeldJob’s: it is not adopted',
       {
         heldJob: heldJob({ status: held, finalizer: true }),

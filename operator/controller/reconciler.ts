@@ -8,7 +8,7 @@ import { assertNever, EventType, isTerminal } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { Action, CheckRun, CreateOutcome, EventSpec } from '../decide/actions.js';
 import { decide } from '../decide/decide.js';
-import { decideGone } from '../decide/finished.js';
+import { afterCancelRead, decideGone } from '../decide/finished.js';
 import { observeJob } from '../decide/job.js';
 import { afterCreate, afterDryRun, afterJobRead, afterScope } from '../decide/launch.js';
 import type { DecideConfig, Observed } from '../decide/observed.js';
@@ -211,6 +211,13 @@ export class Reconciler {
         const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
         if (read.kind === 'gone') log.warn({ job: action.jobName }, 'Found the Job gone');
         return { kind: 'then', actions: afterJobRead({ ...observed, heldJob: current }, read, deps.clock.now()) };
+      }
+      case 'readJobToCancel': {
+        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
+        if (read.kind === 'present') log.info({ job: action.jobName }, 'Found the Job of a cancelled HeldJob the informer had not seen');
+        if (read.kind === 'unknown')
+          log.warn({ job: action.jobName, message: boundText(read.message) }, 'Failed to read the Job before a cancel');
+        return { kind: 'then', actions: afterCancelRead({ ...observed, heldJob: current }, read, deps.clock.now()) };
       }
       case 'unfenceJob':
         await deps.launcher.unfence(action.jobName, current.metadata.namespace);

@@ -40,6 +40,12 @@ export type Action =
    * The outcome goes back to afterJobRead().
    */
   | { readonly type: 'readJob'; readonly jobName: string }
+  /**
+   * A cancel of a hold that may have created its Job, which the informer does not have (its
+   * watch may lag behind the create): read the Job from the apiserver itself before the
+   * finalizer comes off. The outcome goes back to afterCancelRead().
+   */
+  | { readonly type: 'readJobToCancel'; readonly jobName: string }
   /** Take the launch finalizer off the Job: its creation is recorded, so it may go when deleted. */
   | { readonly type: 'unfenceJob'; readonly jobName: string }
   /** Give back the scope slots (idempotent). */

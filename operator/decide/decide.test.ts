@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { decide } from './decide.js';
-import { decideGone } from './finished.js';
-import type { Action } from './actions.js';
+import { afterCancelRead, CANCEL_READ_AGAIN_MS, decideGone } from './finished.js';
+import type { Action, JobRead } from './actions.js';
 import { withLaunch } from '../../test/support/launch-plan.js';
 import { JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './observed.js';
 import { viewOf } from './view.js';
@@ -495,6 +495,7 @@ describe('decide: the triggers file (wait-skew)', () => {
 });
 
 describe('decide: cancel (kubectl delete heldjob)', () => {
+  const waiting = (reason: string) => ({ type: 'Waiting', status: 'True' as const, reason, message: 'm', lastTransitionTime: iso(T0) });
   test.each<[string, Observed, string[]]>([
     [
       'a held one: scope back (if any), finalizer off',
@@ -507,6 +508,31 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
       ['deleteJob', 'updateStatus', 'releaseScope', 'setFinalizers'],
     ],
     ['without our finalizer: nothing to do', observed(heldJob({ deleted: true, finalizer: false })), []],
+    [
+      'a launching one whose Job the informer lacks (its watch lags the create): the apiserver asked first, the finalizer kept',
+      observed(heldJob({ deleted: true, status: running })),
+      ['readJobToCancel'],
+    ],
+    [
+      'a launch recorded, its create not yet confirmed, no Job in the informer: the apiserver asked first',
+      observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } })),
+      ['readJobToCancel'],
+    ],
+    [
+      'a held one whose create may have landed (LaunchRetrying), no Job in the informer: the apiserver asked first',
+      observed(heldJob({ deleted: true, status: { ...held, conditions: [waiting('LaunchRetrying')] } })),
+      ['readJobToCancel'],
+    ],
+    [
+      'a held one queued for a scope slot, never launched: no read',
+      observed(heldJob({ deleted: true, status: { ...held, conditions: [waiting('ScopeQueued')] } })),
+      ['releaseScope', 'setFinalizers'],
+    ],
+    [
+      'a finished one: its Job is over, no read',
+      observed(heldJob({ deleted: true, status: { ...running, phase: Phase.Succeeded } })),
+      ['releaseScope', 'setFinalizers'],
+    ],
   ])('%s', (_n, o, expectedTypes) => {
     const actions = plan(o, AFTER_MS);
     expect(types(actions)).toEqual(expectedTypes);
@@ -514,6 +540,28 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
     if (u && u.type === 'updateStatus') {
       expect(u.status.message).toMatch(/^operator-cancel/);
       expect(u.event?.reason).toBe('OperatorCancel');
+    }
+  });
+
+  test.each<[string, JobRead, string[]]>([
+    [
+      'the Job is there: the fence off, the Job deleted, the cancel recorded, the finalizer off',
+      { kind: 'present' },
+      ['unfenceJob', 'deleteJob', 'updateStatus', 'releaseScope', 'setFinalizers'],
+    ],
+    ['the Job is not there: the scope back, the finalizer off', { kind: 'gone' }, ['releaseScope', 'setFinalizers']],
+    ['no answer: the finalizer stays, looked at again', { kind: 'unknown', message: 'timeout' }, ['wakeAt']],
+  ])('after the read before a cancel, %s', (_n, read, expectedTypes) => {
+    const o = observed(heldJob({ deleted: true, status: { ...held, phase: Phase.Running } }));
+    const actions = afterCancelRead(o, read, AFTER_MS);
+    expect(types(actions)).toEqual(expectedTypes);
+    for (const a of actions) {
+      if (a.type === 'deleteJob' || a.type === 'unfenceJob') expect(a.jobName).toBe(JOB);
+      if (a.type === 'wakeAt') expect(a.at).toBe(AFTER_MS + CANCEL_READ_AGAIN_MS);
+      if (a.type === 'updateStatus') {
+        expect(a.status.message).toMatch(/^operator-cancel/);
+        expect(a.event?.reason).toBe('OperatorCancel');
+      }
     }
   });
 });

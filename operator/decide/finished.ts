@@ -4,11 +4,20 @@
 // back under the scope recorded at its launch, so a spec changed after the launch (even into
 // one that no longer passes its check: the CRD keeps unknown fields) changes nothing but its
 // generation, and that is said once, in a Warning Event.
-import { setCondition } from '../../api/conditions.js';
+import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { iso } from '../../api/time.js';
-import { ConditionReason, ConditionType, EventReason, EventType, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
-import type { Action, EventSpec } from './actions.js';
+import {
+  assertNever,
+  ConditionReason,
+  ConditionType,
+  EventReason,
+  EventType,
+  isTerminal,
+  OPERATOR_CANCEL,
+  Phase,
+} from '../../api/vocabulary.js';
+import type { Action, EventSpec, JobRead } from './actions.js';
 import { JobOutcome, type Observed, type ObservedJob } from './observed.js';
 import { decideRetention } from './finished-ttl.js';
 import { adoptLaunched, isLaunchConfirmed } from './launch.js';
@@ -41,30 +50,70 @@ export function finish(status: HeldJobStatus, job: ObservedJob, now: number, gen
   });
 }
 
-/** Deletion is cancellation: a held one never starts; a running one's Job goes with it. */
+/** A read of the Job before a cancel that got no answer is tried again after this; the finalizer stays meanwhile. */
+export const CANCEL_READ_AGAIN_MS = 5_000;
+
+/**
+ * Whether the hold may have created its Job: its launch is recorded (Running, a Launched
+ * condition), or a create was tried whose answer was lost and may have landed (LaunchRetrying).
+ */
+export function mayHaveLaunched(status: HeldJobStatus): boolean {
+  if (isTerminal(status.phase)) return false;
+  if (status.phase === Phase.Running || findCondition(status.conditions, ConditionType.Launched)) return true;
+  return findCondition(status.conditions, ConditionType.Waiting)?.reason === ConditionReason.LaunchRetrying;
+}
+
+/**
+ * Deletion is cancellation: a held one never starts; a running one's Job goes with it. A hold
+ * that may have created a Job the informer does not have (its watch lags behind the create)
+ * asks the apiserver first (readJobToCancel, then afterCancelRead): the finalizer never comes
+ * off on the cache's word alone, or a Job created just before the cancel would run on.
+ */
 export function decideDeleting(o: Observed, now: number): Action[] {
   if (!hasFinalizer(o.heldJob)) return [];
   const status = o.heldJob.status ?? {};
-  const actions: Action[] = [];
-  if (o.job && o.job.outcome === JobOutcome.Active) {
-    const message = `${OPERATOR_CANCEL}: Job ${o.job.name} deleted with its HeldJob`;
-    const cancelled: HeldJobStatus = {
-      ...status,
-      message,
-      conditions: setCondition(
-        status.conditions,
-        { type: ConditionType.Finished, status: 'True', reason: ConditionReason.OperatorCancel, message: OPERATOR_CANCEL },
-        now,
-        o.view.generation,
-      ),
-    };
-    actions.push(
-      ...unfence(o.job),
-      { type: 'deleteJob', jobName: o.job.name },
-      updateStatus(cancelled, now, o.view.generation, { event: { type: EventType.Warning, reason: EventReason.OperatorCancel, message } }),
-    );
+  if (o.job && o.job.outcome === JobOutcome.Active) return cancelJob(o, o.job.name, o.job.fenced ?? false, now);
+  if (!o.job && mayHaveLaunched(status)) return [{ type: 'readJobToCancel', jobName: status.jobName ?? o.view.jobName }];
+  return [...giveBackScope(o.view), ...removeFinalizer(o.heldJob)];
+}
+
+/** What follows the apiserver's answer on the Job of a hold being deleted (decideDeleting). */
+export function afterCancelRead(o: Observed, read: JobRead, now: number): Action[] {
+  const jobName = o.heldJob.status?.jobName ?? o.view.jobName;
+  switch (read.kind) {
+    case 'present':
+      // Whether it still carries the launch fence is not known: taking it off is harmless.
+      return cancelJob(o, jobName, true, now);
+    case 'gone':
+      return [...giveBackScope(o.view), ...removeFinalizer(o.heldJob)];
+    case 'unknown':
+      return [{ type: 'wakeAt', at: now + CANCEL_READ_AGAIN_MS }];
+    default:
+      return assertNever(read);
   }
-  return [...actions, ...giveBackScope(o.view), ...removeFinalizer(o.heldJob)];
+}
+
+/** The cancel of a hold whose Job is there: the fence off, the Job deleted, the cancel recorded, then the finalizer off. */
+function cancelJob(o: Observed, jobName: string, fenced: boolean, now: number): Action[] {
+  const status = o.heldJob.status ?? {};
+  const message = `${OPERATOR_CANCEL}: Job ${jobName} deleted with its HeldJob`;
+  const cancelled: HeldJobStatus = {
+    ...status,
+    message,
+    conditions: setCondition(
+      status.conditions,
+      { type: ConditionType.Finished, status: 'True', reason: ConditionReason.OperatorCancel, message: OPERATOR_CANCEL },
+      now,
+      o.view.generation,
+    ),
+  };
+  return [
+    ...(fenced ? [{ type: 'unfenceJob' as const, jobName }] : []),
+    { type: 'deleteJob', jobName },
+    updateStatus(cancelled, now, o.view.generation, { event: { type: EventType.Warning, reason: EventReason.OperatorCancel, message } }),
+    ...giveBackScope(o.view),
+    ...removeFinalizer(o.heldJob),
+  ];
 }
 
 /**

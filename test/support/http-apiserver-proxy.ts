@@ -14,6 +14,17 @@ const SERVER = /server: https:\/\/127\.0\.0\.1:(\d+)/;
 
 export type RequestMatcher = (method: string, path: string) => boolean;
 
+/** A watch's answer as it passes through: what the proxy holds back of it while its watch is delayed. */
+interface WatchStream {
+  readonly method: string;
+  readonly path: string;
+  readonly res: ServerResponse;
+  readonly pending: Buffer[];
+  ended: boolean;
+}
+
+const isWatch = (path: string): boolean => /[?&]watch=(true|1)(&|$)/.test(path);
+
 /**
  * What the proxy answers in the apiserver's place: an HTTP status, with a Kubernetes Status body
  * saying so. `body` is the request's body, read whole.
@@ -43,6 +54,8 @@ export class HttpApiserverProxy {
   /** Every request that reached the proxy, in order: what a test may count (a process's LIST calls). */
   readonly seen: { readonly method: string; readonly path: string }[] = [];
   private readonly held: { req: IncomingMessage; res: ServerResponse }[] = [];
+  private streamMatcher: RequestMatcher | undefined;
+  private readonly watches = new Set<WatchStream>();
   private readonly agent: Agent;
   port = 0;
 
@@ -91,6 +104,28 @@ export class HttpApiserverProxy {
     for (const { req, res } of this.held.splice(0)) if (!res.destroyed) this.forward(req, res);
   }
 
+  /**
+   * From now on, holds back the events of every watch `matches` picks (open already, or opened
+   * later) until flushWatches(): the watch stays connected, its events wait in the proxy, so
+   * the client's cache lags the apiserver as an informer behind a slow watch does.
+   */
+  delayWatches(matches: RequestMatcher): void {
+    this.streamMatcher = matches;
+  }
+
+  /** How many bytes of watch events the proxy holds back. */
+  get delayedBytes(): number {
+    let n = 0;
+    for (const w of this.watches) for (const b of w.pending) n += b.length;
+    return n;
+  }
+
+  /** Sends every watch event held back, in order, and delays none from now on. */
+  flushWatches(): void {
+    this.streamMatcher = undefined;
+    for (const w of this.watches) this.drain(w);
+  }
+
   /** From now on, answers every request `answers` gives a status for, until heal(); forwards the rest. */
   answerRequests(answers: RequestAnswerer): void {
     this.answerer = answers;
@@ -104,6 +139,7 @@ export class HttpApiserverProxy {
   async stop(): Promise<void> {
     this.heal();
     this.release();
+    this.flushWatches();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.agent.destroy();
@@ -126,6 +162,33 @@ export class HttpApiserverProxy {
     });
   }
 
+  /** A watch's answer, event by event: held back while its watch is delayed, in order. */
+  private passWatch(method: string, path: string, answer: IncomingMessage, res: ServerResponse): void {
+    const w: WatchStream = { method, path, res, pending: [], ended: false };
+    this.watches.add(w);
+    answer.on('data', (chunk: Buffer) => {
+      if (w.pending.length > 0 || this.streamMatcher?.(method, path)) w.pending.push(chunk);
+      else res.write(chunk);
+    });
+    answer.on('end', () => {
+      w.ended = true;
+      if (w.pending.length === 0 && !this.streamMatcher?.(method, path)) this.drain(w);
+    });
+    res.on('close', () => this.watches.delete(w));
+  }
+
+  private drain(w: WatchStream): void {
+    if (w.res.destroyed) {
+      this.watches.delete(w);
+      return;
+    }
+    for (const chunk of w.pending.splice(0)) w.res.write(chunk);
+    if (w.ended) {
+      w.res.end();
+      this.watches.delete(w);
+    }
+  }
+
   /** Passes the request on; `body`, when given, is its body already read. */
   private forward(req: IncomingMessage, res: ServerResponse, body?: Buffer): void {
     const upstream = request(
@@ -134,7 +197,8 @@ export class HttpApiserverProxy {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         // A watch's headers come long before its first event: send them now, not with it.
         res.flushHeaders();
-        answer.pipe(res);
+        if (isWatch(req.url ?? '')) this.passWatch(req.method ?? '', req.url ?? '', answer, res);
+        else answer.pipe(res);
       },
     );
     upstream.on('error', () => res.destroy());
