@@ -192,10 +192,14 @@ describe('readFolder', () => {
     expect(await readFolder(join(tmpdir(), 'waitgate-no-such-folder'))).toBeUndefined();
   });
 
-  test('reads through ..data, not the old version the key links may still show mid-swap', async () => {
+  test('reads through ..data: mid-swap, the key links of the old version do not count', async () => {
     const f = folders();
     kubeletWrite(f.triggersDir, { 'triggers.json': 'old', 'extra.txt': 'old' });
-    kubeletWrite(f.triggersDir, { 'triggers.json': 'new' });
+    // The kubelet has swapped ..data to the new version and not yet removed the old key's link.
+    mkdirSync(join(f.triggersDir, '..new'));
+    writeFileSync(join(f.triggersDir, '..new', 'triggers.json'), 'new');
+    symlinkSync('..new', join(f.triggersDir, '..data_tmp'));
+    renameSync(join(f.triggersDir, '..data_tmp'), join(f.triggersDir, '..data'));
     expect(await readFolder(f.triggersDir)).toEqual({ 'triggers.json': 'new' });
   });
 });
