@@ -210,19 +210,23 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
 
 // --- the CRD -----------------------------------------------------------------------------------
 
-describe("the chart's CRD", () => {
-  test(
-    "is the generated CRD (crds/) under the chart's metadata, behind crds.enabled, kept on uninstall by crds.keep",
-    async () => {
+describe("the chart's CRDs", () => {
+  test.each([
+    ['heldjobs.waitgate.dev', 'waitgate.dev_heldjobs.yaml'],
+    ['oncerecords.waitgate.dev', 'waitgate.dev_oncerecords.yaml'],
+  ])(
+    "%s is the generated CRD (crds/) under the chart's metadata, behind crds.enabled, kept on uninstall by crds.keep",
+    async (name, file) => {
       const check = await runTool(join(ROOT, 'hack', 'chart-crd.sh'), ['--check']);
       expect(check.stderr).toBe('');
       expect(check.code).toBe(0);
-      const source = parseAllDocuments(readFileSync(join(ROOT, 'crds', 'waitgate.dev_heldjobs.yaml'), 'utf8'))[0]?.toJS() as Manifest;
-      const crdOf = async (args: string[]) => (await render('default', args)).find((m) => m.kind === 'CustomResourceDefinition');
+      const source = parseAllDocuments(readFileSync(join(ROOT, 'crds', file), 'utf8'))[0]?.toJS() as Manifest;
+      const crdOf = async (args: string[]) =>
+        (await render('default', args)).find((m) => m.kind === 'CustomResourceDefinition' && m.metadata.name === name);
       const byDefault = await crdOf([]);
       expect(byDefault?.['spec']).toEqual(source['spec']);
       expect(byDefault?.metadata).toMatchObject({
-        name: 'heldjobs.waitgate.dev',
+        name,
         labels: { 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/part-of': 'waitgate' },
         annotations: { 'helm.sh/resource-policy': 'keep' },
       });
