@@ -42,7 +42,7 @@ deps:
 build: deps
 	@npm run --silent build
 
-## crd: regenerate crds/ from api/heldjob-schema.ts
+## crd: regenerate crds/ from api/heldjob-schema.ts and api/once-record-schema.ts
 crd: build
 	@npm run --silent gen:crd
 	@hack/chart-crd.sh

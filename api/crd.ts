@@ -1,7 +1,19 @@
-// Builds the HeldJob CustomResourceDefinition from the zod schemas in heldjob-schema.ts.
+// Builds the HeldJob and OnceRecord CustomResourceDefinitions from the zod schemas in
+// heldjob-schema.ts and once-record-schema.ts.
 import { z } from 'zod';
 import { heldJobSpecSchema, heldJobStatusSchema } from './heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL, HELDJOB_SHORT_NAMES, HELDJOB_SINGULAR } from './vocabulary.js';
+import { onceRecordSpecSchema } from './once-record-schema.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  HELDJOB_KIND,
+  HELDJOB_PLURAL,
+  HELDJOB_SHORT_NAMES,
+  HELDJOB_SINGULAR,
+  ONCE_RECORD_KIND,
+  ONCE_RECORD_PLURAL,
+  ONCE_RECORD_SINGULAR,
+} from './vocabulary.js';
 
 type Schema = Record<string, unknown>;
 
@@ -127,6 +139,58 @@ export function buildCrd(): Schema {
                 metadata: { type: 'object' },
                 spec,
                 status,
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * The OnceRecord CRD: a spec of ids, every field required and nothing else kept (a record the
+ * receiver cannot read spends its trigger, so admission refuses one it could not read).
+ */
+export function buildOnceRecordCrd(): Schema {
+  const spec = toStructural(jsonSchema(onceRecordSpecSchema));
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${ONCE_RECORD_PLURAL}.${API_GROUP}` },
+    spec: {
+      group: API_GROUP,
+      names: {
+        kind: ONCE_RECORD_KIND,
+        listKind: `${ONCE_RECORD_KIND}List`,
+        plural: ONCE_RECORD_PLURAL,
+        singular: ONCE_RECORD_SINGULAR,
+        categories: ['waitgate'],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: API_VERSION,
+          served: true,
+          storage: true,
+          additionalPrinterColumns: [
+            { name: 'Trigger', type: 'string', jsonPath: '.spec.trigger' },
+            { name: 'Target', type: 'string', jsonPath: '.spec.target' },
+            { name: 'State', type: 'string', jsonPath: '.spec.state' },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+            { name: 'HeldJob', type: 'string', jsonPath: '.spec.heldJob', priority: 1 },
+            { name: 'Delivery', type: 'string', jsonPath: '.spec.delivery', priority: 1 },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: 'The record that a once trigger has fired for a target: no later delivery fires it again there.',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec,
               },
             },
           },

@@ -6,6 +6,10 @@ export const HELDJOB_KIND = 'HeldJob';
 export const HELDJOB_PLURAL = 'heldjobs';
 export const HELDJOB_SINGULAR = 'heldjob';
 export const HELDJOB_SHORT_NAMES = ['hj'] as const;
+/** The record that a `once` trigger fired for a target (receiver/delivery/once.ts). */
+export const ONCE_RECORD_KIND = 'OnceRecord';
+export const ONCE_RECORD_PLURAL = 'oncerecords';
+export const ONCE_RECORD_SINGULAR = 'oncerecord';
 
 /** The life of a HeldJob. Succeeded, Failed and Refused are terminal. */
 export const Phase = {

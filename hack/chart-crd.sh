@@ -34,7 +34,7 @@ metadata:
     {{- include "waitgate.labels" . | nindent 4 }}
   {{- if .Values.crds.keep }}
   annotations:
-    # helm uninstall leaves the CRD, and with it every HeldJob, in place.
+    # helm uninstall leaves the CRD, and with it every object of its kind, in place.
     helm.sh/resource-policy: keep
   {{- end }}
 EOF

@@ -154,7 +154,7 @@ wait_for kube-apiserver 60 kc get --raw /readyz
 # The CRD goes in before the controller-manager starts: its garbage collector reads
 # discovery at start and would otherwise lag on HeldJob-owned Jobs.
 kc apply -f "$root/crds/" >/dev/null
-kc wait --for condition=Established --timeout=30s crd/heldjobs.waitgate.dev >/dev/null
+kc wait --for condition=Established --timeout=30s crd/heldjobs.waitgate.dev crd/oncerecords.waitgate.dev >/dev/null
 
 start kube-controller-manager "kube-controller-manager" "$bin/kube-controller-manager" \
   --kubeconfig "$kubeconfig" \

@@ -1,9 +1,12 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { CRD_PATH, renderCrdYaml } from './crd-file.js';
+import { CRD_FILES } from './crd-file.js';
 
 describe('crds/', () => {
-  test('is generated from the current schema (run `npm run build && npm run gen:crd`)', () => {
-    expect(readFileSync(CRD_PATH, 'utf8')).toBe(renderCrdYaml());
-  });
+  test.each(CRD_FILES.map((f) => [f.path, f.render] as const))(
+    '%s is generated from the current schema (run `npm run build && npm run gen:crd`)',
+    (path, render) => {
+      expect(readFileSync(path, 'utf8')).toBe(render());
+    },
+  );
 });

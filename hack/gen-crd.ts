@@ -1,9 +1,11 @@
-// Writes crds/waitgate.dev_heldjobs.yaml from the zod schemas. `npm run gen:crd` after
-// changing api/heldjob-schema.ts; a unit test fails while the file is stale.
+// Writes crds/ (waitgate.dev_heldjobs.yaml, waitgate.dev_oncerecords.yaml) from the zod
+// schemas. `npm run gen:crd` after changing api/heldjob-schema.ts or api/once-record-schema.ts;
+// a unit test fails while a file is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderCrdYaml, CRD_PATH } from './crd-file.js';
+import { CRD_FILES } from './crd-file.js';
 
-const out = fileURLToPath(new URL(`../../${CRD_PATH}`, import.meta.url));
-writeFileSync(out, renderCrdYaml());
-console.log(`wrote ${CRD_PATH}`);
+for (const { path, render } of CRD_FILES) {
+  writeFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), render());
+  console.log(`wrote ${path}`);
+}

@@ -69,6 +69,7 @@ describe('hack/release-pack.sh', () => {
     const files = listTarball(npm);
     for (const bin of Object.values(pkg.bin)) expect(files).toContain(`package/${bin}`);
     expect(files).toContain('package/crds/waitgate.dev_heldjobs.yaml');
+    expect(files).toContain('package/crds/waitgate.dev_oncerecords.yaml');
     // Built output is packed when there is any (`make release` builds first; a unit run may not have).
     if (existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) expect(files).toContain('package/dist/cli/main.js');
   });

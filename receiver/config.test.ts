@@ -66,3 +66,26 @@ describe('WAITGATE_VALKEY_CA_FILE (the receiver)', () => {
     expect(bad).toThrow(/WAITGATE_VALKEY_CA_FILE: is set, but VALKEY_URL is not a rediss:\/\/ URL/);
   });
 });
+
+describe('WAITGATE_RECEIVER_TRIGGERS_DIR and WAITGATE_RECEIVER_PROFILES_DIR', () => {
+  test.each<[string, Record<string, string>, object | undefined]>([
+    ['unset: the API', {}, undefined],
+    ['empty counts as unset', { WAITGATE_RECEIVER_TRIGGERS_DIR: '', WAITGATE_RECEIVER_PROFILES_DIR: '' }, undefined],
+    [
+      'both: the files',
+      { WAITGATE_RECEIVER_TRIGGERS_DIR: '/etc/waitgate/triggers', WAITGATE_RECEIVER_PROFILES_DIR: '/etc/waitgate/profiles' },
+      { triggersDir: '/etc/waitgate/triggers', profilesDir: '/etc/waitgate/profiles' },
+    ],
+  ])('%s', (_what, e, folders) => {
+    expect(parseReceiverConfig(env(e)).configFolders).toEqual(folders);
+  });
+
+  test.each([
+    ['WAITGATE_RECEIVER_TRIGGERS_DIR', 'WAITGATE_RECEIVER_PROFILES_DIR'],
+    ['WAITGATE_RECEIVER_PROFILES_DIR', 'WAITGATE_RECEIVER_TRIGGERS_DIR'],
+  ])('%s alone is refused, naming %s', (set, missing) => {
+    const bad = () => parseReceiverConfig(env({ [set]: '/x' }));
+    expect(bad).toThrow(ConfigError);
+    expect(bad).toThrow(new RegExp(`${missing}: is required when ${set} is set`));
+  });
+});

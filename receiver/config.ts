@@ -44,6 +44,12 @@ export const receiverEnvSchema = z.object({
   WAITGATE_GITLAB_WEBHOOK_TOKENS: secretList(),
   WAITGATE_JOB_NAMESPACE: textOr('default'),
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
+  /**
+   * Where the waitgate-triggers and waitgate-profiles ConfigMaps are mounted (the chart sets
+   * both): read from there, with no right on ConfigMaps. Unset: watched through the API.
+   */
+  WAITGATE_RECEIVER_TRIGGERS_DIR: text(),
+  WAITGATE_RECEIVER_PROFILES_DIR: text(),
   WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
   WAITGATE_LOG_LEVEL: logLevel(),
 });
@@ -76,14 +82,40 @@ export interface ReceiverConfig {
   readonly gitlabTokens: readonly string[];
   readonly jobNamespace: string;
   readonly namespace: string;
+  /** The mounted triggers and profiles ConfigMaps; undefined: watch them through the API. */
+  readonly configFolders: { readonly triggersDir: string; readonly profilesDir: string } | undefined;
   readonly afterMaxMs: number;
   readonly logLevel: string;
 }
 
 const union = (one: string | undefined, more: readonly string[]) => [...new Set([...(one === undefined ? [] : [one]), ...more])];
 
+/** The two folders go together: one alone would read one ConfigMap from files, the other from nowhere. */
+function foldersTogether(
+  e: { WAITGATE_RECEIVER_TRIGGERS_DIR?: string | undefined; WAITGATE_RECEIVER_PROFILES_DIR?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const [set, unset] =
+    e.WAITGATE_RECEIVER_TRIGGERS_DIR === undefined
+      ? ['WAITGATE_RECEIVER_PROFILES_DIR', 'WAITGATE_RECEIVER_TRIGGERS_DIR']
+      : ['WAITGATE_RECEIVER_TRIGGERS_DIR', 'WAITGATE_RECEIVER_PROFILES_DIR'];
+  if ((e.WAITGATE_RECEIVER_TRIGGERS_DIR === undefined) !== (e.WAITGATE_RECEIVER_PROFILES_DIR === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [unset],
+      message: `is required when ${set} is set: both ConfigMaps are read from files, or neither`,
+    });
+  }
+}
+
 export function parseReceiverConfig(env: Record<string, string | undefined>): ReceiverConfig {
-  const e = parseEnv(receiverEnvSchema.superRefine(valkeyCaNeedsTls), env);
+  const e = parseEnv(
+    receiverEnvSchema.superRefine((e, ctx) => {
+      valkeyCaNeedsTls(e, ctx);
+      foldersTogether(e, ctx);
+    }),
+    env,
+  );
   return {
     kubeconfigPath: e.KUBECONFIG,
     valkeyUrl: e.VALKEY_URL,
@@ -104,6 +136,10 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
     gitlabTokens: union(e.WAITGATE_GITLAB_WEBHOOK_TOKEN, e.WAITGATE_GITLAB_WEBHOOK_TOKENS),
     jobNamespace: e.WAITGATE_JOB_NAMESPACE,
     namespace: e.WAITGATE_NAMESPACE,
+    configFolders:
+      e.WAITGATE_RECEIVER_TRIGGERS_DIR !== undefined && e.WAITGATE_RECEIVER_PROFILES_DIR !== undefined
+        ? { triggersDir: e.WAITGATE_RECEIVER_TRIGGERS_DIR, profilesDir: e.WAITGATE_RECEIVER_PROFILES_DIR }
+        : undefined,
     afterMaxMs: e.WAITGATE_WAIT_AFTER_MAX_MS,
     logLevel: e.WAITGATE_LOG_LEVEL,
   };

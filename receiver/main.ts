@@ -5,6 +5,7 @@ import { createRootLogger } from '../lib/logger.js';
 import { connectValkey } from '../lib/valkey/connection.js';
 import { ValkeyKeys } from '../lib/valkey/keys.js';
 import { Leases } from '../lib/valkey/leases.js';
+import { FileTriggerView } from './adapters/config-files.js';
 import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeOnceRecords } from './adapters/kube-once-records.js';
 import { KubeRecords } from './adapters/kube-records.js';
@@ -28,7 +29,9 @@ async function main(): Promise<void> {
   const metrics = new ReceiverMetrics();
   const redis = connectValkey(config.valkeyUrl, { caFile: config.valkeyCaFile });
   redis.on('error', (err) => log.warn({ err }, 'Valkey connection error'));
-  const view = new ConfigMapTriggerView(kc, config.namespace, log);
+  // In the chart's Pod the kubelet mounts the ConfigMaps (the receiver may not read them);
+  // elsewhere they are watched through the API.
+  const view = config.configFolders ? new FileTriggerView(config.configFolders, log) : new ConfigMapTriggerView(kc, config.namespace, log);
   view.onRefusedFile = () => metrics.triggersFileRefusals.inc();
   const keys = new ValkeyKeys(config.valkeyPrefix);
   const deliverer = new Deliverer({
@@ -90,6 +93,7 @@ async function main(): Promise<void> {
       metricsPort: portOf(metricsServer, config.metricsPort),
       metricsHost: config.metricsHost ?? '(every address)',
       jobNamespace: config.jobNamespace,
+      triggersFrom: config.configFolders ? 'files' : 'api',
       limits: config.limits,
       githubSecrets: config.githubSecrets.length,
       gitlabTokens: config.gitlabTokens.length,

@@ -23,7 +23,7 @@ import { installedSettings, type InstalledSettings } from '../installed-settings
 import { operatorNamespace, readSettings } from '../settings.js';
 import { capacity, capacityLines, type Capacity } from '../doctor/capacity.js';
 import { configFindings, TRIGGERS_CONFIGMAP, type ConfigMapRead } from '../doctor/config-checks.js';
-import { CRD_NAME, crdFindings } from '../doctor/crd-check.js';
+import { CRD_NAME, crdFindings, ONCE_RECORD_CRD_NAME, onceRecordCrdFindings } from '../doctor/crd-check.js';
 import { countLevels, fail, findingLine, ok, warn, type Finding } from '../doctor/findings.js';
 import {
   describePermission,
@@ -54,7 +54,8 @@ export const doctor: Command = {
     '            lies beyond WAITGATE_WAIT_AFTER_MAX_MS from now; a declared profile no',
     '            trigger names is a warning',
     "  crd       the installed heldjobs.waitgate.dev has this version's schema (an older one",
-    '            may drop spec.waitFor: the skew trap)',
+    '            may drop spec.waitFor: the skew trap); oncerecords.waitgate.dev is installed',
+    "            with this version's schema (the receiver records once triggers in it)",
     '  checks    an exec-mode profile next to an operator Deployment that mounts a',
     '            service-account token is a warning: the script can read the token',
     '  valkey    VALKEY_URL answers PING within 2 s (over TLS, trusting the CA in',
@@ -270,6 +271,10 @@ async function readOperators(
 }
 
 async function crdCheck(kc: k8s.KubeConfig): Promise<Finding[]> {
+  return [...(await oneCrd(kc, CRD_NAME, crdFindings)), ...(await oneCrd(kc, ONCE_RECORD_CRD_NAME, onceRecordCrdFindings))];
+}
+
+async function oneCrd(kc: k8s.KubeConfig, name: string, findings: (installed: unknown) => Finding[]): Promise<Finding[]> {
   // Through the custom-objects client: it hands back the raw JSON, x-kubernetes-* keys intact.
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   try {
@@ -277,12 +282,12 @@ async function crdCheck(kc: k8s.KubeConfig): Promise<Finding[]> {
       group: 'apiextensions.k8s.io',
       version: 'v1',
       plural: 'customresourcedefinitions',
-      name: CRD_NAME,
+      name,
     });
-    return crdFindings(crd);
+    return findings(crd);
   } catch (err) {
-    if (statusCodeOf(err) === 404) return crdFindings(undefined);
-    return [fail('crd', `cannot read ${CRD_NAME}: ${describeError(err)}`)];
+    if (statusCodeOf(err) === 404) return findings(undefined);
+    return [fail('crd', `cannot read ${name}: ${describeError(err)}`)];
   }
 }
 

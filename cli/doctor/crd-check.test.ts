@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { buildCrd } from '../../api/crd.js';
-import { crdFindings, schemaDifferences } from './crd-check.js';
+import { buildCrd, buildOnceRecordCrd } from '../../api/crd.js';
+import { crdFindings, onceRecordCrdFindings, schemaDifferences } from './crd-check.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 type Crd = {
@@ -44,5 +44,32 @@ describe('doctor: the installed CRD against this waitgate', () => {
       { path: 'd', kind: 'missing' },
       { path: 'e', kind: 'extra' },
     ]);
+  });
+});
+
+describe('doctor: the installed OnceRecord CRD', () => {
+  test.each<[string, unknown, string, RegExp]>([
+    ['the same schema: ok', buildOnceRecordCrd(), 'ok', /^oncerecords\.waitgate\.dev matches this waitgate's schema$/],
+    [
+      'not installed: the receiver cannot record a once trigger',
+      undefined,
+      'FAIL',
+      /is not installed: the receiver cannot record a once trigger/,
+    ],
+    [
+      'a field missing: differs, naming it',
+      (() => {
+        const c = clone(buildOnceRecordCrd()) as unknown as Crd;
+        delete c.spec.versions[0]!.schema.openAPIV3Schema.properties['spec']!.properties['delivery'];
+        return c;
+      })(),
+      'FAIL',
+      /differs .* properties\.spec\.properties\.delivery \(missing in the cluster\)/,
+    ],
+  ])('%s', (_name, installed, level, message) => {
+    const [f, ...rest] = onceRecordCrdFindings(installed);
+    expect(rest).toEqual([]);
+    expect(f?.level).toBe(level);
+    expect(f?.message).toMatch(message);
   });
 });

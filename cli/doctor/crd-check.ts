@@ -1,11 +1,12 @@
 // Is the HeldJob CRD in the cluster the one this waitgate was built with? A CRD older than
 // the operator may prune spec.waitFor on admission: the HeldJob then carries no wait, and the
 // job runs at once looking perfectly normal (the skew trap). Pure: the CRD comes in as data.
-import { buildCrd } from '../../api/crd.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
+import { buildCrd, buildOnceRecordCrd } from '../../api/crd.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, ONCE_RECORD_PLURAL } from '../../api/vocabulary.js';
 import { fail, ok, type Finding } from './findings.js';
 
 export const CRD_NAME = `${HELDJOB_PLURAL}.${API_GROUP}`;
+export const ONCE_RECORD_CRD_NAME = `${ONCE_RECORD_PLURAL}.${API_GROUP}`;
 const MAX_SHOWN = 3;
 
 export interface SchemaDifference {
@@ -54,8 +55,37 @@ export function crdFindings(installed: unknown, expected: Record<string, unknown
       ),
     ];
   }
+  return differenceFindings(CRD_NAME, want, have);
+}
+
+/**
+ * The OnceRecord CRD: without it the receiver cannot record that a once trigger fired, so
+ * every delivery for a once trigger fails (500, and the forge retries).
+ */
+export function onceRecordCrdFindings(installed: unknown, expected: Record<string, unknown> = buildOnceRecordCrd()): Finding[] {
+  if (installed === undefined) {
+    return [
+      fail(
+        'crd',
+        `${ONCE_RECORD_CRD_NAME} is not installed: the receiver cannot record a once trigger, so every delivery for one fails (apply crds/ from this version)`,
+      ),
+    ];
+  }
+  const have = schemaOf(installed);
+  if (have === undefined) {
+    return [
+      fail(
+        'crd',
+        `${ONCE_RECORD_CRD_NAME} serves no ${API_VERSION} schema: it is not the CRD this waitgate needs (apply crds/ from this version)`,
+      ),
+    ];
+  }
+  return differenceFindings(ONCE_RECORD_CRD_NAME, schemaOf(expected), have);
+}
+
+function differenceFindings(name: string, want: unknown, have: unknown): Finding[] {
   const diffs = schemaDifferences(want, have);
-  if (diffs.length === 0) return [ok('crd', `${CRD_NAME} matches this waitgate's schema`)];
+  if (diffs.length === 0) return [ok('crd', `${name} matches this waitgate's schema`)];
   const shown = diffs
     .slice(0, MAX_SHOWN)
     .map((d) => `${d.path} (${d.kind === 'missing' ? 'missing in the cluster' : d.kind === 'extra' ? 'only in the cluster' : 'differs'})`)
@@ -64,7 +94,7 @@ export function crdFindings(installed: unknown, expected: Record<string, unknown
   return [
     fail(
       'crd',
-      `${CRD_NAME} differs from this waitgate's schema at ${diffs.length} ${diffs.length === 1 ? 'place' : 'places'}: ${shown}${diffs.length > MAX_SHOWN ? ', ...' : ''}. ${older ? 'An older CRD may prune fields the operator relies on (the skew trap); apply' : 'Apply'} crds/ from the same version as the operator.`,
+      `${name} differs from this waitgate's schema at ${diffs.length} ${diffs.length === 1 ? 'place' : 'places'}: ${shown}${diffs.length > MAX_SHOWN ? ', ...' : ''}. ${older ? 'An older CRD may prune fields the operator relies on (the skew trap); apply' : 'Apply'} crds/ from the same version as the operator.`,
     ),
   ];
 }

@@ -1,6 +1,8 @@
-// Once records (receiver/delivery/once.ts) as ConfigMaps in the job namespace, with the same
-// retries as the HeldJob records.
+// Once records (receiver/delivery/once.ts) as OnceRecords in the job namespace, with the same
+// retries as the HeldJob records. Their own resource: the receiver's rights on them are rights
+// on nothing else.
 import * as k8s from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, ONCE_RECORD_PLURAL } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { OnceRecords } from '../delivery/deliver.js';
 import { OnceState, type OnceRecordManifest } from '../delivery/once.js';
@@ -9,29 +11,31 @@ import { withRetries } from './kube-records.js';
 /** How often a claim looks again when the record it met is gone before it could be read. */
 const CLAIM_ATTEMPTS = 3;
 
+const resource = { group: API_GROUP, version: API_VERSION, plural: ONCE_RECORD_PLURAL } as const;
+
 export class KubeOnceRecords implements OnceRecords {
-  private readonly core: k8s.CoreV1Api;
+  private readonly api: k8s.CustomObjectsApi;
 
   constructor(kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.api = kc.makeApiClient(k8s.CustomObjectsApi);
   }
 
   async claim(
     manifest: OnceRecordManifest,
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly data: Readonly<Record<string, string>> | undefined }> {
+  ): Promise<{ readonly created: true } | { readonly created: false; readonly spec: Readonly<Record<string, unknown>> | undefined }> {
     const { name, namespace } = manifest.metadata;
     for (let attempt = 1; ; attempt++) {
       try {
-        await withRetries(() =>
-          this.core.createNamespacedConfigMap({ namespace, body: { ...manifest, apiVersion: 'v1', kind: 'ConfigMap' } }),
-        );
+        await withRetries(() => this.api.createNamespacedCustomObject({ ...resource, namespace, body: manifest }));
         return { created: true };
       } catch (err) {
         if (statusCodeOf(err) !== 409) throw err;
       }
       try {
-        const there = await withRetries(() => this.core.readNamespacedConfigMap({ name, namespace }));
-        return { created: false, data: there.data };
+        const there = (await withRetries(() => this.api.getNamespacedCustomObject({ ...resource, namespace, name }))) as {
+          spec?: Record<string, unknown>;
+        };
+        return { created: false, spec: there.spec };
       } catch (err) {
         // Deleted between the create and the read (by hand): claim it again.
         if (statusCodeOf(err) !== 404 || attempt >= CLAIM_ATTEMPTS) throw err;
@@ -41,8 +45,8 @@ export class KubeOnceRecords implements OnceRecords {
 
   async markFired(namespace: string, name: string): Promise<void> {
     await withRetries(() =>
-      this.core.patchNamespacedConfigMap(
-        { name, namespace, body: { data: { state: OnceState.Fired } } },
+      this.api.patchNamespacedCustomObject(
+        { ...resource, namespace, name, body: { spec: { state: OnceState.Fired } } },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       ),
     );

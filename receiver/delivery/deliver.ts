@@ -72,7 +72,7 @@ export interface OnceRecords {
   /** Creates the record; when one of that name is there, what it holds instead. */
   claim(
     manifest: OnceRecordManifest,
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly data: Readonly<Record<string, string>> | undefined }>;
+  ): Promise<{ readonly created: true } | { readonly created: false; readonly spec: Readonly<Record<string, unknown>> | undefined }>;
   /** Marks the record fired: its HeldJob was created. */
   markFired(namespace: string, name: string): Promise<void>;
 }
@@ -202,7 +202,7 @@ export class Deliverer {
     const manifest = onceRecordManifest(event, trigger.name, namespace, heldJobName(event, trigger));
     const claim = await this.deps.once.claim(manifest);
     if (!claim.created) {
-      const decision = decideOnce(claim.data, event);
+      const decision = decideOnce(claim.spec, event);
       switch (decision.kind) {
         case 'spent':
           return { trigger: trigger.name, outcome: 'once-spent', spentBy: decision.by };

@@ -3,13 +3,13 @@ import { labelEvent } from '../../test/support/fakes-receiver.js';
 import { decideOnce, onceRecordManifest, onceRecordName, type OnceDecision } from './once.js';
 
 const event = labelEvent({ deliveryId: 'd-1' });
-const data = (over: Record<string, string> = {}) => ({
-  ...onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa').data,
+const data = (over: Record<string, unknown> = {}) => ({
+  ...onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa').spec,
   ...over,
 });
 
 describe('onceRecordName', () => {
-  test('one name per trigger and target, a valid ConfigMap name', () => {
+  test('one name per trigger and target, a valid object name', () => {
     const name = onceRecordName('deploy', 'acme/web#7');
     expect(name).toMatch(/^waitgate-once-[0-9a-f]{20}$/);
     expect(onceRecordName('deploy', 'acme/web#7')).toBe(name);
@@ -21,6 +21,8 @@ describe('onceRecordName', () => {
 describe('onceRecordManifest', () => {
   test('ids only: trigger, target, forge, delivery, the HeldJob it makes; claimed', () => {
     expect(onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa')).toEqual({
+      apiVersion: 'waitgate.dev/v1alpha1',
+      kind: 'OnceRecord',
       metadata: {
         name: onceRecordName('deploy', 'acme/web#7'),
         namespace: 'jobs',
@@ -31,13 +33,13 @@ describe('onceRecordManifest', () => {
           'waitgate.dev/target-hash': expect.stringMatching(/^[0-9a-f]{16}$/),
         },
       },
-      data: { trigger: 'deploy', target: 'acme/web#7', forge: 'github', delivery: 'd-1', heldJob: 'web-7-deploy-aaaaaa', state: 'claimed' },
+      spec: { trigger: 'deploy', target: 'acme/web#7', forge: 'github', delivery: 'd-1', heldJob: 'web-7-deploy-aaaaaa', state: 'claimed' },
     });
   });
 });
 
 describe('decideOnce', () => {
-  test.each<[string, Record<string, string> | undefined, OnceDecision]>([
+  test.each<[string, Record<string, unknown> | undefined, OnceDecision]>([
     ['claimed by this delivery (its HeldJob may not be there): fire', data(), { kind: 'fire' }],
     ['fired by this delivery: nothing to do', data({ state: 'fired' }), { kind: 'fired', heldJob: 'web-7-deploy-aaaaaa' }],
     ['claimed by another delivery: spent', data({ delivery: 'd-2' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
@@ -45,6 +47,7 @@ describe('decideOnce', () => {
     ['the same delivery id from the other forge: spent', data({ forge: 'gitlab' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
     ['a record without data: spent (doubt spends it)', undefined, { kind: 'spent', by: 'an unreadable once record' }],
     ['a record edited out of shape: spent', data({ state: 'maybe' }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
+    ['a field that is not text: spent', data({ delivery: 7 }), { kind: 'spent', by: 'web-7-deploy-aaaaaa' }],
   ])('%s', (_name, record, want) => {
     expect(decideOnce(record, event)).toEqual(want);
   });

@@ -1,19 +1,18 @@
-// The record that a `once` trigger has fired for a target. It is a ConfigMap of its own in the
-// job namespace, named by trigger and target, so it outlives the HeldJob it made (deleted by
+// The record that a `once` trigger has fired for a target. It is an OnceRecord (a resource of
+// its own, api/once-record-schema.ts) in the job namespace, named by trigger and target, so it outlives the HeldJob it made (deleted by
 // hand or when finished) and Valkey (which may lose its keys), and two deliveries that race
 // meet one name: the apiserver lets exactly one of them create it. It names the delivery that
 // made it, so that delivery handled again (its HeldJob's create failed, its answer lost) goes
 // on, where any other delivery finds the trigger spent. Ids only, like the HeldJob.
-import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
+import { OnceState } from '../../api/once-record-schema.js';
+import { API_GROUP, API_VERSION, Labels, MANAGED_BY, ONCE_RECORD_KIND } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import type { LabelEvent } from '../forges/event.js';
 
-/** What a once record is; `component` label value, so `kubectl get cm -l` finds them all. */
-export const ONCE_RECORD_COMPONENT = 'once-record';
+export { OnceState };
 
-/** Claimed when the delivery took the record; fired once its HeldJob was created. */
-export const OnceState = { Claimed: 'claimed', Fired: 'fired' } as const;
-export type OnceState = (typeof OnceState)[keyof typeof OnceState];
+/** What a once record is; its `component` label value. */
+export const ONCE_RECORD_COMPONENT = 'once-record';
 
 export interface OnceRecord {
   readonly forge: string;
@@ -23,8 +22,10 @@ export interface OnceRecord {
 }
 
 export interface OnceRecordManifest {
+  readonly apiVersion: string;
+  readonly kind: string;
   readonly metadata: { name: string; namespace: string; labels: Record<string, string> };
-  readonly data: Record<string, string>;
+  readonly spec: Record<string, string>;
 }
 
 /** `waitgate-once-<hash>`: one name per trigger and target, whichever delivery comes. */
@@ -35,6 +36,8 @@ export function onceRecordName(trigger: string, target: string): string {
 /** The record this delivery claims, naming the HeldJob it is about to create. */
 export function onceRecordManifest(event: LabelEvent, trigger: string, namespace: string, heldJob: string): OnceRecordManifest {
   return {
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: ONCE_RECORD_KIND,
     metadata: {
       name: onceRecordName(trigger, event.target),
       namespace,
@@ -45,7 +48,7 @@ export function onceRecordManifest(event: LabelEvent, trigger: string, namespace
         [Labels.targetHash]: shortHash(event.target),
       },
     },
-    data: {
+    spec: {
       trigger,
       target: event.target,
       forge: event.forge,
@@ -56,9 +59,10 @@ export function onceRecordManifest(event: LabelEvent, trigger: string, namespace
   };
 }
 
-/** A record's data as the receiver wrote it, or undefined when it is not that. */
-export function readOnceRecord(data: Readonly<Record<string, string>> | undefined): OnceRecord | undefined {
-  const { forge, delivery, heldJob, state } = data ?? {};
+/** A record's spec as the receiver wrote it, or undefined when it is not that. */
+export function readOnceRecord(spec: Readonly<Record<string, unknown>> | undefined): OnceRecord | undefined {
+  const text = (k: string) => (typeof spec?.[k] === 'string' ? spec[k] : undefined);
+  const [forge, delivery, heldJob, state] = [text('forge'), text('delivery'), text('heldJob'), text('state')];
   if (!forge || !delivery || !heldJob || (state !== OnceState.Claimed && state !== OnceState.Fired)) return undefined;
   return { forge, delivery, heldJob, state };
 }
@@ -75,9 +79,10 @@ export type OnceDecision =
  * What a delivery does with the record already there. A record that cannot be read still
  * says the trigger fired: once means at most once, so doubt spends it.
  */
-export function decideOnce(data: Readonly<Record<string, string>> | undefined, event: LabelEvent): OnceDecision {
-  const record = readOnceRecord(data);
-  if (!record) return { kind: 'spent', by: data?.['heldJob'] || 'an unreadable once record' };
+export function decideOnce(spec: Readonly<Record<string, unknown>> | undefined, event: LabelEvent): OnceDecision {
+  const record = readOnceRecord(spec);
+  const named = spec?.['heldJob'];
+  if (!record) return { kind: 'spent', by: (typeof named === 'string' && named) || 'an unreadable once record' };
   if (record.forge !== event.forge || record.delivery !== event.deliveryId) return { kind: 'spent', by: record.heldJob };
   return record.state === OnceState.Fired ? { kind: 'fired', heldJob: record.heldJob } : { kind: 'fire' };
 }

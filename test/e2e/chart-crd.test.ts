@@ -1,7 +1,7 @@
 // The chart installs and upgrades the HeldJob CRD (templates/, crds.enabled, crds.keep): over a
 // CRD applied by hand from crds/, and from the chart of 0.1.0, whose CRD sat in crds/ where Helm
 // never upgrades it, `helm upgrade` brings the changed CRD; uninstall keeps it. And the
-// aggregated ClusterRoles give a namespace's view and edit users their HeldJobs.
+// aggregated ClusterRoles give a namespace's view and edit users their HeldJobs and OnceRecords.
 //
 // The CRD is the cluster's own and every other test uses it, so the steps that own it run one
 // after another inside one test, change nothing but a printer column's name, and hand the CRD
@@ -18,6 +18,8 @@ import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
 const CRD = 'heldjobs.waitgate.dev';
+/** The chart owns this one too (templates/crd-oncerecords.yaml), beside the HeldJob's. */
+const ONCE_RECORD_CRD = 'oncerecords.waitgate.dev';
 const OLD_CHART = join(ROOT, 'test', 'fixtures', 'charts', 'waitgate-0.1.0.tgz');
 const HELM_OWNERSHIP = {
   annotations: ['meta.helm.sh/release-name', 'meta.helm.sh/release-namespace', 'helm.sh/resource-policy'],
@@ -63,11 +65,13 @@ function nextChart(): string {
   return dir;
 }
 
-/** Hands the CRD back as cluster-up leaves it: the generated spec, no Helm ownership. */
+/** Hands the CRDs back as cluster-up leaves them: the generated spec, no Helm ownership. */
 async function restoreCrd(): Promise<void> {
-  await kubectl(['annotate', 'crd', CRD, ...HELM_OWNERSHIP.annotations.map((a) => `${a}-`)]);
-  await kubectl(['label', 'crd', CRD, ...HELM_OWNERSHIP.labels.map((l) => `${l}-`)]);
-  await mustRun('kubectl', ['--kubeconfig', requireEnv('KUBECONFIG'), 'apply', '-f', join(ROOT, 'crds', 'waitgate.dev_heldjobs.yaml')]);
+  for (const crd of [CRD, ONCE_RECORD_CRD]) {
+    await kubectl(['annotate', 'crd', crd, ...HELM_OWNERSHIP.annotations.map((a) => `${a}-`)]);
+    await kubectl(['label', 'crd', crd, ...HELM_OWNERSHIP.labels.map((l) => `${l}-`)]);
+  }
+  await mustRun('kubectl', ['--kubeconfig', requireEnv('KUBECONFIG'), 'apply', '-f', join(ROOT, 'crds')]);
 }
 
 /** Values for a release that owns the CRD. No admission policy: bound to every namespace, it would judge the other tests' receivers. */
@@ -221,6 +225,11 @@ describe('the aggregated ClusterRoles', () => {
           expect(await can('bob', 'patch')).toBe(true);
           // Neither may write a HeldJob's status: that is the operator's.
           expect(await canI(admin, ['update', 'heldjobs.waitgate.dev', '--subresource=status', '-n', ns, '--as', 'bob'])).toBe(false);
+          // OnceRecords likewise: view reads them, edit may also delete one (its once trigger then fires there again).
+          const once = (user: string, verb: string) => canI(admin, [verb, 'oncerecords.waitgate.dev', '-n', ns, '--as', user]);
+          expect(await Promise.all([once('alice', 'list'), once('alice', 'delete'), once('bob', 'delete'), once('bob', 'create')])).toEqual(
+            [true, false, true, true],
+          );
         },
       );
       // Uninstalled: the release's aggregated ClusterRoles are gone with it.

@@ -124,7 +124,7 @@ const DOCTOR_CLUSTER_RULES = [
   {
     apiGroups: ['apiextensions.k8s.io'],
     resources: ['customresourcedefinitions'],
-    resourceNames: ['heldjobs.waitgate.dev'],
+    resourceNames: ['heldjobs.waitgate.dev', 'oncerecords.waitgate.dev'],
     verbs: ['get'],
   },
   { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },

@@ -18,6 +18,7 @@ import {
   deploymentEnv,
   helm,
   kubectl,
+  mountedConfigMaps,
   mustRun,
   OPERATOR_SA,
   RECEIVER_SA,
@@ -212,19 +213,23 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
 
 // --- the CRD -----------------------------------------------------------------------------------
 
-describe("the chart's CRD", () => {
-  test(
-    "is the generated CRD (crds/) under the chart's metadata, behind crds.enabled, kept on uninstall by crds.keep",
-    async () => {
+describe("the chart's CRDs", () => {
+  test.each([
+    ['heldjobs.waitgate.dev', 'waitgate.dev_heldjobs.yaml'],
+    ['oncerecords.waitgate.dev', 'waitgate.dev_oncerecords.yaml'],
+  ])(
+    "%s is the generated CRD (crds/) under the chart's metadata, behind crds.enabled, kept on uninstall by crds.keep",
+    async (name, file) => {
       const check = await runTool(join(ROOT, 'hack', 'chart-crd.sh'), ['--check']);
       expect(check.stderr).toBe('');
       expect(check.code).toBe(0);
-      const source = parseAllDocuments(readFileSync(join(ROOT, 'crds', 'waitgate.dev_heldjobs.yaml'), 'utf8'))[0]?.toJS() as Manifest;
-      const crdOf = async (args: string[]) => (await render('default', args)).find((m) => m.kind === 'CustomResourceDefinition');
+      const source = parseAllDocuments(readFileSync(join(ROOT, 'crds', file), 'utf8'))[0]?.toJS() as Manifest;
+      const crdOf = async (args: string[]) =>
+        (await render('default', args)).find((m) => m.kind === 'CustomResourceDefinition' && m.metadata.name === name);
       const byDefault = await crdOf([]);
       expect(byDefault?.['spec']).toEqual(source['spec']);
       expect(byDefault?.metadata).toMatchObject({
-        name: 'heldjobs.waitgate.dev',
+        name,
         labels: { 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/part-of': 'waitgate' },
         annotations: { 'helm.sh/resource-policy': 'keep' },
       });
@@ -384,7 +389,14 @@ describe('what the chart renders', () => {
         WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES: '8388608',
         // As the fuzz run measures it.
         NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
+        // Triggers and profiles as files: the receiver has no right on ConfigMaps.
+        WAITGATE_RECEIVER_TRIGGERS_DIR: '/etc/waitgate/triggers',
+        WAITGATE_RECEIVER_PROFILES_DIR: '/etc/waitgate/profiles',
       });
+      for (const name of ['triggers', 'profiles']) {
+        expect(podSpecOf(rc).volumes).toContainEqual({ name, configMap: { name: `waitgate-${name}`, defaultMode: 0o444, optional: true } });
+        expect(podSpecOf(rc).containers[0]?.volumeMounts).toContainEqual({ name, mountPath: `/etc/waitgate/${name}`, readOnly: true });
+      }
       const rcEnv = podSpecOf(rc).containers[0]?.env ?? [];
       expect(rcEnv.find((e) => e.name === 'WAITGATE_GITHUB_WEBHOOK_SECRET')).toMatchObject({
         valueFrom: { secretKeyRef: { name: 'forge-secrets', key: 'github-webhook-secret' } },
@@ -554,13 +566,11 @@ describe('helm install', () => {
           expect(await names(['get', 'roles', '-n', ns])).toEqual([
             'role.rbac.authorization.k8s.io/waitgate-doctor',
             'role.rbac.authorization.k8s.io/waitgate-operator',
-            'role.rbac.authorization.k8s.io/waitgate-receiver',
             'role.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
           ]);
           expect(await names(['get', 'rolebindings', '-n', ns])).toEqual([
             'rolebinding.rbac.authorization.k8s.io/waitgate-doctor',
             'rolebinding.rbac.authorization.k8s.io/waitgate-operator',
-            'rolebinding.rbac.authorization.k8s.io/waitgate-receiver',
             'rolebinding.rbac.authorization.k8s.io/waitgate-receiver-heldjobs',
           ]);
           expect(await names(['get', 'clusterrole', clusterRole])).toEqual([`clusterrole.rbac.authorization.k8s.io/${clusterRole}`]);
@@ -888,7 +898,7 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
           triggers: [
             trigger({ name: 'deploy', labels: ['waitgate:deploy'], waitFor: [{ profile: PROFILE }] }),
             trigger({ name: 'deploy-undeclared', labels: ['waitgate:deploy'], waitFor: [{ profile: 'undeclared' }] }),
-            // Its record is a ConfigMap the receiver creates, reads and patches in the job namespace.
+            // Its record is an OnceRecord the receiver creates, reads and patches in the job namespace.
             trigger({ name: 'deploy-once', labels: ['waitgate:deploy'], once: true }),
           ],
           receiver: { github: { webhookSecret: GITHUB_SECRET } },
@@ -897,10 +907,15 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
           const kc = await serviceAccountKubeconfig(r.kube, r.namespace, RECEIVER_SA);
           const env = await chartEnv(r, 'waitgate-receiver', kc);
           expect(env['WAITGATE_JOB_NAMESPACE']).toBe(r.namespace);
+          // In a pod the kubelet mounts the triggers and profiles there; here, a folder of ours
+          // in its layout. The ServiceAccount may not read them.
+          expect(env['WAITGATE_RECEIVER_TRIGGERS_DIR']).toBe('/etc/waitgate/triggers');
+          expect(env['WAITGATE_RECEIVER_PROFILES_DIR']).toBe('/etc/waitgate/profiles');
           const receiver = receiverProcess(
             // The kubelet would fill the webhook secret from the chart's Secret.
             {
               ...env,
+              ...(await mountedConfigMaps(r.kube, r.namespace)),
               WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
               WAITGATE_RECEIVER_HOST: '127.0.0.1',
               WAITGATE_RECEIVER_PORT: '0',
@@ -954,11 +969,9 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               ['patch', 'heldjobs.waitgate.dev', ...n],
               ['list', 'heldjobs.waitgate.dev', ...n],
               ['patch', 'heldjobs.waitgate.dev', '--subresource=status', ...n],
-              ['list', 'configmaps', ...n],
-              ['watch', 'configmaps', ...n],
-              ['create', 'configmaps', ...n],
-              ['get', 'configmaps', ...n],
-              ['patch', 'configmaps', ...n],
+              ['create', 'oncerecords.waitgate.dev', ...n],
+              ['get', 'oncerecords.waitgate.dev', ...n],
+              ['patch', 'oncerecords.waitgate.dev', ...n],
             ];
             const denied = [
               ['get', 'secrets', ...n],
@@ -970,9 +983,18 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               ['create', 'heldjobs.waitgate.dev', '-n', 'default'],
               ['create', 'jobs.batch', ...n],
               ['create', 'pods', ...n],
+              // No ConfigMap at all (test/e2e/chart-receiver-rbac.test.ts asks every verb).
+              ['list', 'configmaps', ...n],
+              ['watch', 'configmaps', ...n],
+              ['create', 'configmaps', ...n],
+              ['get', 'configmaps', ...n],
+              ['patch', 'configmaps', ...n],
               ['update', 'configmaps', ...n],
               ['delete', 'configmaps', ...n],
               ['create', 'configmaps', '-n', 'default'],
+              ['delete', 'oncerecords.waitgate.dev', ...n],
+              ['list', 'oncerecords.waitgate.dev', ...n],
+              ['create', 'oncerecords.waitgate.dev', '-n', 'default'],
             ];
             const answers = await Promise.all([...allowed, ...denied].map(async (a) => [a.join(' '), await canI(kc, a)] as const));
             expect(Object.fromEntries(answers)).toEqual(

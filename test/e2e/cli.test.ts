@@ -548,9 +548,15 @@ describe('waitgate doctor', () => {
             'ok    profiles',
             'ok    triggers',
             'ok    checks',
+            // The HeldJob's CRD, then the OnceRecord's.
+            'ok    crd',
             'ok    crd',
             'ok    valkey',
             'ok    rbac',
+          ]);
+          expect(lines(r, 'ok').filter((l) => l.startsWith('ok    crd'))).toEqual([
+            "ok    crd: heldjobs.waitgate.dev matches this waitgate's schema",
+            "ok    crd: oncerecords.waitgate.dev matches this waitgate's schema",
           ]);
           expect(lines(r, 'WARN')).toEqual(['WARN  profiles: profile ci is declared but no trigger names it']);
           expect(r.stdout).toMatch(/about 6 while they check every 1m/);

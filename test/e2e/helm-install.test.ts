@@ -7,7 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Phase } from '../../api/vocabulary.js';
+import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { CHART_DIR, helm, kubectl, mustRun, RELEASE, valuesFile } from '../support/chart.js';
 import { kubeconfigPath } from '../support/env.js';
@@ -96,9 +96,26 @@ exit 3
         on: { type: 'label', any: ['waitgate:deploy'] },
         run: { kind: 'github', flow: 'deploy', waitFor: [{ profile: 'pod-go' }], job: JOB },
       },
+      // Its record is an OnceRecord the receiver's Pod creates with the chart's RBAC.
+      {
+        name: 'deploy-once',
+        on: { type: 'label', any: ['waitgate:deploy'], once: true },
+        run: { kind: 'github', flow: 'deploy', job: JOB },
+      },
     ],
   };
 }
+
+/**
+ * A trigger naming a profile nobody declares, for an edit of waitgate-triggers after helm test
+ * (whose doctor would fail it). The receiver refuses its deliveries only if it read the
+ * profiles: profiles it cannot read refuse nothing.
+ */
+const UNDECLARED = {
+  name: 'refuse-undeclared',
+  on: { type: 'label', any: ['waitgate:refuse'] },
+  run: { kind: 'github', flow: 'deploy', waitFor: [{ profile: 'undeclared' }], job: JOB },
+};
 
 /** `kubectl port-forward` to the receiver's Service on a free loopback port; resolves with its URL. */
 function portForward(namespace: string): Promise<{ url: string; child: ChildProcess }> {
@@ -210,12 +227,43 @@ describe('helm install on the real node', () => {
         // check and its Job run on the real node; the Job prints its target.
         const pf = await portForward(namespace);
         forward = pf.child;
+        // Its triggers are the ConfigMap the kubelet mounted (the receiver may not read
+        // ConfigMaps); a once trigger is recorded as an OnceRecord with the chart's RBAC.
+        const triggersBefore = (await kube.core.readNamespacedConfigMap({ name: 'waitgate-triggers', namespace })).data?.['triggers.json'];
         const answered = await post(pf.url, githubLabeled({ repo: 'acme/helm', number: 5, label: 'waitgate:deploy' }));
         expect(answered.status).toBeLessThan(300);
-        const delivered = await eventually('the delivery held as a HeldJob', async () => {
-          const all = await kube.listHeldJobs(namespace);
-          return all.find((h) => (h.spec as { target?: string } | undefined)?.target === 'acme/helm#5')?.metadata?.name;
-        });
+        const results = answered.json['results'] as { trigger: string; outcome: string; heldJob?: string; token?: string }[];
+        expect(results).toEqual([
+          expect.objectContaining({ trigger: 'deploy', outcome: 'held' }),
+          expect.objectContaining({ trigger: 'deploy-once', outcome: 'held' }),
+        ]);
+        const onceRecords = await kubectl(['-n', namespace, 'get', 'oncerecords', '-o', 'jsonpath={.items[*].spec.trigger}']);
+        expect(onceRecords.stdout).toBe('deploy-once');
+        const delivered = results.find((r) => r.trigger === 'deploy')?.heldJob ?? '';
+
+        // An edit of waitgate-triggers reaches the receiver's Pod with the kubelet's sync; it
+        // refuses a profile the mounted waitgate-profiles does not declare, so it read those too.
+        await kube.core.patchNamespacedConfigMap(
+          { name: 'waitgate-triggers', namespace, body: { data: { 'triggers.json': JSON.stringify([UNDECLARED]) } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+        await eventually(
+          'the receiver to load the edited triggers',
+          async () => {
+            const logs = await kubectl(['-n', namespace, 'logs', `deployment/${RELEASE}-receiver`]);
+            return logs.stdout.split('\n').filter((l) => l.includes('"msg":"Loaded triggers"')).length >= 2 ? true : undefined;
+          },
+          INSTALL_MS,
+        );
+        const refused = await post(pf.url, githubLabeled({ repo: 'acme/helm', number: 8, label: 'waitgate:refuse' }));
+        expect(refused.json['results']).toEqual([
+          expect.objectContaining({ trigger: 'refuse-undeclared', outcome: 'refused', token: RefusalToken.ProfileUnknown }),
+        ]);
+        // Back as the chart made it (the upgrade below renders it again in any case).
+        await kube.core.patchNamespacedConfigMap(
+          { name: 'waitgate-triggers', namespace, body: { data: { 'triggers.json': triggersBefore ?? '[]' } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
         await succeeded(kube, namespace, delivered);
         const [job] = await jobsOf(kube, namespace, delivered);
         expect(job).toBeDefined();

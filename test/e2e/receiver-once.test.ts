@@ -3,7 +3,7 @@
 // outlives the HeldJob's deletion, a Valkey that lost its keys and a receiver restart; two
 // deliveries at once create one HeldJob; another target still fires.
 import { describe, expect, test } from '@jest/globals';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
+import { API_GROUP, API_VERSION, HELDJOB_PLURAL, ONCE_RECORD_PLURAL } from '../../api/vocabulary.js';
 import { onceRecordName } from '../../receiver/delivery/once.js';
 import { githubLabeled, post } from '../support/forge.js';
 import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
@@ -55,11 +55,19 @@ describe('receiver: a once trigger fires at most once per target', () => {
         expect(results(first)).toEqual([{ trigger: 'release', outcome: 'held', heldJob: expect.any(String) }]);
         const heldJob = results(first)[0]!.heldJob!;
 
-        // The record: a ConfigMap in the job namespace, ids only, marked fired.
-        const record = await s.kube.core.readNamespacedConfigMap({ name: onceRecordName('release', 'acme/web#7'), namespace: s.namespace });
+        // The record: an OnceRecord in the job namespace, ids only, marked fired; no ConfigMap.
+        const record = (await s.kube.custom.getNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: ONCE_RECORD_PLURAL,
+          namespace: s.namespace,
+          name: onceRecordName('release', 'acme/web#7'),
+        })) as { metadata?: { labels?: Record<string, string>; ownerReferences?: unknown[] }; spec?: Record<string, string> };
         expect(record.metadata?.labels?.['app.kubernetes.io/managed-by']).toBe('waitgate');
-        expect(record.data).toMatchObject({ trigger: 'release', target: 'acme/web#7', forge: 'github', heldJob, state: 'fired' });
+        expect(record.spec).toMatchObject({ trigger: 'release', target: 'acme/web#7', forge: 'github', heldJob, state: 'fired' });
         expect(record.metadata?.ownerReferences ?? []).toEqual([]);
+        const configMaps = (await s.kube.core.listNamespacedConfigMap({ namespace: s.namespace })).items.map((c) => c.metadata?.name);
+        expect(configMaps.filter((n) => n?.startsWith('waitgate-once-'))).toEqual([]);
 
         const second = await post(s.url, githubLabeled({ label: LABEL }));
         expect(second.status).toBe(202);

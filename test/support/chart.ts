@@ -4,7 +4,7 @@
 // the chart grants them.
 import * as k8s from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -154,6 +154,31 @@ export async function serviceAccountKubeconfig(kube: TestKube, namespace: string
   const path = join(scratchDir(), `${namespace}-${serviceAccount}.kubeconfig`);
   writeFileSync(path, stringify(doc), { mode: 0o600 });
   return path;
+}
+
+/**
+ * The receiver's waitgate-triggers and waitgate-profiles, as the kubelet mounts them into its
+ * Pod (receiver.yaml): read with the admin's rights, as the kubelet reads them, and written in
+ * the kubelet's layout (a timestamped folder, `..data` linked to it, each key a link through
+ * it). For a receiver run as the chart's ServiceAccount outside a pod, which may not read them.
+ * The folders' variables, pointing there.
+ */
+export async function mountedConfigMaps(kube: TestKube, namespace: string): Promise<Record<string, string>> {
+  const root = mkdtempSync(join(scratchDir(), `${namespace}-mounts-`));
+  const dirs = { WAITGATE_RECEIVER_TRIGGERS_DIR: 'waitgate-triggers', WAITGATE_RECEIVER_PROFILES_DIR: 'waitgate-profiles' };
+  const env: Record<string, string> = {};
+  for (const [variable, name] of Object.entries(dirs)) {
+    const dir = join(root, name);
+    const version = '..2026_09_01_08_00_00.1';
+    mkdirSync(join(dir, version), { recursive: true });
+    const data = (await kube.core.readNamespacedConfigMap({ name, namespace })).data ?? {};
+    for (const [key, value] of Object.entries(data)) writeFileSync(join(dir, version, key), value);
+    symlinkSync(version, join(dir, '..data_tmp'));
+    renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+    for (const key of Object.keys(data)) symlinkSync(join('..data', key), join(dir, key));
+    env[variable] = dir;
+  }
+  return env;
 }
 
 /**

@@ -215,22 +215,22 @@ export class FakeHeldJobRecords implements HeldJobRecords {
 }
 
 /**
- * Once records in memory, as ConfigMaps by name. `failMarkFired` makes markFired reject;
+ * Once records in memory, as OnceRecords by name. `failMarkFired` makes markFired reject;
  * `beforeClaim` runs while a claim is in flight, before the apiserver has it.
  */
 export class FakeOnceRecords implements OnceRecords {
-  readonly records = new Map<string, Record<string, string>>();
+  readonly records = new Map<string, Record<string, unknown>>();
   readonly claims: OnceRecordManifest[] = [];
   failMarkFired: Error | undefined = undefined;
   beforeClaim: ((manifest: OnceRecordManifest) => Promise<void>) | undefined = undefined;
 
-  async claim(manifest: OnceRecordManifest): Promise<{ created: true } | { created: false; data: Record<string, string> | undefined }> {
+  async claim(manifest: OnceRecordManifest): Promise<{ created: true } | { created: false; spec: Record<string, unknown> | undefined }> {
     this.claims.push(manifest);
     if (this.beforeClaim) await this.beforeClaim(manifest);
     const key = `${manifest.metadata.namespace}/${manifest.metadata.name}`;
     const there = this.records.get(key);
-    if (there) return { created: false, data: { ...there } };
-    this.records.set(key, { ...manifest.data });
+    if (there) return { created: false, spec: { ...there } };
+    this.records.set(key, { ...manifest.spec });
     return { created: true };
   }
 
