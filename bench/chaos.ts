@@ -3,7 +3,8 @@
 // Valkey restarted twice (once losing its keys), kube-apiserver restarted once and frozen for
 // 20 s, 20 running Jobs deleted, 50 deliveries sent again after their dedup window, 10 specs
 // edited and 10 holds cancelled in the middle of their launch, 20 finished holds applied again
-// by a GitOps tool (half of them changed); then 30,000 holds and their operator OOM-killed by
+// by a GitOps tool (half of them changed), the operators cut off from Valkey alone for 150 s
+// (past the 120 s lease) while Jobs run; then 30,000 holds and their operator OOM-killed by
 // the kernel under the chart's memory limit while the due ones launch (CHAOS_OOM_HOLDS). Prints
 // the figures; exits non-zero on any violation. CHAOS_* variables scale it down.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
         launchEdits: n('CHAOS_LAUNCH_EDITS', 10),
         launchCancels: n('CHAOS_LAUNCH_CANCELS', 10),
         reapplies: n('CHAOS_REAPPLIES', 20),
+        valkeyPartitionMs: n('CHAOS_VALKEY_PARTITION_S', 150) * 1000,
         limits: { checkSlots: 8, concurrency: 60, scope: 2 },
         kubeconfig: env('KUBECONFIG'),
         clusterDir: env('WAITGATE_CLUSTER_DIR'),

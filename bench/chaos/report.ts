@@ -14,6 +14,7 @@ export function formatReport(r: ChaosReport): string {
       .map(([m, c]) => `${m} ${c}`)
       .join(', ')}); longest takeover ${(k.longestTakeoverMs / 1000).toFixed(1)}s`,
     `  restarts     Valkey ${k.valkeyRestarts.keptKeys + k.valkeyRestarts.lostKeys} (${k.valkeyRestarts.lostKeys} losing its keys), kube-apiserver ${k.apiserverRestarts}`,
+    `  partitions   the operators cut off from Valkey ${k.valkeyPartitions} time(s)`,
     `  stalls       kube-apiserver frozen ${k.apiserverFreezes}`,
     `  Jobs deleted ${k.jobDeletions}; redeliveries ${k.redeliveries}`,
     `  users        ${k.launchEdits} specs edited and ${k.launchCancels} holds cancelled mid-launch; ${k.reapplies} finished holds applied again by GitOps (half changed)`,

@@ -27,6 +27,7 @@ import {
   type PlannedHold,
 } from './population.js';
 import { OwnRedisServer } from './redis-server.js';
+import { TcpProxy } from '../../lib/net/tcp-proxy.js';
 import { freePort, inParallel, seededRandom, sleep } from '../common.js';
 
 export const KillMoment = { Check: 'mid-check', Launch: 'mid-launch', StatusWrite: 'mid-status-write' } as const;
@@ -52,6 +53,12 @@ export interface ChaosOptions {
   readonly launchCancels: number;
   /** Finished holds a GitOps tool applies again (server-side apply), half of them with a changed spec. */
   readonly reapplies: number;
+  /**
+   * One partition of the operators from Valkey (stalled, then cut), the apiserver still
+   * reachable, this long; 0 for none. Longer than a lease (120 s), it adds a repository whose
+   * two places are held by Jobs running through it and two more holds due during it.
+   */
+  readonly valkeyPartitionMs: number;
   readonly limits: Limits;
   readonly kubeconfig: string;
   /** The local cluster's state folder: needed to restart or freeze kube-apiserver. */
@@ -73,6 +80,7 @@ export interface FaultCounts {
   launchEdits: number;
   launchCancels: number;
   reapplies: number;
+  valkeyPartitions: number;
   /** Longest a leaderless gap lasted after a kill, ms. */
   longestTakeoverMs: number;
 }
@@ -213,6 +221,33 @@ end
 return {live(ARGV[1] .. ':check-slots'), live(ARGV[1] .. ':{scope}:all'), scope}
 `;
 
+/** Where in the spread the Valkey partition begins. */
+const PARTITION_AT = 0.55;
+
+/**
+ * The holds of the repository the Valkey partition is about: `scope` of them launch 20 s
+ * before it and run through it and a minute past, so its places are all taken while their
+ * leases cannot be renewed; two more come due 10 s into it. Those two must wait for the long
+ * ones to end, partition or not: the audit's "Jobs running for one repository" says if not.
+ */
+export function partitionHolds(partitionAt: number, partitionMs: number, scope: number): PlannedHold[] {
+  const hold = (i: number, afterAt: number, runForS: number): PlannedHold => ({
+    name: `cp-${i}`,
+    source: HoldSource.Direct,
+    kind: HoldKind.After,
+    target: `acme/partitioned#${i + 1}`,
+    repo: 'acme/partitioned',
+    afterAt,
+    clearAt: undefined,
+    runForS,
+  });
+  const long = Math.ceil((partitionMs + 80_000) / 1000);
+  return [
+    ...Array.from({ length: scope }, (_, i) => hold(i, partitionAt - 20_000, long)),
+    ...Array.from({ length: 2 }, (_, i) => hold(scope + i, partitionAt + 10_000, 10)),
+  ];
+}
+
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
   const random = seededRandom(o.seed ^ 0x5eed);
@@ -236,7 +271,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const creatingMs = Math.max(10_000, o.holds * 30);
   const t0 = Date.now() + creatingMs;
   const deliveryAfterAt = Math.ceil((t0 + o.spreadMs / 3) / 1000) * 1000;
-  const plan = planPopulation({ holds: o.holds, seed: o.seed, t0, spreadMs: o.spreadMs, perRepo: 10, deliveryAfterAt });
+  const partitionAt = Math.ceil((t0 + PARTITION_AT * o.spreadMs) / 1000) * 1000;
+  const plan = [
+    ...planPopulation({ holds: o.holds, seed: o.seed, t0, spreadMs: o.spreadMs, perRepo: 10, deliveryAfterAt }),
+    ...(o.valkeyPartitionMs > 0 ? partitionHolds(partitionAt, o.valkeyPartitionMs, o.limits.scope) : []),
+  ];
   const planByTarget = new Map(plan.map((h) => [h.target, h]));
   for (const h of plan)
     if (h.clearAt !== undefined) writeFileSync(join(o.workDir, 'clear-at', targetKey(h.target)), `${h.clearAt / 1000}\n`);
@@ -397,8 +436,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   receiver.stdout?.pipe(receiverLog);
   receiver.stderr?.pipe(receiverLog);
   const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+  // The operators reach Valkey through a proxy the partition cuts; the receiver goes direct.
+  const valkeyProxy = new TcpProxy('127.0.0.1', valkey.port);
+  await valkeyProxy.start();
   const operatorEnv = {
     ...common,
+    VALKEY_URL: `redis://127.0.0.1:${valkeyProxy.port}`,
     WAITGATE_WATCH_NAMESPACE: ns,
     WAITGATE_LEADER_ELECTION: 'true',
     WAITGATE_METRICS_HOST: '127.0.0.1',
@@ -422,6 +465,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     launchEdits: 0,
     launchCancels: 0,
     reapplies: 0,
+    valkeyPartitions: 0,
     longestTakeoverMs: 0,
   };
   /** Holds cancelled mid-launch, by target; holds edited mid-launch, by name. */
@@ -674,15 +718,26 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       // manifest (a label of its own added), or one changed since it ran. Neither runs anything.
       for (let i = 0; i < o.reapplies; i++) {
         await at(0.5 + (0.45 * i) / Math.max(1, o.reapplies));
-        const done = plan.filter(
-          (p) =>
-            p.source === HoldSource.Direct &&
-            p.name !== undefined &&
-            !reapplied.has(p.name) &&
-            heldJobs.get(p.name, ns)?.status?.phase === 'Succeeded',
-        );
-        const p = done[Math.floor(random() * done.length)];
-        if (!p?.name) continue;
+        // A finished direct hold not applied again yet: there may be none for a while.
+        const p = await until(
+          'a finished hold to apply again',
+          () => {
+            const done = plan.filter(
+              (x) =>
+                x.source === HoldSource.Direct &&
+                x.name !== undefined &&
+                !reapplied.has(x.name) &&
+                heldJobs.get(x.name, ns)?.status?.phase === 'Succeeded',
+            );
+            return done[Math.floor(random() * done.length)];
+          },
+          120_000,
+          1_000,
+        ).catch(() => undefined);
+        if (!p?.name) {
+          o.say('chaos: no finished hold to apply again within 120s');
+          continue;
+        }
         reapplied.add(p.name);
         const changed = i % 2 === 1;
         await custom
@@ -713,7 +768,31 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           .catch((err: unknown) => o.say(`chaos: re-apply of ${p.name ?? '?'}: ${String(err)}`));
       }
     })();
-    await Promise.all([killing, restartingValkey, apiserverFaults, deletingJobs, redelivering, editing, cancelling, reapplying]);
+    const partitioning = (async () => {
+      if (o.valkeyPartitionMs <= 0) return;
+      await sleep(Math.max(0, partitionAt - Date.now()));
+      await spanOf(async () => {
+        // Black-holed first (a partition drops packets), then the stalled connections cut, as
+        // their keepalives would, and the way open again.
+        valkeyProxy.stall();
+        await sleep(o.valkeyPartitionMs);
+        await valkeyProxy.cut();
+        await valkeyProxy.restore();
+      });
+      faults.valkeyPartitions++;
+      o.say(`chaos: the operators were cut off from Valkey for ${o.valkeyPartitionMs / 1000}s (the apiserver reachable)`);
+    })();
+    await Promise.all([
+      killing,
+      restartingValkey,
+      apiserverFaults,
+      deletingJobs,
+      redelivering,
+      editing,
+      cancelling,
+      reapplying,
+      partitioning,
+    ]);
     o.say(`chaos: faults done at ${Math.round((Date.now() - started) / 1000)}s; waiting up to ${o.settleMs / 1000}s for every hold to end`);
 
     // --- the end --------------------------------------------------------------------------
@@ -801,6 +880,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     receiver.kill('SIGTERM');
     await Promise.all([heldJobs.stop(), jobs.stop(), pods.stop()]);
     sampler.disconnect();
+    await valkeyProxy.cut();
     await valkey.stop();
     await core.deleteNamespace({ name: ns }).catch(() => undefined);
   }
