@@ -28,7 +28,7 @@ import { Reconciler } from './controller/reconciler.js';
 import { JobTombstones } from './controller/job-tombstones.js';
 import { heldJobOwnerOf } from './decide/job.js';
 import { countHeldJobs } from './controller/held-job-gauges.js';
-import { runningHolders, ScopeRenewal } from './controller/scope-renewal.js';
+import { runningHolders, ScopeRenewal, scopeRenewEveryMs } from './controller/scope-renewal.js';
 import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './controller/work-queue.js';
@@ -238,7 +238,14 @@ async function main(): Promise<void> {
       })
     : undefined;
 
-  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()));
+  const scope = new ValkeyScopeSlots(
+    slots,
+    keys,
+    config.concurrency,
+    config.scopeLimit,
+    () => runningHolders(heldJobInformer.list()),
+    config.scopeLeaseTtlMs,
+  );
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace), lastSeen: (name, namespace) => tombstones.get(name, namespace) },
@@ -277,6 +284,7 @@ async function main(): Promise<void> {
     scope,
     log,
     () => systemClock.now(),
+    scopeRenewEveryMs(config.scopeLeaseTtlMs),
   );
   renewal.start();
 

@@ -32,7 +32,7 @@ export interface RunningHolder {
   readonly holder: string;
 }
 
-/** A running Job's lease lives this long unless renewed; the renewal sweep runs well inside it. */
+/** A running Job's lease lives this long unless renewed (WAITGATE_SCOPE_LEASE_TTL_MS); the renewal sweep runs well inside it. */
 export const SCOPE_LEASE_TTL_MS = 120_000;
 
 export class ValkeyScopeSlots implements ScopeSlots {
@@ -47,6 +47,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
     private readonly concurrency: number,
     private readonly scopeLimit: number,
     private readonly running: () => readonly RunningHolder[],
+    private readonly leaseTtlMs: number = SCOPE_LEASE_TTL_MS,
   ) {}
 
   async acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'> {
@@ -74,7 +75,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
     if (running.length === 0) return 0;
     const lost = await this.leases.renewMany(
       running.map((r) => ({ keys: this.keys.scopeSlots(r.scopeKey), token: r.holder })),
-      SCOPE_LEASE_TTL_MS,
+      this.leaseTtlMs,
     );
     const lostSet = new Set(lost);
     for (const r of running) {
@@ -89,7 +90,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
       this.keys.scopeSlots(scopeKey),
       [this.concurrency, this.scopeLimit],
       holder,
-      SCOPE_LEASE_TTL_MS,
+      this.leaseTtlMs,
       epoch,
     );
   }
@@ -97,7 +98,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
   /** A running Job takes its place again. It runs regardless: a place it cannot get is not an error. */
   private async retake(r: RunningHolder): Promise<void> {
     await this.leases
-      .acquire(this.keys.scopeSlots(r.scopeKey), [this.concurrency, this.scopeLimit], r.holder, SCOPE_LEASE_TTL_MS)
+      .acquire(this.keys.scopeSlots(r.scopeKey), [this.concurrency, this.scopeLimit], r.holder, this.leaseTtlMs)
       .catch(() => undefined);
   }
 

@@ -33,6 +33,11 @@ export function endedHolders(heldJobs: readonly HeldJob[], now: number, windowMs
 
 /** How often the leases of running Jobs are renewed: well inside their time to live. */
 export const SCOPE_RENEW_EVERY_MS = 30_000;
+
+/** The renewal period for leases of `leaseTtlMs`: every 30 s, or a quarter of a shorter lease. */
+export function scopeRenewEveryMs(leaseTtlMs: number): number {
+  return Math.max(1, Math.min(SCOPE_RENEW_EVERY_MS, Math.floor(leaseTtlMs / 4)));
+}
 /** Ended holds release again for as long as a place of theirs could live: one lease time to live. */
 export const RELEASE_AGAIN_WINDOW_MS = 120_000;
 const RELEASE_BATCH = 100;
@@ -50,10 +55,11 @@ export class ScopeRenewal {
     private readonly scope: RenewableScopeSlots,
     private readonly log: Logger,
     private readonly now: () => number,
+    private readonly everyMs: number = SCOPE_RENEW_EVERY_MS,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.renewOnce(), SCOPE_RENEW_EVERY_MS);
+    this.timer = setInterval(() => void this.renewOnce(), this.everyMs);
     this.timer.unref();
   }
 
