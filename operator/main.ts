@@ -36,6 +36,7 @@ import { effectiveCheckSlots } from '../api/cadence.js';
 import { checkLeaseTtlMs, SlottedCheckGate } from './checks/slotted-check-runner.js';
 import { ValkeyMarkers } from './adapters/valkey-markers.js';
 import { ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
+import { ScopeOvercommitReporter } from './controller/scope-overcommit.js';
 import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
@@ -238,14 +239,20 @@ async function main(): Promise<void> {
       })
     : undefined;
 
-  const scope = new ValkeyScopeSlots(
-    slots,
-    keys,
-    config.concurrency,
-    config.scopeLimit,
-    () => runningHolders(heldJobInformer.list()),
-    config.scopeLeaseTtlMs,
-  );
+  const heldJobByUid = (uid: string) => heldJobInformer.list().find((hj) => hj.metadata.uid === uid);
+  const overcommits = new ScopeOvercommitReporter({
+    limits: { all: config.concurrency, scope: config.scopeLimit },
+    heldJobOf: heldJobByUid,
+    events: heldJobsApi,
+    metrics: { overcommitted: () => metrics.scopeOvercommits.inc(), overLimits: (n) => metrics.scopesOvercommitted.set(n) },
+    log,
+    now: () => systemClock.now(),
+  });
+  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()), {
+    leaseTtlMs: config.scopeLeaseTtlMs,
+    deployment: { worker: config.workerName, watchNamespace: ns },
+    onKept: (places, complete) => overcommits.report(places, complete),
+  });
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace), lastSeen: (name, namespace) => tombstones.get(name, namespace) },
@@ -285,6 +292,7 @@ async function main(): Promise<void> {
     log,
     () => systemClock.now(),
     scopeRenewEveryMs(config.scopeLeaseTtlMs),
+    () => heldJobInformer.hasSynced && metrics.isLeader(),
   );
   renewal.start();
 
