@@ -35,7 +35,7 @@ import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './co
 import { effectiveCheckSlots } from '../api/cadence.js';
 import { checkLeaseTtlMs, SlottedCheckGate } from './checks/slotted-check-runner.js';
 import { ValkeyMarkers } from './adapters/valkey-markers.js';
-import { ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
+import { LEADERS_ON_AN_INDEX, ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
 import { ScopeOvercommitReporter } from './controller/scope-overcommit.js';
 import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
@@ -251,6 +251,15 @@ async function main(): Promise<void> {
   const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()), {
     leaseTtlMs: config.scopeLeaseTtlMs,
     deployment: { worker: config.workerName, watchNamespace: ns },
+    presence: {
+      leaders: {
+        here: async (key, token, ttlMs) => {
+          await slots.acquire([key], [LEADERS_ON_AN_INDEX], token, ttlMs);
+          return slots.holders(key);
+        },
+      },
+      token: randomBytes(9).toString('hex'),
+    },
     onKept: (places, complete) => overcommits.report(places, complete),
   });
   const reconciler = new Reconciler({

@@ -38,6 +38,16 @@ export class ValkeyKeys {
     return `${this.prefix}:{scope}:running:${shortHash(`${worker}\n${watchNamespace}`)}`;
   }
 
+  /**
+   * The leaders present on one deployment's index of running places (a semaphore of one place
+   * per leader process): a leader that finds another there may share the index with another
+   * deployment (the same worker name, watched namespace and prefix), and gives back only the
+   * places its cache shows ended.
+   */
+  scopeRunningLeaders(worker: string, watchNamespace: string): string {
+    return `${this.scopeRunning(worker, watchNamespace)}:leaders`;
+  }
+
   /** Left when a hold finishes waiting: a second delivery for it is refused wait-superseded. */
   finishedMarker(trigger: string, target: string): string {
     return `${this.prefix}:finished:${shortHash(trigger)}:${shortHash(target)}`;

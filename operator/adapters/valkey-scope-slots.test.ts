@@ -1,11 +1,14 @@
 import { describe, expect, jest, test } from '@jest/globals';
 import { Phase } from '../../api/vocabulary.js';
+import type { CachedHold } from '../controller/scope-places.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { FakeSlots, ManualClock, T0 } from '../../test/support/fakes.js';
 import { SCOPE_RENEW_EVERY_MS } from '../controller/scope-renewal.js';
 import {
   RUNNING_PLACE_TTL_MS,
   SCOPE_LEASE_TTL_MS,
+  LEADERS_ON_AN_INDEX,
+  MARKS_BEFORE_SOLE,
   ValkeyScopeSlots,
   type RunningHolder,
   type ScopeSlotsOptions,
@@ -189,8 +192,9 @@ describe('ValkeyScopeSlots.reclaim: places whose hold ended or is gone go back, 
     }
     const phases: Record<string, Phase> = { running: Phase.Running, ended: Phase.Succeeded, launching: Phase.Held };
 
-    const gone = await scope.reclaim((h) => (h in phases ? { found: true, phase: phases[h] } : { found: false }));
+    const { released: gone, sole } = await scope.reclaim((h) => (h in phases ? { found: true, phase: phases[h] } : { found: false }));
 
+    expect(sole).toBe(true);
     expect(gone).toEqual([
       { scopeKey: 'acme/web', holder: 'ended' },
       { scopeKey: 'acme/web', holder: 'deleted' },
@@ -206,8 +210,47 @@ describe('ValkeyScopeSlots.reclaim: places whose hold ended or is gone go back, 
     });
     await theirs.hold('acme/web', 'their-job');
 
-    await expect(mine.scope.reclaim(() => ({ found: false }))).resolves.toEqual([]);
+    await expect(mine.scope.reclaim(() => ({ found: false }))).resolves.toEqual({ released: [], sole: true });
     expect(mine.leases.holders(WEB)).toEqual(['their-job']);
+  });
+
+  test('two deployments on one index (one worker name): while both lead, each gives back only what its cache shows ended', async () => {
+    const clock = new ManualClock();
+    const leases = new FakeSlots(clock.now);
+    const leaders = {
+      here: async (key: string, token: string, ttlMs: number) => {
+        await leases.acquire([key], [LEADERS_ON_AN_INDEX], token, ttlMs);
+        return leases.holders(key).length;
+      },
+    };
+    const deployment = { worker: 'waitgate', watchNamespace: '' };
+    const east = new ValkeyScopeSlots(leases, keys, CONCURRENCY, 5, () => [], { deployment, presence: { leaders, token: 'east' } });
+    const west = new ValkeyScopeSlots(leases, keys, CONCURRENCY, 5, () => [], { deployment, presence: { leaders, token: 'west' } });
+    for (const h of ['east-job', 'west-job', 'west-ended']) await east.hold('acme/web', h);
+    const eastCache = (h: string): CachedHold => (h === 'east-job' ? { found: true, phase: Phase.Running } : { found: false });
+    const westCache = (h: string): CachedHold =>
+      h === 'west-job'
+        ? { found: true, phase: Phase.Running }
+        : h === 'west-ended'
+          ? { found: true, phase: Phase.Succeeded }
+          : { found: false };
+
+    // East leads alone: for a lease time of sweeps it does not count itself alone (another
+    // leader may not have marked itself yet), so it gives back only what its cache shows ended.
+    for (let i = 1; i < MARKS_BEFORE_SOLE; i++) {
+      await expect(east.reclaim(eastCache)).resolves.toEqual({ released: [], sole: false });
+    }
+    // Both lead: each finds the other present, and neither gives back the other's places.
+    for (let i = 0; i < MARKS_BEFORE_SOLE; i++) {
+      await expect(west.reclaim(westCache)).resolves.toMatchObject({ sole: false });
+      await expect(east.reclaim(eastCache)).resolves.toEqual({ released: [], sole: false });
+    }
+    expect(leases.holders(WEB).sort()).toEqual(['east-job', 'west-job']);
+    // West stops leading: once its mark lapses, east is alone again.
+    clock.advance(SCOPE_LEASE_TTL_MS / 2);
+    await expect(east.reclaim(eastCache)).resolves.toMatchObject({ sole: false });
+    clock.advance(SCOPE_LEASE_TTL_MS / 2);
+    await expect(east.reclaim(eastCache)).resolves.toMatchObject({ sole: true });
   });
 
   test('release takes the place off the index too', async () => {

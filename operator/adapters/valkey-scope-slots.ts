@@ -42,6 +42,20 @@ export interface PairLeases {
   heldIn(index: string): Promise<Map<string, string>>;
 }
 
+/**
+ * Who is about: `here` marks `token` present on `key` for `ttlMs` (server time) and answers
+ * how many tokens are present there now, its own counted (a semaphore of lib/valkey/slots.ts).
+ */
+export interface Presence {
+  here(key: string, token: string, ttlMs: number): Promise<number>;
+}
+
+/** What a reclaim gave back, and whether this deployment was the only one on its index. */
+export interface Reclaimed {
+  readonly released: readonly RunningHolder[];
+  readonly sole: boolean;
+}
+
 /** A running Job's place: its scope key, and its holder token (the HeldJob's uid). */
 export interface RunningHolder {
   readonly scopeKey: string;
@@ -56,6 +70,10 @@ export const SCOPE_LEASE_TTL_MS = 120_000;
  * good while its Jobs ran do not block their repositories for ever.
  */
 export const RUNNING_PLACE_TTL_MS = 86_400_000;
+/** Room on an index's presence semaphore: more leaders than any fleet has, all of them counted. */
+export const LEADERS_ON_AN_INDEX = 1_000;
+/** A leader is the index's only one after this many marks (a lease time of sweeps) alone there. */
+export const MARKS_BEFORE_SOLE = 5;
 
 export interface ScopeSlotsOptions {
   /** Default SCOPE_LEASE_TTL_MS. */
@@ -64,6 +82,11 @@ export interface ScopeSlotsOptions {
   readonly runningTtlMs?: number;
   /** This deployment's worker name and watched namespace: whose index of running places. */
   readonly deployment?: { readonly worker: string; readonly watchNamespace: string };
+  /**
+   * The leaders present on the index (see reclaim), and this process's token among them;
+   * without them, this deployment counts as the index's only one.
+   */
+  readonly presence?: { readonly leaders: Presence; readonly token: string };
   /** Told of every batch of running places kept; `complete` when it was every running Job. */
   readonly onKept?: (places: readonly KeptPlace[], complete: boolean) => void;
 }
@@ -75,6 +98,9 @@ export class ValkeyScopeSlots implements ScopeSlots {
   private readonly leaseTtlMs: number;
   private readonly runningTtlMs: number;
   private readonly index: string;
+  private readonly leadersKey: string;
+  /** How often this process has marked itself present on its index. */
+  private marks = 0;
 
   /** `running`: the Jobs this operator keeps running now (as the informer's cache has them). */
   constructor(
@@ -89,6 +115,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
     this.runningTtlMs = options.runningTtlMs ?? RUNNING_PLACE_TTL_MS;
     const d = options.deployment ?? { worker: 'waitgate', watchNamespace: '' };
     this.index = keys.scopeRunning(d.worker, d.watchNamespace);
+    this.leadersKey = keys.scopeRunningLeaders(d.worker, d.watchNamespace);
   }
 
   async acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'> {
@@ -124,13 +151,32 @@ export class ValkeyScopeSlots implements ScopeSlots {
   }
 
   /**
-   * Gives back the noted places whose HeldJob `cached` shows ended or does not have; the
-   * places given back. `cached` must be a synced cache of this deployment's HeldJobs.
+   * Gives back the noted places whose HeldJob `cached` shows ended, and those it does not have
+   * when this process is the only leader present on the index (no other deployment shares
+   * it). `cached` must be a synced cache of this deployment's HeldJobs.
    */
-  async reclaim(cached: (holder: string) => CachedHold): Promise<RunningHolder[]> {
-    const gone = reclaimable(await this.leases.heldIn(this.index), cached);
-    for (const p of gone) await this.release(p.scopeKey, p.holder);
-    return gone;
+  async reclaim(cached: (holder: string) => CachedHold): Promise<Reclaimed> {
+    const sole = await this.ownIndex();
+    const released = reclaimable(await this.leases.heldIn(this.index), cached, sole);
+    for (const p of released) await this.release(p.scopeKey, p.holder);
+    return { released, sole };
+  }
+
+  /**
+   * Whether this process is the only leader present on its index: it marks itself present for
+   * a lease time (each sweep marks it again) and counts who else is, and counts itself alone
+   * only once it has been marking for a lease time. A new leader of the same
+   * deployment finds its predecessor present until that lapses; two deployments that share the
+   * index (one worker name, watched namespace and prefix) find each other for as long as both lead.
+   */
+  private async ownIndex(): Promise<boolean> {
+    const { presence } = this.options;
+    if (!presence) return true;
+    const present = await presence.leaders.here(this.leadersKey, presence.token, this.leaseTtlMs);
+    this.marks++;
+    // Sweeps run at least every quarter lease: after MARKS_BEFORE_SOLE marks, a lease time has
+    // passed, and any other leader of the index has marked itself present within it.
+    return present === 1 && this.marks >= MARKS_BEFORE_SOLE;
   }
 
   private async keepAll(running: readonly RunningHolder[], complete: boolean): Promise<KeptPlace[]> {

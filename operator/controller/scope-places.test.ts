@@ -68,17 +68,20 @@ describe('reclaimable', () => {
   };
   const cached = (h: string): CachedHold => (h in cache ? { found: true, phase: cache[h] } : { found: false });
 
-  test.each<[string, string, boolean]>([
-    ['running: keeps its place', 'running', false],
-    ['succeeded: given back', 'succeeded', true],
-    ['failed: given back', 'failed', true],
-    ['refused: given back', 'refused', true],
-    ['held (a launch under way, its Running status not yet cached): keeps it', 'held', false],
-    ['pending: keeps it', 'pending', false],
-    ['no phase yet: keeps it', 'unset', false],
-    ['not in the cache (deleted): given back', 'deleted', true],
-  ])('%s', (_name, holder, reclaimed) => {
-    expect(reclaimable(new Map([[holder, 'acme/web']]), cached)).toEqual(reclaimed ? [{ scopeKey: 'acme/web', holder }] : []);
+  test.each<[string, string, boolean, boolean]>([
+    ['running: keeps its place', 'running', true, false],
+    ['succeeded: given back', 'succeeded', true, true],
+    ['failed: given back', 'failed', true, true],
+    ['refused: given back', 'refused', true, true],
+    ['held (a launch under way, its Running status not yet cached): keeps it', 'held', true, false],
+    ['pending: keeps it', 'pending', true, false],
+    ['no phase yet: keeps it', 'unset', true, false],
+    ['not in the cache (deleted): given back', 'deleted', true, true],
+    ['ended, with another deployment on the index: still given back (the cache vouches for it)', 'succeeded', false, true],
+    ['not in the cache, with another deployment on the index: kept (it may be theirs)', 'deleted', false, false],
+    ['running, with another deployment on the index: kept', 'running', false, false],
+  ])('%s', (_name, holder, sole, reclaimed) => {
+    expect(reclaimable(new Map([[holder, 'acme/web']]), cached, sole)).toEqual(reclaimed ? [{ scopeKey: 'acme/web', holder }] : []);
   });
 
   test('each under the scope key it was noted with', () => {
@@ -87,7 +90,7 @@ describe('reclaimable', () => {
       ['running', 'acme/web'],
       ['deleted', 'acme/api'],
     ]);
-    expect(reclaimable(noted, cached)).toEqual([
+    expect(reclaimable(noted, cached, true)).toEqual([
       { scopeKey: 'acme/web', holder: 'succeeded' },
       { scopeKey: 'acme/api', holder: 'deleted' },
     ]);

@@ -58,19 +58,23 @@ export function overcommitsOf(places: readonly KeptPlace[], limits: ScopeLimits)
 export type CachedHold = { readonly found: false } | { readonly found: true; readonly phase: Phase | undefined };
 
 /**
- * The noted places to give back: those whose HeldJob the cache no longer has (deleted while
- * its release failed) or has ended. A hold in any other phase keeps its place: Running, or
- * Pending or Held with a launch under way (its Running status not yet in the cache). Only a
- * synced cache may be asked, and only for the places its own operator noted.
+ * The noted places to give back: those whose HeldJob the cache has ended, and, when `sole`
+ * (no other deployment writes this index), those whose HeldJob it no longer has (deleted while
+ * its release failed). A hold in any other phase keeps its place: Running, or Pending or Held
+ * with a launch under way (its Running status not yet in the cache). Only a synced cache may
+ * be asked. A HeldJob the cache lacks is another deployment's as much as a deleted one when
+ * two share the index (one worker name, one watched namespace, one Valkey prefix): then only
+ * the ended ones go.
  */
 export function reclaimable(
   noted: ReadonlyMap<string, string>,
   cached: (holder: string) => CachedHold,
+  sole: boolean,
 ): { scopeKey: string; holder: string }[] {
   const out: { scopeKey: string; holder: string }[] = [];
   for (const [holder, scopeKey] of noted) {
     const c = cached(holder);
-    if (!c.found || isTerminal(c.phase)) out.push({ scopeKey, holder });
+    if (c.found ? isTerminal(c.phase) : sole) out.push({ scopeKey, holder });
   }
   return out;
 }

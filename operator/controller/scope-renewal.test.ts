@@ -85,7 +85,7 @@ describe('ScopeRenewal.renewOnce', () => {
       },
       reclaim: async (cached) => {
         calls.push(`reclaim ${['uid-run-1', 'uid-done-2', 'uid-gone'].map((h) => `${h}:${JSON.stringify(cached(h))}`).join(' ')}`);
-        return [];
+        return { released: [], sole: true };
       },
     };
     const renewal = new ScopeRenewal(
@@ -122,6 +122,42 @@ describe('ScopeRenewal.renewOnce', () => {
     await renewal.renewOnce();
     expect(calls).toEqual(expected);
   });
+});
+
+test('an index shared with another deployment is said once it outlasts the lease of a predecessor, and again only after it was sole', async () => {
+  const { log, lines } = captureLog();
+  let now = 0;
+  let sole = false;
+  const scope: RenewableScopeSlots = {
+    keep: async () => undefined,
+    release: async () => undefined,
+    reclaim: async () => ({ released: [], sole }),
+  };
+  const renewal = new ScopeRenewal(
+    () => [],
+    scope,
+    log,
+    () => now,
+    1000,
+    () => true,
+  );
+  const said = () => lines.filter((l) => l.msg.startsWith('Found the index of running scope places in use')).length;
+
+  const steps: [number, boolean, number][] = [
+    [0, false, 0], // a new leader: its predecessor's lease may still be live
+    [7_000, false, 0],
+    [8_000, false, 1], // eight sweeps on: another deployment
+    [9_000, false, 1], // said once
+    [10_000, true, 1],
+    [11_000, false, 1],
+    [19_000, false, 2],
+  ];
+  for (const [at, isSole, expected] of steps) {
+    now = at;
+    sole = isSole;
+    await renewal.renewOnce();
+    expect(said()).toBe(expected);
+  }
 });
 
 test('scopeRenewEveryMs: every 30 s, or a quarter of a shorter lease', () => {

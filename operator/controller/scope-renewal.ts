@@ -45,11 +45,13 @@ export function scopeRenewEveryMs(leaseTtlMs: number): number {
 /** Ended holds release again for as long as a place of theirs could live: one lease time to live. */
 export const RELEASE_AGAIN_WINDOW_MS = 120_000;
 const RELEASE_BATCH = 100;
+/** Sweeps run at most every quarter lease: eight of them outlast a predecessor's lease twice. */
+const SHARED_FOR_SWEEPS = 8;
 
 export interface RenewableScopeSlots {
   keep(running: readonly { scopeKey: string; holder: string }[]): Promise<unknown>;
   release(scopeKey: string, holder: string): Promise<void>;
-  reclaim(cached: (holder: string) => CachedHold): Promise<readonly { scopeKey: string; holder: string }[]>;
+  reclaim(cached: (holder: string) => CachedHold): Promise<{ released: readonly unknown[]; sole: boolean }>;
 }
 
 /** What the cache says of each holder (a HeldJob's uid). */
@@ -63,6 +65,9 @@ export function cachedHolds(heldJobs: readonly HeldJob[]): (holder: string) => C
 
 export class ScopeRenewal {
   private timer: NodeJS.Timeout | undefined;
+  /** Since when reclaims have found the index's lease held by another, and whether that was said. */
+  private sharedSince: number | undefined;
+  private saidShared = false;
 
   constructor(
     private readonly heldJobs: () => readonly HeldJob[],
@@ -98,8 +103,19 @@ export class ScopeRenewal {
     }
     if (!this.mayReclaim()) return;
     try {
-      const gone = await this.scope.reclaim(cachedHolds(all));
-      if (gone.length > 0) this.log.info({ places: gone.length }, 'Reclaimed the scope places of ended or deleted holds');
+      const { released, sole } = await this.scope.reclaim(cachedHolds(all));
+      if (released.length > 0) this.log.info({ places: released.length }, 'Reclaimed the scope places of ended or deleted holds');
+      // A new leader finds its predecessor's lease for up to a lease time: said only past that.
+      if (sole) this.sharedSince = undefined;
+      else this.sharedSince ??= this.now();
+      const sharedLong = this.sharedSince !== undefined && this.now() - this.sharedSince >= SHARED_FOR_SWEEPS * this.everyMs;
+      if (sharedLong && !this.saidShared) {
+        this.log.warn(
+          { hint: 'another operator deployment has the same worker name, watched namespace and Valkey prefix' },
+          'Found the index of running scope places in use by another operator; reclaiming only the places of ended holds',
+        );
+      }
+      this.saidShared = sharedLong;
     } catch (err) {
       this.log.warn({ err }, 'Failed to reclaim the scope places of ended or deleted holds');
     }
