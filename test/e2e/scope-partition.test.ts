@@ -155,4 +155,39 @@ describe('a Valkey-only partition longer than the lease', () => {
       ),
     Timeouts.testMs,
   );
+
+  test.concurrent(
+    'a running hold deleted while Valkey is cut: its release fails, and the leader gives the place back from its cache once Valkey is back',
+    async () => {
+      const valkey = new URL(process.env['VALKEY_URL'] as string);
+      const proxy = new TcpProxy('127.0.0.1', Number(valkey.port));
+      const port = await proxy.start();
+      try {
+        await withScenario(
+          'lease-gone',
+          async (s) => {
+            await firstRunning(s);
+            await proxy.cut();
+            await s.kube.custom.deleteNamespacedCustomObject({
+              group: 'waitgate.dev',
+              version: 'v1alpha1',
+              plural: 'heldjobs',
+              namespace: s.namespace,
+              name: 'first',
+            });
+            await eventually('first to be gone', async () => ((await s.kube.getHeldJob(s.namespace, 'first')) ? undefined : true));
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#2' }));
+            await proxy.restore();
+            // Its place lives a day; only the leader's reclaim, from its cache, frees it.
+            await phaseReached(s, 'second', Phase.Succeeded);
+            expect(s.operator.logLines().some((l) => l['msg'] === 'Reclaimed the scope places of ended or deleted holds')).toBe(true);
+          },
+          { env: { ...LIMITS, VALKEY_URL: `redis://127.0.0.1:${port}` } },
+        );
+      } finally {
+        await proxy.cut();
+      }
+    },
+    Timeouts.testMs,
+  );
 });
