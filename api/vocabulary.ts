@@ -170,6 +170,11 @@ export const EventReason = {
   ForgeReportGaveUp: 'ForgeReportGaveUp',
   /** The spec changed after the launch or the end: nothing follows from it (the Job runs as launched). */
   SpecChangeIgnored: 'SpecChangeIgnored',
+  /**
+   * A running Job's scope place was lost (Valkey lost it, or it lapsed) and taken back over the
+   * limit: more Jobs of its scope run than allowed, and none launches until the count is under it.
+   */
+  ScopeOvercommitted: 'ScopeOvercommitted',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

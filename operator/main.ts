@@ -28,14 +28,15 @@ import { Reconciler } from './controller/reconciler.js';
 import { JobTombstones } from './controller/job-tombstones.js';
 import { heldJobOwnerOf } from './decide/job.js';
 import { HeldJobTally } from './controller/held-job-gauges.js';
-import { runningHolders, ScopeRenewal } from './controller/scope-renewal.js';
+import { runningHolders, ScopeRenewal, scopeRenewEveryMs } from './controller/scope-renewal.js';
 import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './controller/work-queue.js';
 import { effectiveCheckSlots } from '../api/cadence.js';
 import { checkLeaseTtlMs, SlottedCheckGate } from './checks/slotted-check-runner.js';
 import { ValkeyMarkers } from './adapters/valkey-markers.js';
-import { ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
+import { LEADERS_ON_AN_INDEX, ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
+import { ScopeOvercommitReporter } from './controller/scope-overcommit.js';
 import { createOperatorServer } from './http-server.js';
 import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
@@ -242,7 +243,29 @@ async function main(): Promise<void> {
       })
     : undefined;
 
-  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()));
+  const heldJobByUid = (uid: string) => heldJobInformer.list().find((hj) => hj.metadata.uid === uid);
+  const overcommits = new ScopeOvercommitReporter({
+    limits: { all: config.concurrency, scope: config.scopeLimit },
+    heldJobOf: heldJobByUid,
+    events: heldJobsApi,
+    metrics: { overcommitted: () => metrics.scopeOvercommits.inc(), overLimits: (n) => metrics.scopesOvercommitted.set(n) },
+    log,
+    now: () => systemClock.now(),
+  });
+  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()), {
+    leaseTtlMs: config.scopeLeaseTtlMs,
+    deployment: { worker: config.workerName, watchNamespace: ns },
+    presence: {
+      leaders: {
+        here: async (key, token, ttlMs) => {
+          await slots.acquire([key], [LEADERS_ON_AN_INDEX], token, ttlMs);
+          return slots.holders(key);
+        },
+      },
+      token: randomBytes(9).toString('hex'),
+    },
+    onKept: (places, complete) => overcommits.report(places, complete),
+  });
   const reconciler = new Reconciler({
     heldJobs: { get: (name, namespace) => heldJobInformer.get(name, namespace) },
     jobs: { get: (name, namespace) => jobInformer.get(name, namespace), lastSeen: (name, namespace) => tombstones.get(name, namespace) },
@@ -281,6 +304,8 @@ async function main(): Promise<void> {
     scope,
     log,
     () => systemClock.now(),
+    scopeRenewEveryMs(config.scopeLeaseTtlMs),
+    () => heldJobInformer.hasSynced && metrics.isLeader(),
   );
   renewal.start();
 

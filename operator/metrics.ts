@@ -79,6 +79,16 @@ export class OperatorMetrics {
     help: 'Launches deferred because a scope was full.',
     registers: [this.registry],
   });
+  readonly scopeOvercommits = new Counter({
+    name: 'waitgate_scope_overcommitted_total',
+    help: 'Running Jobs whose lost scope place was taken back over its limit (Valkey lost it, or it lapsed, and another hold took it).',
+    registers: [this.registry],
+  });
+  readonly scopesOvercommitted = new Gauge({
+    name: 'waitgate_scope_overcommitted',
+    help: 'Scopes (and the overall limit) the last sweep of running Jobs found over their limit; no new Job launches in them until back under it.',
+    registers: [this.registry],
+  });
   readonly triggersReadable = new Gauge({
     name: 'waitgate_triggers_readable',
     help: '1 when the triggers ConfigMap could be read and loaded, else 0.',

@@ -96,6 +96,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_WATCH_NAMESPACE: textOr(''),
   WAITGATE_RECONCILE_WORKERS: integer(32, { min: 1, max: 256 }),
   WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
+  WAITGATE_SCOPE_LEASE_TTL_MS: integer(120_000, { min: 1_000, max: 3_600_000 }),
   WAITGATE_PAUSE_WINDOWS: jsonOf(pauseWindowsSchema, []),
   WAITGATE_CHECK_KILL_GRACE_MS: integer(2_000, { min: 0, max: 60_000 }),
   WAITGATE_CHECK_ENV_ALLOW: envAllow(),
@@ -211,6 +212,11 @@ export interface OperatorConfig {
   };
   /** Jobs running at once per scope key (the target's repository), fleet-wide. */
   readonly scopeLimit: number;
+  /**
+   * How long a scope place taken for a launch lives unless renewed: the place of a hold whose
+   * launch is not yet recorded (a crashed launch frees its place by itself after this).
+   */
+  readonly scopeLeaseTtlMs: number;
   readonly pauseWindows: readonly PauseWindow[];
   /** Which variables exec checks see: PATH, HOME, LANG, TZ and the allowed names, or all (inherit). */
   readonly checkEnv: CheckEnvPolicy;
@@ -264,6 +270,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
       killGraceMs: e.WAITGATE_CHECK_KILL_GRACE_MS,
     },
     scopeLimit: e.WAITGATE_SCOPE_LIMIT,
+    scopeLeaseTtlMs: e.WAITGATE_SCOPE_LEASE_TTL_MS,
     pauseWindows: e.WAITGATE_PAUSE_WINDOWS,
     checkEnv: { allow: e.WAITGATE_CHECK_ENV_ALLOW, inherit: e.WAITGATE_CHECK_ENV_INHERIT },
     checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,

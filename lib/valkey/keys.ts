@@ -28,6 +28,26 @@ export class ValkeyKeys {
     return `${this.prefix}:{scope}:epoch`;
   }
 
+  /**
+   * One operator deployment's index of the scope places its running Jobs hold (a hash: holder
+   * -> scope key), so its leader can find the places of holds that are gone or ended and give
+   * them back. Per deployment (its worker name and watched namespace): a leader reclaims only
+   * what its own cache can vouch for. Same `{scope}` hash tag as the semaphores.
+   */
+  scopeRunning(worker: string, watchNamespace: string): string {
+    return `${this.prefix}:{scope}:running:${shortHash(`${worker}\n${watchNamespace}`)}`;
+  }
+
+  /**
+   * The leaders present on one deployment's index of running places (a semaphore of one place
+   * per leader process): a leader that finds another there may share the index with another
+   * deployment (the same worker name, watched namespace and prefix), and gives back only the
+   * places its cache shows ended.
+   */
+  scopeRunningLeaders(worker: string, watchNamespace: string): string {
+    return `${this.scopeRunning(worker, watchNamespace)}:leaders`;
+  }
+
   /** Left when a hold finishes waiting: a second delivery for it is refused wait-superseded. */
   finishedMarker(trigger: string, target: string): string {
     return `${this.prefix}:finished:${shortHash(trigger)}:${shortHash(target)}`;

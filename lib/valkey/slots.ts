@@ -19,6 +19,15 @@ export type AcquireResult = { readonly acquired: true } | { readonly acquired: f
 /** As AcquireResult, or refused because the epoch is not the one the caller registered in. */
 export type EpochAcquireResult = AcquireResult | { readonly acquired: false; readonly epochChanged: true };
 
+/** How keeping one running holder's place went (holdMany). */
+export interface HoldResult {
+  readonly token: string;
+  /** Whether it still held a live place in both keys; false: it had lost one, and took it back. */
+  readonly kept: boolean;
+  /** Live holders of each key after the call, its own place counted. */
+  readonly holders: readonly [number, number];
+}
+
 /** The epoch a pair of semaphores is in: its key, and the id the caller last registered its holders in. */
 export interface Epoch {
   readonly key: string;
@@ -45,11 +54,13 @@ interface SlotCommands {
   ): Promise<number[]>;
   openEpoch(key: string, candidate: string): Promise<string>;
   releaseSlot2(key1: string, key2: string, token: string): Promise<number>;
+  releaseHeld(key1: string, key2: string, index: string, token: string): Promise<number>;
 }
 
 interface SlotPipeline extends ChainableCommander {
   renewSlot(key: string, token: string, ttlMs: number): SlotPipeline;
   releaseSlot(key: string, token: string): SlotPipeline;
+  holdSlot(key1: string, key2: string, index: string, token: string, ttlMs: number, note: string): SlotPipeline;
 }
 
 function checkKeys(keys: readonly string[]): void {
@@ -114,6 +125,8 @@ export class Slots {
     redis.defineCommand('countSlots', { numberOfKeys: 1, lua: script('countSlots-1.lua') });
     redis.defineCommand('acquireSlot3', { numberOfKeys: 3, lua: script('acquireSlot-3.lua') });
     redis.defineCommand('openEpoch', { numberOfKeys: 1, lua: script('openEpoch-1.lua') });
+    redis.defineCommand('holdSlot', { numberOfKeys: 3, lua: script('holdSlot-3.lua') });
+    redis.defineCommand('releaseHeld', { numberOfKeys: 3, lua: script('releaseHeld-3.lua') });
     this.redis = redis as Redis & SlotCommands;
   }
 
@@ -226,5 +239,53 @@ export class Slots {
       if (r !== SlotResult.Done) lost.add(owners[i] as string);
     });
     return [...lost];
+  }
+
+  /**
+   * Keeps the places of running holders, each in its two keys, whatever the limits: a place that
+   * lapsed or was lost is taken back (`kept: false`), even past a limit, since its holder runs
+   * regardless; the keys then count what runs and refuse new holders until back under their
+   * limits. Each is noted in `index` (token -> its `note`), so the places can be found again and
+   * reclaimed when their holder is gone. One pipeline; everything is checked before anything is sent.
+   */
+  async holdMany(
+    entries: readonly { keys: readonly string[]; token: string; note: string }[],
+    index: string,
+    ttlMs: number,
+  ): Promise<HoldResult[]> {
+    checkTtl(ttlMs);
+    checkKeys([index]);
+    for (const { keys, token } of entries) {
+      checkKeys(keys);
+      if (keys.length !== 2) throw new Error(`Slots: a running place is held in 2 keys, got ${keys.length}`);
+      if (keys.includes(index)) throw new Error(`Slots: the index must differ from the semaphores, got ${index}`);
+      checkToken(token);
+    }
+    if (entries.length === 0) return [];
+    const pipeline = this.redis.pipeline() as SlotPipeline;
+    for (const { keys, token, note } of entries) {
+      pipeline.holdSlot(keys[0] as string, keys[1] as string, index, token, ttlMs, note);
+    }
+    const results = await replies(pipeline);
+    return results.map((r, i) => {
+      const [kept, n1, n2] = r as number[];
+      if (n1 === undefined || n2 === undefined) throw new Error(`Slots: unexpected reply from the hold script: ${JSON.stringify(r)}`);
+      return { token: (entries[i] as { token: string }).token, kept: kept === 1, holders: [n1, n2] };
+    });
+  }
+
+  /** Gives a held place back in both keys and takes it off `index` (no-op where it holds none). */
+  async releaseHeld(keys: readonly string[], index: string, token: string): Promise<void> {
+    checkKeys(keys);
+    if (keys.length !== 2) throw new Error(`Slots: a running place is held in 2 keys, got ${keys.length}`);
+    checkKeys([index]);
+    checkToken(token);
+    await this.redis.releaseHeld(keys[0] as string, keys[1] as string, index, token);
+  }
+
+  /** The places noted in `index` by holdMany and not released since: token -> note. */
+  async heldIn(index: string): Promise<Map<string, string>> {
+    checkKeys([index]);
+    return new Map(Object.entries(await this.redis.hgetall(index)));
   }
 }

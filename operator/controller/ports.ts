@@ -42,6 +42,11 @@ export interface JobLauncher {
 }
 export interface ScopeSlots {
   acquire(scopeKey: string, holder: string): Promise<'acquired' | 'full' | 'unavailable'>;
+  /**
+   * The launch is recorded (the hold is Running): its place now belongs to the running hold, no
+   * longer to a lease that lapses in minutes, until release(). Idempotent.
+   */
+  hold(scopeKey: string, holder: string): Promise<void>;
   release(scopeKey: string, holder: string): Promise<void>;
 }
 export interface CheckGate {

@@ -100,6 +100,7 @@ describe('the executor carries out the decisions, in order', () => {
         'setFinalizers:waitgate.dev/cleanup',
         'acquireScope:acquired',
         'writeStatus:Running',
+        'holdScope',
         'create:created',
         'leaveMarker',
         'writeStatus:Running',
@@ -114,6 +115,7 @@ describe('the executor carries out the decisions, in order', () => {
       [
         'acquireScope:acquired',
         'writeStatus:Running',
+        'holdScope',
         'create:existed',
         'leaveMarker',
         'writeStatus:Running',
@@ -144,6 +146,7 @@ describe('the executor carries out the decisions, in order', () => {
       [
         'acquireScope:acquired',
         'writeStatus:Running',
+        'holdScope',
         'create:createFailed',
         'releaseScope',
         'writeStatus:Held',
@@ -162,6 +165,7 @@ describe('the executor carries out the decisions, in order', () => {
       [
         'acquireScope:acquired',
         'writeStatus:Running',
+        'holdScope',
         'create:createFailed',
         'releaseScope',
         'writeStatus:Failed',
@@ -188,6 +192,7 @@ describe('the executor carries out the decisions, in order', () => {
         'readJob:gone',
         'acquireScope:acquired',
         'writeStatus:Running',
+        'holdScope',
         'create:created',
         'leaveMarker',
         'writeStatus:Running',
@@ -356,6 +361,7 @@ describe('the executor carries out the decisions, in order', () => {
       [
         'acquireScope:acquired',
         'writeStatus:Running',
+        'holdScope',
         'create:nameTaken',
         'releaseScope',
         'writeStatus:Failed',

@@ -195,6 +195,11 @@ export class Reconciler {
       }
       case 'createJob': {
         if (!observed.view.ok) return STOP;
+        // The launch is recorded: the place is the running hold's now, not a lease's. Should
+        // Valkey be away, the renewal sweep holds it at its next turn (within a quarter lease).
+        await deps.scope.hold(action.scopeKey, uid).catch((err: unknown) => {
+          log.warn({ err }, 'Failed to hold the scope place of the launch; the renewal sweep holds it');
+        });
         const outcome = await deps.launcher.create(action.job, uid);
         this.logCreate(outcome, action.job.metadata?.name, log);
         const ready = { view: observed.view, heldJob: current };

@@ -1,8 +1,9 @@
-import { expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
+import { captureLog } from '../../test/support/fakes.js';
 import { Phase } from '../../api/vocabulary.js';
 import { heldJob } from '../../test/support/builders.js';
 import type { HeldJob } from './ports.js';
-import { endedHolders, runningHolders } from './scope-renewal.js';
+import { endedHolders, runningHolders, ScopeRenewal, scopeRenewEveryMs, type RenewableScopeSlots } from './scope-renewal.js';
 
 const held = (name: string, target: string, phase: Phase | undefined, finishedAt?: string): HeldJob => {
   const base = heldJob({ name, target }) as unknown as HeldJob;
@@ -66,4 +67,99 @@ test('a running hold keeps its place whatever its spec says now: the scope recor
     { scopeKey: 'acme/web', holder: 'uid-moved-2' },
     { scopeKey: 'acme/ops', holder: 'uid-legacy-3' },
   ]);
+});
+
+describe('ScopeRenewal.renewOnce', () => {
+  const NOW = Date.parse('2026-12-03T10:00:00Z');
+  const all = [held('run-1', 'acme/web#1', Phase.Running), held('done-2', 'acme/web#2', Phase.Succeeded, '2026-12-03T09:59:30Z')];
+
+  function sweep(mayReclaim: boolean, failing?: Error) {
+    const calls: string[] = [];
+    const scope: RenewableScopeSlots = {
+      keep: async (running) => {
+        calls.push(`keep ${running.map((r) => r.holder).join(',')}`);
+        if (failing) throw failing;
+      },
+      release: async (_scopeKey, holder) => {
+        calls.push(`release ${holder}`);
+      },
+      reclaim: async (cached) => {
+        calls.push(`reclaim ${['uid-run-1', 'uid-done-2', 'uid-gone'].map((h) => `${h}:${JSON.stringify(cached(h))}`).join(' ')}`);
+        return { released: [], sole: true };
+      },
+    };
+    const renewal = new ScopeRenewal(
+      () => all,
+      scope,
+      captureLog().log,
+      () => NOW,
+      1000,
+      () => mayReclaim,
+    );
+    return { renewal, calls };
+  }
+
+  test.each<[string, boolean, Error | undefined, string[]]>([
+    [
+      'leading with a synced cache: keeps the running places, releases the ended ones again, reclaims by the cache',
+      true,
+      undefined,
+      [
+        'keep uid-run-1',
+        'release uid-done-2',
+        'reclaim uid-run-1:{"found":true,"phase":"Running"} uid-done-2:{"found":true,"phase":"Succeeded"} uid-gone:{"found":false}',
+      ],
+    ],
+    ['not leading, or the cache not synced: nothing is reclaimed', false, undefined, ['keep uid-run-1', 'release uid-done-2']],
+    [
+      'Valkey away for the keep: the rest is still tried',
+      true,
+      new Error('ECONNREFUSED'),
+      ['keep uid-run-1', 'release uid-done-2', expect.stringMatching(/^reclaim /) as unknown as string],
+    ],
+  ])('%s', async (_name, mayReclaim, failing, expected) => {
+    const { renewal, calls } = sweep(mayReclaim, failing);
+    await renewal.renewOnce();
+    expect(calls).toEqual(expected);
+  });
+});
+
+test('an index shared with another deployment is said once it outlasts the lease of a predecessor, and again only after it was sole', async () => {
+  const { log, lines } = captureLog();
+  let now = 0;
+  let sole = false;
+  const scope: RenewableScopeSlots = {
+    keep: async () => undefined,
+    release: async () => undefined,
+    reclaim: async () => ({ released: [], sole }),
+  };
+  const renewal = new ScopeRenewal(
+    () => [],
+    scope,
+    log,
+    () => now,
+    1000,
+    () => true,
+  );
+  const said = () => lines.filter((l) => l.msg.startsWith('Found the index of running scope places in use')).length;
+
+  const steps: [number, boolean, number][] = [
+    [0, false, 0], // a new leader: its predecessor's lease may still be live
+    [7_000, false, 0],
+    [8_000, false, 1], // eight sweeps on: another deployment
+    [9_000, false, 1], // said once
+    [10_000, true, 1],
+    [11_000, false, 1],
+    [19_000, false, 2],
+  ];
+  for (const [at, isSole, expected] of steps) {
+    now = at;
+    sole = isSole;
+    await renewal.renewOnce();
+    expect(said()).toBe(expected);
+  }
+});
+
+test('scopeRenewEveryMs: every 30 s, or a quarter of a shorter lease', () => {
+  expect([120_000, 60_000, 3_000, 1_000].map(scopeRenewEveryMs)).toEqual([30_000, 15_000, 750, 250]);
 });

@@ -1,11 +1,15 @@
-// Running Jobs keep their scope leases alive; a crashed operator's leases lapse by themselves.
-// Holds that ended lately give their places back once more on each sweep: a place can come
-// back after its release (Valkey restored from a snapshot taken before it, or a re-registration
-// that read the hold as still running), and would otherwise block its repository until it lapsed.
+// The leader keeps the scope places of running Jobs (a lost one is taken back, and reported
+// when that puts its scope over the limit), and gives back the places its index still lists
+// for holds its synced cache shows ended or gone: a release that failed (Valkey away when the
+// hold ended or was deleted) is made good here, not by time. Holds that ended lately give
+// their places back once more on each sweep too: a place can come back after its release
+// (Valkey restored from a snapshot taken before it, or a re-registration that read the hold as
+// still running), and would otherwise block its repository until it lapsed.
 import type { Logger } from 'pino';
 import { isTerminal, Phase } from '../../api/vocabulary.js';
 import { scopeOf } from '../decide/view.js';
 import type { HeldJob } from './ports.js';
+import type { CachedHold } from './scope-places.js';
 
 /** The place a HeldJob holds, under the scope recorded at its launch (scopeOf): none when that cannot be told. */
 function placeOf(hj: HeldJob): { scopeKey: string; holder: string }[] {
@@ -33,27 +37,50 @@ export function endedHolders(heldJobs: readonly HeldJob[], now: number, windowMs
 
 /** How often the leases of running Jobs are renewed: well inside their time to live. */
 export const SCOPE_RENEW_EVERY_MS = 30_000;
+
+/** The renewal period for leases of `leaseTtlMs`: every 30 s, or a quarter of a shorter lease. */
+export function scopeRenewEveryMs(leaseTtlMs: number): number {
+  return Math.max(1, Math.min(SCOPE_RENEW_EVERY_MS, Math.floor(leaseTtlMs / 4)));
+}
 /** Ended holds release again for as long as a place of theirs could live: one lease time to live. */
 export const RELEASE_AGAIN_WINDOW_MS = 120_000;
 const RELEASE_BATCH = 100;
+/** Sweeps run at most every quarter lease: eight of them outlast a predecessor's lease twice. */
+const SHARED_FOR_SWEEPS = 8;
 
 export interface RenewableScopeSlots {
-  renew(running: readonly { scopeKey: string; holder: string }[]): Promise<number>;
+  keep(running: readonly { scopeKey: string; holder: string }[]): Promise<unknown>;
   release(scopeKey: string, holder: string): Promise<void>;
+  reclaim(cached: (holder: string) => CachedHold): Promise<{ released: readonly unknown[]; sole: boolean }>;
+}
+
+/** What the cache says of each holder (a HeldJob's uid). */
+export function cachedHolds(heldJobs: readonly HeldJob[]): (holder: string) => CachedHold {
+  const byUid = new Map(heldJobs.map((hj) => [hj.metadata.uid, hj]));
+  return (holder) => {
+    const hj = byUid.get(holder);
+    return hj ? { found: true, phase: hj.status?.phase } : { found: false };
+  };
 }
 
 export class ScopeRenewal {
   private timer: NodeJS.Timeout | undefined;
+  /** Since when reclaims have found the index's lease held by another, and whether that was said. */
+  private sharedSince: number | undefined;
+  private saidShared = false;
 
   constructor(
     private readonly heldJobs: () => readonly HeldJob[],
     private readonly scope: RenewableScopeSlots,
     private readonly log: Logger,
     private readonly now: () => number,
+    private readonly everyMs: number = SCOPE_RENEW_EVERY_MS,
+    /** Whether the cache is synced and this replica leads: only then is anything reclaimed. */
+    private readonly mayReclaim: () => boolean = () => true,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.renewOnce(), SCOPE_RENEW_EVERY_MS);
+    this.timer = setInterval(() => void this.renewOnce(), this.everyMs);
     this.timer.unref();
   }
 
@@ -63,7 +90,9 @@ export class ScopeRenewal {
 
   async renewOnce(): Promise<void> {
     const all = this.heldJobs();
-    await this.scope.renew(runningHolders(all)).catch((err: unknown) => this.log.warn({ err }, 'Failed to renew scope leases'));
+    await this.scope
+      .keep(runningHolders(all))
+      .catch((err: unknown) => this.log.warn({ err }, 'Failed to keep the scope places of running Jobs'));
     const ended = endedHolders(all, this.now(), RELEASE_AGAIN_WINDOW_MS);
     try {
       for (let i = 0; i < ended.length; i += RELEASE_BATCH) {
@@ -71,6 +100,24 @@ export class ScopeRenewal {
       }
     } catch (err) {
       this.log.warn({ err }, 'Failed to release the scope places of ended holds again');
+    }
+    if (!this.mayReclaim()) return;
+    try {
+      const { released, sole } = await this.scope.reclaim(cachedHolds(all));
+      if (released.length > 0) this.log.info({ places: released.length }, 'Reclaimed the scope places of ended or deleted holds');
+      // A new leader finds its predecessor's lease for up to a lease time: said only past that.
+      if (sole) this.sharedSince = undefined;
+      else this.sharedSince ??= this.now();
+      const sharedLong = this.sharedSince !== undefined && this.now() - this.sharedSince >= SHARED_FOR_SWEEPS * this.everyMs;
+      if (sharedLong && !this.saidShared) {
+        this.log.warn(
+          { hint: 'another operator deployment has the same worker name, watched namespace and Valkey prefix' },
+          'Found the index of running scope places in use by another operator; reclaiming only the places of ended holds',
+        );
+      }
+      this.saidShared = sharedLong;
+    } catch (err) {
+      this.log.warn({ err }, 'Failed to reclaim the scope places of ended or deleted holds');
     }
   }
 }

@@ -20,6 +20,9 @@ type Step =
   | { op: 'openEpoch'; key: string }
   /** In the epoch last opened, or (`stale`) in none. */
   | { op: 'acquireInEpoch'; keys: string[]; limits: number[]; token: string; epochKey: string; stale?: true }
+  | { op: 'holdMany'; entries: { keys: string[]; token: string; note: string }[]; index: string; at: number; ttl?: number }
+  | { op: 'releaseHeld'; keys: string[]; index: string; token: string }
+  | { op: 'heldIn'; index: string }
   | { op: 'lose' };
 
 interface SlotsLike {
@@ -28,6 +31,9 @@ interface SlotsLike {
   openEpoch(key: string): Promise<string>;
   release(keys: readonly string[], token: string): Promise<void>;
   renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]>;
+  holdMany(entries: readonly { keys: readonly string[]; token: string; note: string }[], index: string, ttlMs: number): Promise<unknown[]>;
+  releaseHeld(keys: readonly string[], index: string, token: string): Promise<void>;
+  heldIn(index: string): Promise<Map<string, string>>;
 }
 
 /** Every key name the steps use. */
@@ -37,6 +43,13 @@ const namesOf = (steps: readonly Step[]): string[] => [
       switch (s.op) {
         case 'renewMany':
           return s.entries.flatMap((e) => e.keys);
+        // An index of running places is a hash, not a semaphore: nothing in it to age.
+        case 'holdMany':
+          return s.entries.flatMap((e) => e.keys);
+        case 'releaseHeld':
+          return s.keys;
+        case 'heldIn':
+          return [];
         case 'openEpoch':
           return [s.key];
         case 'acquireInEpoch':
@@ -48,6 +61,11 @@ const namesOf = (steps: readonly Step[]): string[] => [
       }
     }),
   ),
+];
+
+/** Every index of running places the steps use (hashes, lost with the rest). */
+const indexesOf = (steps: readonly Step[]): string[] => [
+  ...new Set(steps.flatMap((s) => (s.op === 'holdMany' || s.op === 'releaseHeld' || s.op === 'heldIn' ? [s.index] : []))),
 ];
 
 /** The full key's name, not the run's key, so runs compare. */
@@ -86,6 +104,14 @@ async function play(
     } else if (s.op === 'release') {
       await slots.release(s.keys.map(k), s.token);
       answers.push('released');
+    } else if (s.op === 'holdMany') {
+      const entries = s.entries.map((e) => ({ keys: e.keys.map(k), token: e.token, note: e.note }));
+      answers.push(await slots.holdMany(entries, k(s.index), s.ttl ?? TTL));
+    } else if (s.op === 'releaseHeld') {
+      await slots.releaseHeld(s.keys.map(k), k(s.index), s.token);
+      answers.push('released');
+    } else if (s.op === 'heldIn') {
+      answers.push([...(await slots.heldIn(k(s.index)))].sort());
     } else {
       answers.push(
         await slots.renewMany(
@@ -181,6 +207,33 @@ const scenarios: [string, Step[]][] = [
       { op: 'renewMany', entries: [{ keys: ['all', 's'], token: 't2' }], at: 2 * TTL + 2 },
     ],
   ],
+  [
+    'holdMany: a running place outlives the lease, is taken back past the limit once lost, and is noted until releaseHeld',
+    [
+      acquire(['all', 's'], [5, 1], 't1'),
+      { op: 'holdMany', entries: [{ keys: ['all', 's'], token: 't1', note: 'acme/web' }], index: 'idx', at: 0, ttl: 3 * TTL },
+      acquire(['all', 's'], [5, 1], 't2', TTL + 1),
+      { op: 'lose' },
+      { op: 'heldIn', index: 'idx' },
+      acquire(['all', 's'], [5, 1], 't2', TTL + 2),
+      {
+        op: 'holdMany',
+        entries: [
+          { keys: ['all', 's'], token: 't1', note: 'acme/web' },
+          { keys: ['all', 'x'], token: 't3', note: 'acme/api' },
+        ],
+        index: 'idx',
+        at: TTL + 3,
+        ttl: 3 * TTL,
+      },
+      { op: 'heldIn', index: 'idx' },
+      acquire(['all', 's'], [5, 1], 't4', TTL + 4),
+      { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 't1' },
+      { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 'ghost' },
+      { op: 'heldIn', index: 'idx' },
+      acquire(['all', 's'], [5, 2], 't4', TTL + 5),
+    ],
+  ],
   ['release of a place not held is a no-op', [{ op: 'release', keys: ['a'], token: 'ghost' }, acquire(['a'], [1], 't1')]],
 ];
 
@@ -207,7 +260,7 @@ describe('FakeSlots answers as Slots does', () => {
             ms,
           ),
         async () => {
-          await v.redis.unlink(...namesOf(steps).map((name) => v.key(name)));
+          await v.redis.unlink(...[...namesOf(steps), ...indexesOf(steps)].map((name) => v.key(name)));
         },
       ),
     );

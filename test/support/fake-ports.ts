@@ -134,6 +134,9 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
         log(`acquireScope:${w.scope}`);
         return w.scope;
       },
+      hold: async () => {
+        log('holdScope');
+      },
       release: async () => {
         log('releaseScope');
       },

@@ -4,7 +4,7 @@
 import { pino, type Logger } from 'pino';
 import type { CheckVerdict } from '../../api/check-verdict.js';
 import type { Profile } from '../../api/profiles.js';
-import type { Epoch } from '../../lib/valkey/slots.js';
+import type { Epoch, HoldResult } from '../../lib/valkey/slots.js';
 import type { PairLeases } from '../../operator/adapters/valkey-scope-slots.js';
 import type { CheckAnswer } from '../../operator/checks/exec-check.js';
 import type { CheckGateMetrics, CheckRunner, SlotLeases } from '../../operator/checks/slotted-check-runner.js';
@@ -43,7 +43,15 @@ export type SlotsCall =
       readonly op: 'renewMany';
       readonly entries: readonly { keys: readonly string[]; token: string }[];
       readonly ttlMs: number;
-    };
+    }
+  | {
+      readonly op: 'holdMany';
+      readonly entries: readonly { keys: readonly string[]; token: string; note: string }[];
+      readonly index: string;
+      readonly ttlMs: number;
+    }
+  | { readonly op: 'releaseHeld'; readonly keys: readonly string[]; readonly index: string; readonly token: string }
+  | { readonly op: 'heldIn'; readonly index: string };
 
 export type FakeSlotsAcquire =
   { readonly acquired: true } | { readonly acquired: false; readonly fullKey: string; readonly holders: number };
@@ -64,11 +72,16 @@ export class FakeSlots implements SlotLeases, PairLeases {
     openEpoch?: Error;
     release?: Error;
     renewMany?: Error;
+    holdMany?: Error;
+    releaseHeld?: Error;
+    heldIn?: Error;
   } = {};
   /** While set, every acquire waits for it before it answers: a call caught in flight. */
   acquireWaitsFor: Promise<void> | undefined;
   /** key -> token -> the instant its place lapses. */
   private readonly places = new Map<string, Map<string, number>>();
+  /** index key -> token -> note (holdMany's index of running places). */
+  private readonly indexes = new Map<string, Map<string, string>>();
   /** epoch key -> the epoch open on it. */
   private readonly epochs = new Map<string, string>();
   private epochsOpened = 0;
@@ -110,6 +123,51 @@ export class FakeSlots implements SlotLeases, PairLeases {
   loseEverything(): void {
     this.places.clear();
     this.epochs.clear();
+    this.indexes.clear();
+  }
+
+  async holdMany(
+    entries: readonly { keys: readonly string[]; token: string; note: string }[],
+    index: string,
+    ttlMs: number,
+  ): Promise<HoldResult[]> {
+    this.calls.push({ op: 'holdMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token, note: e.note })), index, ttlMs });
+    await Promise.resolve();
+    if (this.failing.holdMany) throw this.failing.holdMany;
+    const nowMs = this.now();
+    return entries.map(({ keys, token, note }) => {
+      keys.forEach((k) => this.sweep(k, nowMs));
+      const kept = keys.every((k) => this.of(k).has(token));
+      for (const key of keys) this.of(key).set(token, nowMs + ttlMs);
+      this.indexOf(index).set(token, note);
+      return { token, kept, holders: [this.of(keys[0] as string).size, this.of(keys[1] as string).size] as const };
+    });
+  }
+
+  async releaseHeld(keys: readonly string[], index: string, token: string): Promise<void> {
+    this.calls.push({ op: 'releaseHeld', keys: [...keys], index, token });
+    await Promise.resolve();
+    if (this.failing.releaseHeld) throw this.failing.releaseHeld;
+    this.indexOf(index).delete(token);
+    for (const key of keys) this.of(key).delete(token);
+  }
+
+  async heldIn(index: string): Promise<Map<string, string>> {
+    this.calls.push({ op: 'heldIn', index });
+    await Promise.resolve();
+    if (this.failing.heldIn) throw this.failing.heldIn;
+    return new Map(this.indexOf(index));
+  }
+
+  /** The index of running places `index`, as holdMany and releaseHeld left it. */
+  noted(index: string): Map<string, string> {
+    return new Map(this.indexOf(index));
+  }
+
+  private indexOf(index: string): Map<string, string> {
+    let m = this.indexes.get(index);
+    if (!m) this.indexes.set(index, (m = new Map<string, string>()));
+    return m;
   }
 
   /** The epoch open on `key`, if any. */
