@@ -83,24 +83,32 @@ function jsonSchema(schema: z.ZodType): Schema {
   return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' });
 }
 
-export function buildCrd(): Schema {
-  const spec = toStructural(jsonSchema(heldJobSpecSchema));
-  // Unknown spec fields are kept so a misspelt or newer field reaches the operator and is
-  // refused loudly (wait-unreadable) instead of being pruned into a wait that never happens.
-  spec['x-kubernetes-preserve-unknown-fields'] = true;
-  const status = toStructural(jsonSchema(heldJobStatusSchema));
+/** What makes one of waitgate's namespaced kinds: the rest of a CRD is the same for each. */
+interface KindDefinition {
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames?: readonly string[];
+  readonly description: string;
+  readonly columns: readonly Schema[];
+  readonly spec: Schema;
+  /** With a status subresource, and this status schema. */
+  readonly status?: Schema;
+}
+
+function namespacedCrd(d: KindDefinition): Schema {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${HELDJOB_PLURAL}.${API_GROUP}` },
+    metadata: { name: `${d.plural}.${API_GROUP}` },
     spec: {
       group: API_GROUP,
       names: {
-        kind: HELDJOB_KIND,
-        listKind: `${HELDJOB_KIND}List`,
-        plural: HELDJOB_PLURAL,
-        singular: HELDJOB_SINGULAR,
-        shortNames: [...HELDJOB_SHORT_NAMES],
+        kind: d.kind,
+        listKind: `${d.kind}List`,
+        plural: d.plural,
+        singular: d.singular,
+        ...(d.shortNames ? { shortNames: [...d.shortNames] } : {}),
         categories: ['waitgate'],
       },
       scope: 'Namespaced',
@@ -109,36 +117,19 @@ export function buildCrd(): Schema {
           name: API_VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Target', type: 'string', jsonPath: '.spec.target' },
-            { name: 'Waiting For', type: 'string', jsonPath: '.status.waitLabel' },
-            { name: 'State', type: 'string', jsonPath: '.status.phase' },
-            {
-              name: 'Waited',
-              type: 'date',
-              jsonPath: '.status.waitingSince',
-              description: 'How long it has waited so far (empty once it stopped waiting).',
-            },
-            // A future instant as an absolute time: a date column would print <invalid> for it.
-            { name: 'Next Check', type: 'string', jsonPath: '.status.nextCheckAt' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-            { name: 'Reason', type: 'string', jsonPath: '.status.reason', priority: 1 },
-            { name: 'Job', type: 'string', jsonPath: '.status.jobName', priority: 1 },
-            { name: 'Checks', type: 'integer', jsonPath: '.status.checks', priority: 1 },
-            { name: 'Last Exit', type: 'integer', jsonPath: '.status.lastExitCode', priority: 1 },
-          ],
+          ...(d.status ? { subresources: { status: {} } } : {}),
+          additionalPrinterColumns: [...d.columns],
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              description: 'A job held unstarted until every wait condition it names has cleared.',
+              description: d.description,
               required: ['spec'],
               properties: {
                 apiVersion: { type: 'string' },
                 kind: { type: 'string' },
                 metadata: { type: 'object' },
-                spec,
-                status,
+                spec: d.spec,
+                ...(d.status ? { status: d.status } : {}),
               },
             },
           },
@@ -148,54 +139,58 @@ export function buildCrd(): Schema {
   };
 }
 
+export function buildCrd(): Schema {
+  const spec = toStructural(jsonSchema(heldJobSpecSchema));
+  // Unknown spec fields are kept so a misspelt or newer field reaches the operator and is
+  // refused loudly (wait-unreadable) instead of being pruned into a wait that never happens.
+  spec['x-kubernetes-preserve-unknown-fields'] = true;
+  return namespacedCrd({
+    kind: HELDJOB_KIND,
+    plural: HELDJOB_PLURAL,
+    singular: HELDJOB_SINGULAR,
+    shortNames: HELDJOB_SHORT_NAMES,
+    description: 'A job held unstarted until every wait condition it names has cleared.',
+    columns: [
+      { name: 'Target', type: 'string', jsonPath: '.spec.target' },
+      { name: 'Waiting For', type: 'string', jsonPath: '.status.waitLabel' },
+      { name: 'State', type: 'string', jsonPath: '.status.phase' },
+      {
+        name: 'Waited',
+        type: 'date',
+        jsonPath: '.status.waitingSince',
+        description: 'How long it has waited so far (empty once it stopped waiting).',
+      },
+      // A future instant as an absolute time: a date column would print <invalid> for it.
+      { name: 'Next Check', type: 'string', jsonPath: '.status.nextCheckAt' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      { name: 'Reason', type: 'string', jsonPath: '.status.reason', priority: 1 },
+      { name: 'Job', type: 'string', jsonPath: '.status.jobName', priority: 1 },
+      { name: 'Checks', type: 'integer', jsonPath: '.status.checks', priority: 1 },
+      { name: 'Last Exit', type: 'integer', jsonPath: '.status.lastExitCode', priority: 1 },
+    ],
+    spec,
+    status: toStructural(jsonSchema(heldJobStatusSchema)),
+  });
+}
+
 /**
  * The OnceRecord CRD: a spec of ids, every field required and nothing else kept (a record the
  * receiver cannot read spends its trigger, so admission refuses one it could not read).
  */
 export function buildOnceRecordCrd(): Schema {
-  const spec = toStructural(jsonSchema(onceRecordSpecSchema));
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${ONCE_RECORD_PLURAL}.${API_GROUP}` },
-    spec: {
-      group: API_GROUP,
-      names: {
-        kind: ONCE_RECORD_KIND,
-        listKind: `${ONCE_RECORD_KIND}List`,
-        plural: ONCE_RECORD_PLURAL,
-        singular: ONCE_RECORD_SINGULAR,
-        categories: ['waitgate'],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: API_VERSION,
-          served: true,
-          storage: true,
-          additionalPrinterColumns: [
-            { name: 'Trigger', type: 'string', jsonPath: '.spec.trigger' },
-            { name: 'Target', type: 'string', jsonPath: '.spec.target' },
-            { name: 'State', type: 'string', jsonPath: '.spec.state' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-            { name: 'HeldJob', type: 'string', jsonPath: '.spec.heldJob', priority: 1 },
-            { name: 'Delivery', type: 'string', jsonPath: '.spec.delivery', priority: 1 },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: 'The record that a once trigger has fired for a target: no later delivery fires it again there.',
-              required: ['spec'],
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec,
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
+  return namespacedCrd({
+    kind: ONCE_RECORD_KIND,
+    plural: ONCE_RECORD_PLURAL,
+    singular: ONCE_RECORD_SINGULAR,
+    description: 'The record that a once trigger has fired for a target: no later delivery fires it again there.',
+    columns: [
+      { name: 'Trigger', type: 'string', jsonPath: '.spec.trigger' },
+      { name: 'Target', type: 'string', jsonPath: '.spec.target' },
+      { name: 'State', type: 'string', jsonPath: '.spec.state' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      { name: 'HeldJob', type: 'string', jsonPath: '.spec.heldJob', priority: 1 },
+      { name: 'Delivery', type: 'string', jsonPath: '.spec.delivery', priority: 1 },
+    ],
+    spec: toStructural(jsonSchema(onceRecordSpecSchema)),
+  });
 }
