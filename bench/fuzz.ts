@@ -440,22 +440,27 @@ const countByStatus = (answers: readonly RawAnswer[]): Record<string, number> =>
 const answered2xx = (answers: readonly RawAnswer[]) =>
   answers.filter((a) => a.status !== undefined && a.status >= 200 && a.status < 300).length;
 
+/** One GitHub issues delivery of this payload, signed with the target's secret, and its answer. */
+function sendSignedGithub(t: FuzzTarget, payload: object): Promise<RawAnswer> {
+  const body = Buffer.from(JSON.stringify(payload));
+  return rawExchange(t.port, {
+    head: head(GH, {
+      'x-github-event': 'issues',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': sign(t.githubSecret, body),
+      'content-length': String(body.length),
+    }),
+    body,
+    deadlineMs: DEADLINE_MS,
+  });
+}
+
 /** `n` signed label deliveries, one every 20 ms. */
 function sendSigned(t: FuzzTarget, rng: Rng, n: number): Promise<RawAnswer[]> {
   return Promise.all(
     Array.from({ length: n }, async (_x, i) => {
       await new Promise((r) => setTimeout(r, i * 20));
-      const body = Buffer.from(JSON.stringify(githubPayload(rng, t.label)));
-      return rawExchange(t.port, {
-        head: head(GH, {
-          'x-github-event': 'issues',
-          'x-github-delivery': randomUUID(),
-          'x-hub-signature-256': sign(t.githubSecret, body),
-          'content-length': String(body.length),
-        }),
-        body,
-        deadlineMs: DEADLINE_MS,
-      });
+      return sendSignedGithub(t, githubPayload(rng, t.label));
     }),
   );
 }
@@ -490,24 +495,12 @@ export async function runToggles(
     Array.from({ length: opts.concurrency }, async () => {
       while (next < opts.toggles) {
         const i = next++;
-        const body = Buffer.from(
-          JSON.stringify({
+        answers.push(
+          await sendSignedGithub(t, {
             action: i % 2 === 0 ? 'labeled' : 'unlabeled',
             label: { name: t.label },
             repository: { full_name: opts.repository },
             issue: { number: opts.issue, title: 'toggled', updated_at: new Date(base + i * 1000).toISOString(), node_id: 'I_toggle' },
-          }),
-        );
-        answers.push(
-          await rawExchange(t.port, {
-            head: head(GH, {
-              'x-github-event': 'issues',
-              'x-github-delivery': randomUUID(),
-              'x-hub-signature-256': sign(t.githubSecret, body),
-              'content-length': String(body.length),
-            }),
-            body,
-            deadlineMs: DEADLINE_MS,
           }),
         );
       }

@@ -7,7 +7,7 @@
 // hold that came due exactly once and keep every other one held.
 import * as k8s from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL, Phase } from '../../api/vocabulary.js';
-import { createHeldJobs, inParallel, listJobs, sleep } from '../common.js';
+import { createHeldJobs, heldJobBody, inParallel, listJobs, sleep } from '../common.js';
 import { PhaseWatch, sampleProcess, until } from '../record/measure.js';
 import { chartMemoryLimitMiB, startChartOperator, type RunningOperator } from '../record/operator.js';
 import { MemoryCgroup } from './memory-cgroup.js';
@@ -94,17 +94,7 @@ export async function runOomPhase(o: OomOptions): Promise<OomReport> {
           version: API_VERSION,
           plural: HELDJOB_PLURAL,
           namespace: ns,
-          body: {
-            apiVersion: `${API_GROUP}/${API_VERSION}`,
-            kind: 'HeldJob',
-            metadata: { name: `due-${i}` },
-            spec: {
-              target: `acme/due-${i}#1`,
-              trigger: 'bench',
-              waitFor: [{ after: dueAt }],
-              job: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
-            },
-          },
+          body: heldJobBody(`due-${i}`, `acme/due-${i}#1`, [{ after: dueAt }], false),
         });
       },
     );
