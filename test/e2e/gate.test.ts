@@ -13,7 +13,7 @@ import { fixtureScript, HANGS_WITH_PID, LOGS_ITS_RUN, NOT_YET_THEN_GO, profilesC
 import { phaseReached, withScenario } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
 import { TestKube } from '../support/kube.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
+import { withValkeyProxy } from '../support/tcp-proxy.js';
 import { VERSION } from '../../lib/version.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
@@ -446,11 +446,8 @@ describe('refusals, skew and cancel', () => {
   test.concurrent(
     'Valkey unreachable: no check runs and nothing is counted; the hold carries on when it returns',
     async () => {
-      const valkey = new URL(process.env['VALKEY_URL'] as string);
-      const proxy = new TcpProxy('127.0.0.1', Number(valkey.port));
-      const port = await proxy.start();
       const dir = stateDir();
-      try {
+      await withValkeyProxy(async (proxy, valkeyUrl) => {
         await withScenario(
           'gate-novalkey',
           async (s) => {
@@ -467,13 +464,11 @@ describe('refusals, skew and cancel', () => {
           },
           // The maximum wait outlasts the first deferral (a quarter cadence, at least 11 s).
           {
-            env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '25000', VALKEY_URL: `redis://127.0.0.1:${port}` },
+            env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '25000', VALKEY_URL: valkeyUrl },
             configMaps: { 'waitgate-profiles': profilesConfigMap({ later: NOT_YET_THEN_GO }) },
           },
         );
-      } finally {
-        await proxy.cut();
-      }
+      });
     },
     Timeouts.testMs,
   );

@@ -12,7 +12,7 @@ import { heldJob } from '../support/builders.js';
 import { metricValue, operatorMetricsUrl } from '../support/metrics.js';
 import { phaseReached, withScenario, type Scenario } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
+import { withValkeyProxy } from '../support/tcp-proxy.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
 
@@ -45,10 +45,7 @@ describe('a Valkey-only partition longer than the lease', () => {
   test.concurrent(
     'the running Job keeps its place: no hold of its repository launches, here or in another cluster, until it ends',
     async () => {
-      const valkey = new URL(process.env['VALKEY_URL'] as string);
-      const proxy = new TcpProxy('127.0.0.1', Number(valkey.port));
-      const port = await proxy.start();
-      try {
+      await withValkeyProxy(async (proxy, valkeyUrl) => {
         await withScenario(
           'lease-cut',
           async (s) => {
@@ -93,11 +90,9 @@ describe('a Valkey-only partition longer than the lease', () => {
               await s.kube.deleteNamespace(ns);
             }
           },
-          { env: { ...LIMITS, VALKEY_URL: `redis://127.0.0.1:${port}` } },
+          { env: { ...LIMITS, VALKEY_URL: valkeyUrl } },
         );
-      } finally {
-        await proxy.cut();
-      }
+      });
     },
     Timeouts.testMs,
   );
@@ -159,10 +154,7 @@ describe('a Valkey-only partition longer than the lease', () => {
   test.concurrent(
     'a running hold deleted while Valkey is cut: its release fails, and the leader gives the place back from its cache once Valkey is back',
     async () => {
-      const valkey = new URL(process.env['VALKEY_URL'] as string);
-      const proxy = new TcpProxy('127.0.0.1', Number(valkey.port));
-      const port = await proxy.start();
-      try {
+      await withValkeyProxy(async (proxy, valkeyUrl) => {
         await withScenario(
           'lease-gone',
           async (s) => {
@@ -182,11 +174,9 @@ describe('a Valkey-only partition longer than the lease', () => {
             await phaseReached(s, 'second', Phase.Succeeded);
             expect(s.operator.logLines().some((l) => l['msg'] === 'Reclaimed the scope places of ended or deleted holds')).toBe(true);
           },
-          { env: { ...LIMITS, VALKEY_URL: `redis://127.0.0.1:${port}` } },
+          { env: { ...LIMITS, VALKEY_URL: valkeyUrl } },
         );
-      } finally {
-        await proxy.cut();
-      }
+      });
     },
     Timeouts.testMs,
   );
