@@ -812,7 +812,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
               .join(', ')}`,
           );
         }
-        return all.length >= plan.length && all.every((h) => isTerminal(h.status?.phase)) ? true : undefined;
+        return all.length >= plan.length - cancelled.size && all.every((h) => isTerminal(h.status?.phase)) ? true : undefined;
       },
       Math.max(0, settleBy - Date.now()),
       1_000,
