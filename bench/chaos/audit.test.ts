@@ -98,6 +98,16 @@ describe('audit', () => {
       /c-1: cancelled, its Job c-1-a ran on and completed 25s later/,
     ],
     [
+      'a hold cancelled mid-launch just after a leader kill: its Job ran on with no leader to stop it',
+      {
+        heldJobs: [ok[0] as SeenHeldJob],
+        cancelled: new Map([['acme/r0#2', { name: 'c-1', at: s(20) }]]),
+        faultSpans: [{ start: s(19), end: s(19) }],
+        jobs: [okJobs[0] as SeenJob, { name: 'c-1-a', owner: 'c-1', createdAt: s(20), endedAt: s(45), completedAt: s(45) }],
+      },
+      undefined,
+    ],
+    [
       'a hold cancelled mid-launch whose Job is still there',
       {
         heldJobs: [ok[0] as SeenHeldJob],

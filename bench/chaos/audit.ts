@@ -86,6 +86,8 @@ export interface Figures {
   /** Checks lost over faults that had a check of that hold under way: at most 1 means one per fault. */
   checksLostPerFaultMax: number;
   checksLostTotal: number;
+  /** Cancelled holds whose Job completed after the grace while a fault left no leader to act. */
+  cancelsLeaderless: number;
   highs: SlotHighs & { jobsAtOnce: number; jobsPerScopeAtOnce: number };
 }
 
@@ -111,6 +113,13 @@ export const KILL_LANDS_MS = 1_000;
 
 /** A cancelled hold's Job may still complete this long after the cancel: its Pod's run was under way. */
 export const CANCEL_GRACE_MS = 10_000;
+/**
+ * A cancel is acted on by the leader; with none (killed, or cut off by an outage, until the
+ * next one takes over: the Lease's 15 s and a loaded machine's restart) the Job runs on. A
+ * fault that struck this long before the cancel, or after it and before the Job completed,
+ * excuses the completion: the audit counts such cancels apart instead.
+ */
+export const LEADERLESS_MS = 60_000;
 
 export interface FaultSpan {
   readonly start: number;
@@ -158,6 +167,7 @@ export function audit(o: Observations): Verdict {
   let lost = 0;
   let duplicates = 0;
   const cancelled = o.cancelled ?? new Map<string, { name: string; at: number }>();
+  let cancelsLeaderless = 0;
   for (const h of o.plan) {
     const n = targetsSeen.get(h.target) ?? 0;
     const cancel = cancelled.get(h.target);
@@ -166,9 +176,13 @@ export function audit(o: Observations): Verdict {
       if (n > 0) violations.push(`${h.target}: cancelled at ${new Date(cancel.at).toISOString()}, still a HeldJob at the end`);
       for (const j of o.jobs.filter((x) => x.owner === cancel.name)) {
         if (j.remained) violations.push(`${cancel.name}: cancelled, its Job ${j.name} still there at the end`);
-        if (j.completedAt !== undefined && j.completedAt > cancel.at + CANCEL_GRACE_MS)
+        if (j.completedAt === undefined || j.completedAt <= cancel.at + CANCEL_GRACE_MS) continue;
+        const completed = j.completedAt;
+        const leaderless = o.faultSpans.some((f) => f.start <= completed && f.end >= cancel.at - LEADERLESS_MS);
+        if (leaderless) cancelsLeaderless++;
+        else
           violations.push(
-            `${cancel.name}: cancelled, its Job ${j.name} ran on and completed ${Math.round((j.completedAt - cancel.at) / 1000)}s later`,
+            `${cancel.name}: cancelled, its Job ${j.name} ran on and completed ${Math.round((completed - cancel.at) / 1000)}s later`,
           );
       }
       continue;
@@ -294,6 +308,7 @@ export function audit(o: Observations): Verdict {
       checksLostMax,
       checksLostTotal,
       checksLostPerFaultMax,
+      cancelsLeaderless,
       highs: { ...o.slotHighs, jobsAtOnce, jobsPerScopeAtOnce },
     },
     violations,

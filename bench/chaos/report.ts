@@ -17,7 +17,7 @@ export function formatReport(r: ChaosReport): string {
     `  partitions   the operators cut off from Valkey ${k.valkeyPartitions} time(s)`,
     `  stalls       kube-apiserver frozen ${k.apiserverFreezes}`,
     `  Jobs deleted ${k.jobDeletions}; redeliveries ${k.redeliveries}`,
-    `  users        ${k.launchEdits} specs edited and ${k.launchCancels} holds cancelled mid-launch; ${k.reapplies} finished holds applied again by GitOps (half changed)`,
+    `  users        ${k.launchEdits} specs edited and ${k.launchCancels} holds cancelled mid-launch (${f.cancelsLeaderless} while a fault left no leader to act); ${k.reapplies} finished holds applied again by GitOps (half changed)`,
     `  duplicates   ${f.duplicates}`,
     `  lost         ${f.lost}`,
     `  wedged       ${f.wedged}`,
