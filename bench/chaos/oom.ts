@@ -45,6 +45,23 @@ export interface OomReport {
 
 const MiB = 1024 * 1024;
 
+/**
+ * The group's limit down to just over what reclaim cannot take back. The kernel refuses (EBUSY)
+ * a limit it cannot reclaim down to (cgroup v1 counts some kernel memory too): step up from the
+ * anonymous memory until it takes one; the next burst of allocations then meets the OOM killer.
+ */
+function lowerToJustOver(cgroup: MemoryCgroup): void {
+  const ceiling = cgroup.usageBytes() + 64 * MiB;
+  for (let limit = cgroup.anonBytes() + 4 * MiB; ; limit += 4 * MiB) {
+    try {
+      cgroup.setLimitBytes(limit);
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EBUSY' || limit > ceiling) throw err;
+    }
+  }
+}
+
 export async function runOomPhase(o: OomOptions): Promise<OomReport> {
   const core = o.kc.makeApiClient(k8s.CoreV1Api);
   const batch = o.kc.makeApiClient(k8s.BatchV1Api);
@@ -111,7 +128,7 @@ export async function runOomPhase(o: OomOptions): Promise<OomReport> {
     if (cgroup) {
       const before = cgroup.oomKills();
       usageAtKillMiB = cgroup.anonBytes() / MiB;
-      cgroup.setLimitBytes(cgroup.anonBytes() + 4 * MiB);
+      lowerToJustOver(cgroup);
       const signal = await Promise.race([died, sleep(60_000).then(() => 'timeout' as const)]);
       if (signal === 'timeout') {
         victim.child.kill('SIGKILL');
