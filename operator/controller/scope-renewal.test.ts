@@ -28,6 +28,20 @@ test('runningHolders: one place per running HeldJob, its uid the holder, its rep
   ]);
 });
 
+test("runningHolders: a launch recorded and not confirmed (Launched Unknown) is the launch path's, not the sweep's", () => {
+  const withLaunched = (name: string, status: 'True' | 'Unknown'): HeldJob => {
+    const h = held(name, `acme/web#${name}`, Phase.Running);
+    return {
+      ...h,
+      status: {
+        phase: Phase.Running,
+        conditions: [{ type: 'Launched', status, reason: 'r', message: 'm', lastTransitionTime: '2026-12-04T00:00:00Z' }],
+      },
+    };
+  };
+  expect(runningHolders([withLaunched('1', 'True'), withLaunched('2', 'Unknown')])).toEqual([{ scopeKey: 'acme/web', holder: 'uid-1' }]);
+});
+
 test('endedHolders: holds that ended within the window give their places back again; older, running or unended ones do not', () => {
   const now = Date.parse('2026-12-03T10:00:00Z');
   expect(

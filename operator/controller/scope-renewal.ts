@@ -6,7 +6,7 @@
 // (Valkey restored from a snapshot taken before it, or a re-registration that read the hold as
 // still running), and would otherwise block its repository until it lapsed.
 import type { Logger } from 'pino';
-import { isTerminal, Phase } from '../../api/vocabulary.js';
+import { ConditionType, isTerminal, Phase } from '../../api/vocabulary.js';
 import { scopeOf } from '../decide/view.js';
 import type { HeldJob } from './ports.js';
 import type { CachedHold } from './scope-places.js';
@@ -22,7 +22,19 @@ function placeOf(hj: HeldJob): { scopeKey: string; holder: string }[] {
  * whatever its spec says now (an edit after the launch must not free its place while it runs).
  */
 export function runningHolders(heldJobs: readonly HeldJob[]): { scopeKey: string; holder: string }[] {
-  return heldJobs.filter((hj) => hj.status?.phase === Phase.Running).flatMap(placeOf);
+  return heldJobs.filter((hj) => hj.status?.phase === Phase.Running && !launchUnconfirmed(hj)).flatMap(placeOf);
+}
+
+/**
+ * A launch recorded whose Job is not confirmed (Launched Unknown): its place is the launch's
+ * business (taken for the create, given back while a failed create waits to be tried again),
+ * never one to take back past the limit. The chaos run of 2026-12-04 saw it: a create that
+ * failed while kube-apiserver restarted gave its place back, the status still said Running,
+ * and the next leader's sweep took the place back over the limit for a Job that did not exist.
+ */
+function launchUnconfirmed(hj: HeldJob): boolean {
+  const launched = hj.status?.conditions?.find((c) => c.type === ConditionType.Launched);
+  return launched !== undefined && launched.status !== 'True';
 }
 
 /**
