@@ -30,6 +30,8 @@ export class FileTriggerView implements TriggerView {
   private readonly config: TriggerConfig;
   /** What each folder held at the last look that read it, to apply only a change. */
   private readonly last = new Map<string, string>();
+  /** The `..data` target each mounted ConfigMap was last read from (kubelet layout only). */
+  private readonly versions = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> | undefined;
 
@@ -81,6 +83,10 @@ export class FileTriggerView implements TriggerView {
   }
 
   private async lookAt(name: string, dir: string): Promise<void> {
+    // The kubelet never changes a version's files: the same `..data` target is the same data,
+    // so a look between its swaps reads nothing more than one link.
+    const version = await realpath(join(dir, '..data')).catch(() => undefined);
+    if (version !== undefined && this.versions.get(name) === version) return;
     let data: ConfigMapData;
     try {
       data = await readFolder(dir);
@@ -89,6 +95,8 @@ export class FileTriggerView implements TriggerView {
       this.log.warn({ err, configMap: name, dir }, 'Failed to read mounted ConfigMap');
       return;
     }
+    if (version === undefined) this.versions.delete(name);
+    else this.versions.set(name, version);
     const seen = JSON.stringify(data ?? null);
     if (this.last.get(name) === seen) return;
     this.last.set(name, seen);
