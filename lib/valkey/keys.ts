@@ -39,6 +39,15 @@ export class ValkeyKeys {
   }
 
   /**
+   * The scope holders whose end was recorded (a sorted set: holder -> when), fleet-wide: a
+   * place given back at a hold's end is never taken back by a keeper that still read the hold
+   * as running. Same `{scope}` hash tag as the semaphores.
+   */
+  scopeEnded(): string {
+    return `${this.prefix}:{scope}:ended`;
+  }
+
+  /**
    * The leaders present on one deployment's index of running places (a semaphore of one place
    * per leader process): a leader that finds another there may share the index with another
    * deployment (the same worker name, watched namespace and prefix), and gives back only the

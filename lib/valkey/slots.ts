@@ -19,11 +19,17 @@ export type AcquireResult = { readonly acquired: true } | { readonly acquired: f
 /** As AcquireResult, or refused because the epoch is not the one the caller registered in. */
 export type EpochAcquireResult = AcquireResult | { readonly acquired: false; readonly epochChanged: true };
 
+/** What holdSlot-4.lua answers of one holder: kept, taken back, or not taken (its holder ended). */
+export const HoldCode = { TakenBack: 0, Kept: 1, Ended: 2 } as const;
+export type HoldCode = (typeof HoldCode)[keyof typeof HoldCode];
+
 /** How keeping one running holder's place went (holdMany). */
 export interface HoldResult {
   readonly token: string;
   /** Whether it still held a live place in both keys; false: it had lost one, and took it back. */
   readonly kept: boolean;
+  /** Its holder's end was recorded (releaseHeld with `ended`): nothing was taken or noted. */
+  readonly ended: boolean;
   /** Live holders of each key after the call, its own place counted. */
   readonly holders: readonly [number, number];
 }
@@ -32,6 +38,21 @@ export interface HoldResult {
 export interface Epoch {
   readonly key: string;
   readonly id: string;
+}
+
+/** Where running places are noted (one deployment's index) and ended holders marked (fleet-wide). */
+export interface RunningBook {
+  readonly index: string;
+  readonly ended: string;
+}
+
+function isHoldCode(code: unknown): code is HoldCode {
+  return code === HoldCode.TakenBack || code === HoldCode.Kept || code === HoldCode.Ended;
+}
+
+function checkBook(book: RunningBook): void {
+  checkKeys([book.index, book.ended]);
+  if (book.index === book.ended) throw new Error(`Slots: the index and the ended set must differ, got ${book.index} for both`);
 }
 
 function script(name: string): string {
@@ -54,13 +75,13 @@ interface SlotCommands {
   ): Promise<number[]>;
   openEpoch(key: string, candidate: string): Promise<string>;
   releaseSlot2(key1: string, key2: string, token: string): Promise<number>;
-  releaseHeld(key1: string, key2: string, index: string, token: string): Promise<number>;
+  releaseHeld(key1: string, key2: string, index: string, ended: string, token: string, mark: '0' | '1', keepMs: number): Promise<number>;
 }
 
 interface SlotPipeline extends ChainableCommander {
   renewSlot(key: string, token: string, ttlMs: number): SlotPipeline;
   releaseSlot(key: string, token: string): SlotPipeline;
-  holdSlot(key1: string, key2: string, index: string, token: string, ttlMs: number, note: string): SlotPipeline;
+  holdSlot(key1: string, key2: string, index: string, ended: string, token: string, ttlMs: number, note: string): SlotPipeline;
 }
 
 function checkKeys(keys: readonly string[]): void {
@@ -125,8 +146,8 @@ export class Slots {
     redis.defineCommand('countSlots', { numberOfKeys: 1, lua: script('countSlots-1.lua') });
     redis.defineCommand('acquireSlot3', { numberOfKeys: 3, lua: script('acquireSlot-3.lua') });
     redis.defineCommand('openEpoch', { numberOfKeys: 1, lua: script('openEpoch-1.lua') });
-    redis.defineCommand('holdSlot', { numberOfKeys: 3, lua: script('holdSlot-3.lua') });
-    redis.defineCommand('releaseHeld', { numberOfKeys: 3, lua: script('releaseHeld-3.lua') });
+    redis.defineCommand('holdSlot', { numberOfKeys: 4, lua: script('holdSlot-4.lua') });
+    redis.defineCommand('releaseHeld', { numberOfKeys: 4, lua: script('releaseHeld-4.lua') });
     this.redis = redis as Redis & SlotCommands;
   }
 
@@ -245,42 +266,59 @@ export class Slots {
    * Keeps the places of running holders, each in its two keys, whatever the limits: a place that
    * lapsed or was lost is taken back (`kept: false`), even past a limit, since its holder runs
    * regardless; the keys then count what runs and refuse new holders until back under their
-   * limits. Each is noted in `index` (token -> its `note`), so the places can be found again and
-   * reclaimed when their holder is gone. One pipeline; everything is checked before anything is sent.
+   * limits. Each is noted in `book.index` (token -> its `note`), so the places can be found again
+   * and reclaimed when their holder is gone. A holder `book.ended` has marked ended (releaseHeld)
+   * is not taken back (`ended: true`). One pipeline; everything is checked before anything is sent.
    */
   async holdMany(
     entries: readonly { keys: readonly string[]; token: string; note: string }[],
-    index: string,
+    book: RunningBook,
     ttlMs: number,
   ): Promise<HoldResult[]> {
     checkTtl(ttlMs);
-    checkKeys([index]);
+    checkBook(book);
     for (const { keys, token } of entries) {
       checkKeys(keys);
       if (keys.length !== 2) throw new Error(`Slots: a running place is held in 2 keys, got ${keys.length}`);
-      if (keys.includes(index)) throw new Error(`Slots: the index must differ from the semaphores, got ${index}`);
+      if (keys.includes(book.index) || keys.includes(book.ended))
+        throw new Error(`Slots: the index and the ended set must differ from the semaphores, got ${book.index}, ${book.ended}`);
       checkToken(token);
     }
     if (entries.length === 0) return [];
     const pipeline = this.redis.pipeline() as SlotPipeline;
     for (const { keys, token, note } of entries) {
-      pipeline.holdSlot(keys[0] as string, keys[1] as string, index, token, ttlMs, note);
+      pipeline.holdSlot(keys[0] as string, keys[1] as string, book.index, book.ended, token, ttlMs, note);
     }
     const results = await replies(pipeline);
     return results.map((r, i) => {
-      const [kept, n1, n2] = r as number[];
-      if (n1 === undefined || n2 === undefined) throw new Error(`Slots: unexpected reply from the hold script: ${JSON.stringify(r)}`);
-      return { token: (entries[i] as { token: string }).token, kept: kept === 1, holders: [n1, n2] };
+      const [code, n1, n2] = r as number[];
+      if (n1 === undefined || n2 === undefined || !isHoldCode(code))
+        throw new Error(`Slots: unexpected reply from the hold script: ${JSON.stringify(r)}`);
+      const token = (entries[i] as { token: string }).token;
+      return { token, kept: code !== HoldCode.TakenBack, ended: code === HoldCode.Ended, holders: [n1, n2] };
     });
   }
 
-  /** Gives a held place back in both keys and takes it off `index` (no-op where it holds none). */
-  async releaseHeld(keys: readonly string[], index: string, token: string): Promise<void> {
+  /**
+   * Gives a held place back in both keys and takes it off `book.index` (no-op where it holds
+   * none). `ended`: its holder is over for good (its hold ended or went), so it is marked ended
+   * in `book.ended` for `ended.keepMs`, and no holdMany takes its place back in that time.
+   */
+  async releaseHeld(keys: readonly string[], book: RunningBook, token: string, ended?: { readonly keepMs: number }): Promise<void> {
     checkKeys(keys);
     if (keys.length !== 2) throw new Error(`Slots: a running place is held in 2 keys, got ${keys.length}`);
-    checkKeys([index]);
+    checkBook(book);
     checkToken(token);
-    await this.redis.releaseHeld(keys[0] as string, keys[1] as string, index, token);
+    if (ended) checkTtl(ended.keepMs);
+    await this.redis.releaseHeld(
+      keys[0] as string,
+      keys[1] as string,
+      book.index,
+      book.ended,
+      token,
+      ended ? '1' : '0',
+      ended?.keepMs ?? 1,
+    );
   }
 
   /** The places noted in `index` by holdMany and not released since: token -> note. */

@@ -7,6 +7,9 @@
 // of the operator that launched it: it is kept with a time to live of a day, renewed by
 // whichever replica leads, and given back when the hold's end is recorded (whoever records
 // it), or by the leader when its informer's cache shows the HeldJob ended or gone (reclaim).
+// A place given back at a hold's end is marked ended in Valkey, and never taken back by a keep:
+// a keeper whose cache still read the hold as running (the end not yet in the watch) would
+// otherwise bring it back next to the hold that took it, over the limit.
 // So a Valkey-only partition of the leader, however long within a day, frees no place while
 // its Job runs. Each operator deployment notes its running places in an index of its own, so
 // its leader can find those to give back.
@@ -18,7 +21,7 @@
 // epoch (lib/valkey/slots.ts), lost with them: a new holder is admitted only in the epoch this
 // operator last registered its running Jobs in, so after a loss the first launch finds the
 // epoch changed, keeps every running Job's place again, and only then asks for its own.
-import type { Epoch, EpochAcquireResult, HoldResult } from '../../lib/valkey/slots.js';
+import type { Epoch, EpochAcquireResult, HoldResult, RunningBook } from '../../lib/valkey/slots.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { ScopeSlots } from '../controller/ports.js';
 import { reclaimable, type CachedHold, type KeptPlace } from '../controller/scope-places.js';
@@ -35,10 +38,10 @@ export interface PairLeases {
   openEpoch(key: string): Promise<string>;
   holdMany(
     entries: readonly { keys: readonly string[]; token: string; note: string }[],
-    index: string,
+    book: RunningBook,
     ttlMs: number,
   ): Promise<HoldResult[]>;
-  releaseHeld(keys: readonly string[], index: string, token: string): Promise<void>;
+  releaseHeld(keys: readonly string[], book: RunningBook, token: string, ended?: { readonly keepMs: number }): Promise<void>;
   heldIn(index: string): Promise<Map<string, string>>;
 }
 
@@ -72,6 +75,11 @@ export const SCOPE_LEASE_TTL_MS = 120_000;
 export const RUNNING_PLACE_TTL_MS = 86_400_000;
 /** Room on an index's presence semaphore: more leaders than any fleet has, all of them counted. */
 export const LEADERS_ON_AN_INDEX = 1_000;
+/**
+ * A hold's end is marked this long (no place of it is taken back meanwhile): as long as a running
+ * place lives, so no keeper that read the hold as running before its end outlasts the mark.
+ */
+export const ENDED_MARK_MS = RUNNING_PLACE_TTL_MS;
 /** A leader is the index's only one after this many marks (a lease time of sweeps) alone there. */
 export const MARKS_BEFORE_SOLE = 5;
 
@@ -97,7 +105,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
   private registering: Promise<void> | undefined;
   private readonly leaseTtlMs: number;
   private readonly runningTtlMs: number;
-  private readonly index: string;
+  private readonly book: RunningBook;
   private readonly leadersKey: string;
   /** How often this process has marked itself present on its index. */
   private marks = 0;
@@ -114,7 +122,7 @@ export class ValkeyScopeSlots implements ScopeSlots {
     this.leaseTtlMs = options.leaseTtlMs ?? SCOPE_LEASE_TTL_MS;
     this.runningTtlMs = options.runningTtlMs ?? RUNNING_PLACE_TTL_MS;
     const d = options.deployment ?? { worker: 'waitgate', watchNamespace: '' };
-    this.index = keys.scopeRunning(d.worker, d.watchNamespace);
+    this.book = { index: keys.scopeRunning(d.worker, d.watchNamespace), ended: keys.scopeEnded() };
     this.leadersKey = keys.scopeRunningLeaders(d.worker, d.watchNamespace);
   }
 
@@ -138,13 +146,18 @@ export class ValkeyScopeSlots implements ScopeSlots {
     await this.keepAll([{ scopeKey, holder }], false);
   }
 
-  release(scopeKey: string, holder: string): Promise<void> {
-    return this.leases.releaseHeld(this.keys.scopeSlots(scopeKey), this.index, holder);
+  /**
+   * Gives the place back. `ended`: the hold is over or gone, never to run again; its place is
+   * then never taken back, whoever still reads it as running (a cache that lags behind the end).
+   */
+  release(scopeKey: string, holder: string, ended: boolean): Promise<void> {
+    return this.leases.releaseHeld(this.keys.scopeSlots(scopeKey), this.book, holder, ended ? { keepMs: ENDED_MARK_MS } : undefined);
   }
 
   /**
    * Keeps the place of every running Job (`running`: all of them, as the cache has them); takes
-   * back any that was lost, even past the limit. The kept places, as the sweep reports them.
+   * back any that was lost, even past the limit, but none whose hold's end was recorded. The
+   * kept places, as the sweep reports them (those of ended holds left out).
    */
   keep(running: readonly RunningHolder[]): Promise<KeptPlace[]> {
     return this.keepAll(running, true);
@@ -157,8 +170,8 @@ export class ValkeyScopeSlots implements ScopeSlots {
    */
   async reclaim(cached: (holder: string) => CachedHold): Promise<Reclaimed> {
     const sole = await this.ownIndex();
-    const released = reclaimable(await this.leases.heldIn(this.index), cached, sole);
-    for (const p of released) await this.release(p.scopeKey, p.holder);
+    const released = reclaimable(await this.leases.heldIn(this.book.index), cached, sole);
+    for (const p of released) await this.release(p.scopeKey, p.holder, true);
     return { released, sole };
   }
 
@@ -182,12 +195,12 @@ export class ValkeyScopeSlots implements ScopeSlots {
   private async keepAll(running: readonly RunningHolder[], complete: boolean): Promise<KeptPlace[]> {
     const results = await this.leases.holdMany(
       running.map((r) => ({ keys: this.keys.scopeSlots(r.scopeKey), token: r.holder, note: r.scopeKey })),
-      this.index,
+      this.book,
       this.runningTtlMs,
     );
-    const places = results.map((r, i): KeptPlace => {
+    const places = results.flatMap((r, i): KeptPlace[] => {
       const { scopeKey, holder } = running[i] as RunningHolder;
-      return { scopeKey, holder, kept: r.kept, holders: { all: r.holders[0], scope: r.holders[1] } };
+      return r.ended ? [] : [{ scopeKey, holder, kept: r.kept, holders: { all: r.holders[0], scope: r.holders[1] } }];
     });
     this.options.onKept?.(places, complete);
     return places;

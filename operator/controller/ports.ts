@@ -47,7 +47,11 @@ export interface ScopeSlots {
    * longer to a lease that lapses in minutes, until release(). Idempotent.
    */
   hold(scopeKey: string, holder: string): Promise<void>;
-  release(scopeKey: string, holder: string): Promise<void>;
+  /**
+   * Gives the place back. `ended`: the hold is over or gone for good, and no sweep may take its
+   * place back afterwards; otherwise it is given back only while its launch waits to be tried again.
+   */
+  release(scopeKey: string, holder: string, ended: boolean): Promise<void>;
 }
 export interface CheckGate {
   run(key: string, profile: Profile, target: string): Promise<CheckRun>;

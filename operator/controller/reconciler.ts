@@ -228,7 +228,7 @@ export class Reconciler {
         await deps.launcher.unfence(action.jobName, current.metadata.namespace);
         return next(current);
       case 'releaseScope':
-        await deps.scope.release(action.scopeKey, uid).catch((err: unknown) => {
+        await deps.scope.release(action.scopeKey, uid, action.ended).catch((err: unknown) => {
           log.warn({ err }, 'Failed to release scope slots; their leases expire by themselves');
         });
         return next(current);

@@ -94,8 +94,8 @@ describe('ScopeRenewal.renewOnce', () => {
         calls.push(`keep ${running.map((r) => r.holder).join(',')}`);
         if (failing) throw failing;
       },
-      release: async (_scopeKey, holder) => {
-        calls.push(`release ${holder}`);
+      release: async (_scopeKey, holder, ended) => {
+        calls.push(`release ${holder}${ended ? ' for good' : ''}`);
       },
       reclaim: async (cached) => {
         calls.push(`reclaim ${['uid-run-1', 'uid-done-2', 'uid-gone'].map((h) => `${h}:${JSON.stringify(cached(h))}`).join(' ')}`);
@@ -120,22 +120,53 @@ describe('ScopeRenewal.renewOnce', () => {
       undefined,
       [
         'keep uid-run-1',
-        'release uid-done-2',
+        'release uid-done-2 for good',
         'reclaim uid-run-1:{"found":true,"phase":"Running"} uid-done-2:{"found":true,"phase":"Succeeded"} uid-gone:{"found":false}',
       ],
     ],
-    ['not leading, or the cache not synced: nothing is reclaimed', false, undefined, ['keep uid-run-1', 'release uid-done-2']],
+    // A follower's keep could bring back a place the leader has just given back at a hold's end.
+    ['not leading, or the cache not synced: nothing is kept, released or reclaimed', false, undefined, []],
     [
       'Valkey away for the keep: the rest is still tried',
       true,
       new Error('ECONNREFUSED'),
-      ['keep uid-run-1', 'release uid-done-2', expect.stringMatching(/^reclaim /) as unknown as string],
+      ['keep uid-run-1', 'release uid-done-2 for good', expect.stringMatching(/^reclaim /) as unknown as string],
     ],
   ])('%s', async (_name, mayReclaim, failing, expected) => {
     const { renewal, calls } = sweep(mayReclaim, failing);
     await renewal.renewOnce();
     expect(calls).toEqual(expected);
   });
+});
+
+test('a sweep that outlasts its period is not joined by the next one', async () => {
+  let answer: (() => void) | undefined;
+  let keeps = 0;
+  const scope: RenewableScopeSlots = {
+    keep: () => {
+      keeps++;
+      return new Promise<void>((resolve) => (answer = resolve));
+    },
+    release: async () => undefined,
+    reclaim: async () => ({ released: [], sole: true }),
+  };
+  const renewal = new ScopeRenewal(
+    () => [],
+    scope,
+    captureLog().log,
+    () => 0,
+    1000,
+    () => true,
+  );
+  const first = renewal.renewOnce();
+  await renewal.renewOnce();
+  expect(keeps).toBe(1);
+  answer?.();
+  await first;
+  const third = renewal.renewOnce();
+  answer?.();
+  await third;
+  expect(keeps).toBe(2);
 });
 
 test('an index shared with another deployment is said once it outlasts the lease of a predecessor, and again only after it was sole', async () => {

@@ -1,3 +1,5 @@
+// Only the leader sweeps, with its synced cache: a follower's cache vouches for nothing it acts
+// on, and a keep from it could bring back a place the leader had just given back at a hold's end.
 // The leader keeps the scope places of running Jobs (a lost one is taken back, and reported
 // when that puts its scope over the limit), and gives back the places its index still lists
 // for holds its synced cache shows ended or gone: a release that failed (Valkey away when the
@@ -62,7 +64,7 @@ const SHARED_FOR_SWEEPS = 8;
 
 export interface RenewableScopeSlots {
   keep(running: readonly { scopeKey: string; holder: string }[]): Promise<unknown>;
-  release(scopeKey: string, holder: string): Promise<void>;
+  release(scopeKey: string, holder: string, ended: boolean): Promise<void>;
   reclaim(cached: (holder: string) => CachedHold): Promise<{ released: readonly unknown[]; sole: boolean }>;
 }
 
@@ -87,8 +89,8 @@ export class ScopeRenewal {
     private readonly log: Logger,
     private readonly now: () => number,
     private readonly everyMs: number = SCOPE_RENEW_EVERY_MS,
-    /** Whether the cache is synced and this replica leads: only then is anything reclaimed. */
-    private readonly mayReclaim: () => boolean = () => true,
+    /** Whether the cache is synced and this replica leads: only then does a sweep do anything. */
+    private readonly leads: () => boolean = () => true,
   ) {}
 
   start(): void {
@@ -100,7 +102,20 @@ export class ScopeRenewal {
     clearInterval(this.timer);
   }
 
+  /** One sweep at a time: one that outlasts its period (Valkey slow to answer) is not joined by the next. */
+  private sweeping = false;
+
   async renewOnce(): Promise<void> {
+    if (this.sweeping || !this.leads()) return;
+    this.sweeping = true;
+    try {
+      await this.sweep();
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async sweep(): Promise<void> {
     const all = this.heldJobs();
     await this.scope
       .keep(runningHolders(all))
@@ -108,12 +123,11 @@ export class ScopeRenewal {
     const ended = endedHolders(all, this.now(), RELEASE_AGAIN_WINDOW_MS);
     try {
       for (let i = 0; i < ended.length; i += RELEASE_BATCH) {
-        await Promise.all(ended.slice(i, i + RELEASE_BATCH).map((e) => this.scope.release(e.scopeKey, e.holder)));
+        await Promise.all(ended.slice(i, i + RELEASE_BATCH).map((e) => this.scope.release(e.scopeKey, e.holder, true)));
       }
     } catch (err) {
       this.log.warn({ err }, 'Failed to release the scope places of ended holds again');
     }
-    if (!this.mayReclaim()) return;
     try {
       const { released, sole } = await this.scope.reclaim(cachedHolds(all));
       if (released.length > 0) this.log.info({ places: released.length }, 'Reclaimed the scope places of ended or deleted holds');

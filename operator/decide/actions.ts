@@ -49,7 +49,8 @@ export type Action =
   /** Take the launch finalizer off the Job: its creation is recorded, so it may go when deleted. */
   | { readonly type: 'unfenceJob'; readonly jobName: string }
   /** Give back the scope slots (idempotent). */
-  | { readonly type: 'releaseScope'; readonly scopeKey: string }
+  /** `ended`: the hold is over or gone (its place is never taken back); else given back while a launch waits to be tried again. */
+  | { readonly type: 'releaseScope'; readonly scopeKey: string; readonly ended: boolean }
   /** Delete the running Job (a cancel). */
   | { readonly type: 'deleteJob'; readonly jobName: string }
   /** Run one profile check under a check slot; its outcome goes back to afterCheck(). */

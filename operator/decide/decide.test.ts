@@ -738,7 +738,7 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
     expect(types(actions)).toEqual(expectedTypes);
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
     const released = actions.find((a) => a.type === 'releaseScope');
-    if (more.scope) expect(released).toEqual({ type: 'releaseScope', scopeKey: more.scope });
+    if (more.scope) expect(released).toEqual({ type: 'releaseScope', scopeKey: more.scope, ended: true });
     const said = actions.flatMap((a) => (a.type === 'event' ? [a.event] : a.type === 'updateStatus' && a.event ? [a.event] : []));
     if (more.eventReason) expect(said.map((e) => e.reason)).toContain(more.eventReason);
     if (more.event) expect(said.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringMatching(more.event)]));
@@ -756,7 +756,7 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
   test('a running hold whose spec no longer reads, deleted with no finalizer: its place back, the cancel said', () => {
     const actions = decideGone(observed(edited({ status: launched }), active));
     expect(types(actions)).toEqual(['releaseScope', 'event']);
-    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web' });
+    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web', ended: true });
     expect(actions[1]?.type === 'event' && actions[1].event.reason).toBe('OperatorCancel');
   });
 

@@ -127,6 +127,11 @@ describe('afterCreate', () => {
     expect(types(actions)).toEqual(want);
     expect(written(actions)?.status.phase).toBe(phase);
     expect(written(actions)?.status.reason).toBe(reason);
+    // A hold that ended gives its place back for good (no sweep takes it back); one that tries
+    // again gives it back only for now.
+    expect(actions.filter((a) => a.type === 'releaseScope')).toEqual(
+      want.includes('releaseScope') ? [{ type: 'releaseScope', scopeKey: view.scopeKey, ended: phase === Phase.Failed }] : [],
+    );
   });
 
   test('a rejection is said in status and in a Warning Event, with the apiserver message', () => {
@@ -291,7 +296,7 @@ describe('afterJobRead: the spec no longer reads', () => {
   test('recorded, never created: it cannot be built, so it never is; Refused wait-unreadable, nothing launched, the slot back', () => {
     const actions = afterJobRead(observed(launching), { kind: 'gone' }, T0);
     expect(types(actions)).toEqual(['releaseScope', 'updateStatus', 'setFinalizers']);
-    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web' });
+    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web', ended: true });
     const s = written(actions)?.status;
     expect(s).toMatchObject({ phase: Phase.Refused, reason: 'wait-unreadable' });
     expect(s?.message).toMatch(/Unrecognized key: "note".*before its Job was created/);

@@ -229,7 +229,7 @@ export function afterCreate(
       // AlreadyExists if this one did land after all.
       const what = outcome.code === undefined ? `no answer (${outcome.message})` : `${outcome.code}: ${outcome.message}`;
       return [
-        { type: 'releaseScope', scopeKey: view.scopeKey },
+        { type: 'releaseScope', scopeKey: view.scopeKey, ended: false },
         ...waitFor(
           ready,
           { reason: ConditionReason.LaunchRetrying, message: `every condition cleared; the Job create failed, ${what}; trying again` },

@@ -73,9 +73,12 @@ export function observeGeneration(status: HeldJobStatus, now: number, generation
   return [updateStatus(status, now, generation, { event })];
 }
 
-/** Gives the scope slots back (idempotent), when the scope can be told; a place that cannot lapses with its lease. */
+/**
+ * Gives the scope slots back for good (idempotent), as the hold ends or goes, when the scope can
+ * be told; a place that cannot lapses with its lease.
+ */
 export function giveBackScope(view: HeldJobView): Action[] {
-  return view.scopeKey === undefined ? [] : [{ type: 'releaseScope', scopeKey: view.scopeKey }];
+  return view.scopeKey === undefined ? [] : [{ type: 'releaseScope', scopeKey: view.scopeKey, ended: true }];
 }
 
 export const hasFinalizer = (heldJob: ObservedHeldJob): boolean => heldJob.metadata.finalizers?.includes(FINALIZER) ?? false;

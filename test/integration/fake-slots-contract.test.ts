@@ -6,11 +6,14 @@
 // every key, as FLUSHALL or a restart without persistence does. Epoch ids are random in Valkey,
 // so an answer names an epoch by the order it was first seen in (1, 2, ...).
 import { describe, expect, test } from '@jest/globals';
-import { Slots, type Epoch } from '../../lib/valkey/slots.js';
+import { Slots, type Epoch, type RunningBook } from '../../lib/valkey/slots.js';
 import { FakeSlots, ManualClock } from '../support/fakes.js';
 import { ageSlots, withValkey } from '../support/valkey.js';
 
 const TTL = 30_000;
+/** Where every step's ended holders are marked, and for how long (longer than any run here). */
+const ENDED = 'ended';
+const ENDED_KEEP_MS = 100 * TTL;
 
 /** One step, `at` ms after the first; `k` turns a key name into the key of the run. */
 type Step =
@@ -21,7 +24,8 @@ type Step =
   /** In the epoch last opened, or (`stale`) in none. */
   | { op: 'acquireInEpoch'; keys: string[]; limits: number[]; token: string; epochKey: string; stale?: true }
   | { op: 'holdMany'; entries: { keys: string[]; token: string; note: string }[]; index: string; at: number; ttl?: number }
-  | { op: 'releaseHeld'; keys: string[]; index: string; token: string }
+  /** `ended`: the holder is over for good (marked ended, never taken back). */
+  | { op: 'releaseHeld'; keys: string[]; index: string; token: string; ended?: true }
   | { op: 'heldIn'; index: string }
   | { op: 'lose' };
 
@@ -31,8 +35,12 @@ interface SlotsLike {
   openEpoch(key: string): Promise<string>;
   release(keys: readonly string[], token: string): Promise<void>;
   renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]>;
-  holdMany(entries: readonly { keys: readonly string[]; token: string; note: string }[], index: string, ttlMs: number): Promise<unknown[]>;
-  releaseHeld(keys: readonly string[], index: string, token: string): Promise<void>;
+  holdMany(
+    entries: readonly { keys: readonly string[]; token: string; note: string }[],
+    book: RunningBook,
+    ttlMs: number,
+  ): Promise<unknown[]>;
+  releaseHeld(keys: readonly string[], book: RunningBook, token: string, ended?: { readonly keepMs: number }): Promise<void>;
   heldIn(index: string): Promise<Map<string, string>>;
 }
 
@@ -63,9 +71,9 @@ const namesOf = (steps: readonly Step[]): string[] => [
   ),
 ];
 
-/** Every index of running places the steps use (hashes, lost with the rest). */
+/** Every index of running places the steps use, and the ended set (not semaphores; lost with the rest). */
 const indexesOf = (steps: readonly Step[]): string[] => [
-  ...new Set(steps.flatMap((s) => (s.op === 'holdMany' || s.op === 'releaseHeld' || s.op === 'heldIn' ? [s.index] : []))),
+  ...new Set(steps.flatMap((s) => (s.op === 'holdMany' || s.op === 'releaseHeld' || s.op === 'heldIn' ? [s.index, ENDED] : []))),
 ];
 
 /** The full key's name, not the run's key, so runs compare. */
@@ -106,9 +114,14 @@ async function play(
       answers.push('released');
     } else if (s.op === 'holdMany') {
       const entries = s.entries.map((e) => ({ keys: e.keys.map(k), token: e.token, note: e.note }));
-      answers.push(await slots.holdMany(entries, k(s.index), s.ttl ?? TTL));
+      answers.push(await slots.holdMany(entries, { index: k(s.index), ended: k(ENDED) }, s.ttl ?? TTL));
     } else if (s.op === 'releaseHeld') {
-      await slots.releaseHeld(s.keys.map(k), k(s.index), s.token);
+      await slots.releaseHeld(
+        s.keys.map(k),
+        { index: k(s.index), ended: k(ENDED) },
+        s.token,
+        s.ended ? { keepMs: ENDED_KEEP_MS } : undefined,
+      );
       answers.push('released');
     } else if (s.op === 'heldIn') {
       answers.push([...(await slots.heldIn(k(s.index)))].sort());
@@ -232,6 +245,33 @@ const scenarios: [string, Step[]][] = [
       { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 'ghost' },
       { op: 'heldIn', index: 'idx' },
       acquire(['all', 's'], [5, 2], 't4', TTL + 5),
+    ],
+  ],
+  [
+    'holdMany: a holder marked ended is never taken back, even by a keeper that read it as running; one given back for now is',
+    [
+      acquire(['all', 's'], [5, 1], 't1'),
+      { op: 'holdMany', entries: [{ keys: ['all', 's'], token: 't1', note: 'acme/web' }], index: 'idx', at: 0, ttl: 3 * TTL },
+      { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 't1', ended: true },
+      acquire(['all', 's'], [5, 1], 't2', 1),
+      {
+        op: 'holdMany',
+        entries: [
+          { keys: ['all', 's'], token: 't1', note: 'acme/web' },
+          { keys: ['all', 's'], token: 't2', note: 'acme/web' },
+        ],
+        index: 'idx',
+        at: 2,
+        ttl: 3 * TTL,
+      },
+      { op: 'heldIn', index: 'idx' },
+      { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 't2' },
+      { op: 'holdMany', entries: [{ keys: ['all', 's'], token: 't2', note: 'acme/web' }], index: 'idx', at: 3, ttl: 3 * TTL },
+      { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 't2', ended: true },
+      { op: 'releaseHeld', keys: ['all', 's'], index: 'idx', token: 't2', ended: true },
+      { op: 'holdMany', entries: [{ keys: ['all', 's'], token: 't2', note: 'acme/web' }], index: 'idx', at: 4, ttl: 3 * TTL },
+      { op: 'heldIn', index: 'idx' },
+      acquire(['all', 's'], [5, 1], 't3', 5),
     ],
   ],
   ['release of a place not held is a no-op', [{ op: 'release', keys: ['a'], token: 'ghost' }, acquire(['a'], [1], 't1')]],

@@ -71,7 +71,7 @@ describe.each(losses)('after %s', (_name, lose) => {
       expect((await redis.zrange(WEB, '0', '-1')).sort()).toEqual(['run-1', 'run-2']);
 
       // A running Job ends: the next one gets its place, as ever.
-      await scope.release('acme/web', 'run-1');
+      await scope.release('acme/web', 'run-1', true);
       expect(await launch(scope, 'new')).toBe('acquired');
       expect((await redis.zrange(WEB, '0', '-1')).sort()).toEqual(['new', 'run-2']);
     } finally {

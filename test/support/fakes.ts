@@ -4,7 +4,7 @@
 import { pino, type Logger } from 'pino';
 import type { CheckVerdict } from '../../api/check-verdict.js';
 import type { Profile } from '../../api/profiles.js';
-import type { Epoch, HoldResult } from '../../lib/valkey/slots.js';
+import type { Epoch, HoldResult, RunningBook } from '../../lib/valkey/slots.js';
 import type { PairLeases } from '../../operator/adapters/valkey-scope-slots.js';
 import type { CheckAnswer } from '../../operator/checks/exec-check.js';
 import type { CheckGateMetrics, CheckRunner, SlotLeases } from '../../operator/checks/slotted-check-runner.js';
@@ -50,7 +50,13 @@ export type SlotsCall =
       readonly index: string;
       readonly ttlMs: number;
     }
-  | { readonly op: 'releaseHeld'; readonly keys: readonly string[]; readonly index: string; readonly token: string }
+  | {
+      readonly op: 'releaseHeld';
+      readonly keys: readonly string[];
+      readonly index: string;
+      readonly token: string;
+      readonly ended: boolean;
+    }
   | { readonly op: 'heldIn'; readonly index: string };
 
 export type FakeSlotsAcquire =
@@ -82,6 +88,8 @@ export class FakeSlots implements SlotLeases, PairLeases {
   private readonly places = new Map<string, Map<string, number>>();
   /** index key -> token -> note (holdMany's index of running places). */
   private readonly indexes = new Map<string, Map<string, string>>();
+  /** ended-set key -> token -> the instant its end mark lapses (releaseHeld with `ended`). */
+  private readonly endedMarks = new Map<string, Map<string, number>>();
   /** epoch key -> the epoch open on it. */
   private readonly epochs = new Map<string, string>();
   private epochsOpened = 0;
@@ -124,32 +132,42 @@ export class FakeSlots implements SlotLeases, PairLeases {
     this.places.clear();
     this.epochs.clear();
     this.indexes.clear();
+    this.endedMarks.clear();
   }
 
   async holdMany(
     entries: readonly { keys: readonly string[]; token: string; note: string }[],
-    index: string,
+    book: RunningBook,
     ttlMs: number,
   ): Promise<HoldResult[]> {
+    const { index } = book;
     this.calls.push({ op: 'holdMany', entries: entries.map((e) => ({ keys: [...e.keys], token: e.token, note: e.note })), index, ttlMs });
     await Promise.resolve();
     if (this.failing.holdMany) throw this.failing.holdMany;
     const nowMs = this.now();
     return entries.map(({ keys, token, note }) => {
       keys.forEach((k) => this.sweep(k, nowMs));
+      const holders = () => [this.of(keys[0] as string).size, this.of(keys[1] as string).size] as const;
+      if ((this.endedMarks.get(book.ended)?.get(token) ?? -Infinity) > nowMs) return { token, kept: true, ended: true, holders: holders() };
       const kept = keys.every((k) => this.of(k).has(token));
       for (const key of keys) this.of(key).set(token, nowMs + ttlMs);
       this.indexOf(index).set(token, note);
-      return { token, kept, holders: [this.of(keys[0] as string).size, this.of(keys[1] as string).size] as const };
+      return { token, kept, ended: false, holders: holders() };
     });
   }
 
-  async releaseHeld(keys: readonly string[], index: string, token: string): Promise<void> {
-    this.calls.push({ op: 'releaseHeld', keys: [...keys], index, token });
+  async releaseHeld(keys: readonly string[], book: RunningBook, token: string, ended?: { readonly keepMs: number }): Promise<void> {
+    const { index } = book;
+    this.calls.push({ op: 'releaseHeld', keys: [...keys], index, token, ended: ended !== undefined });
     await Promise.resolve();
     if (this.failing.releaseHeld) throw this.failing.releaseHeld;
     this.indexOf(index).delete(token);
     for (const key of keys) this.of(key).delete(token);
+    if (ended) {
+      let marks = this.endedMarks.get(book.ended);
+      if (!marks) this.endedMarks.set(book.ended, (marks = new Map<string, number>()));
+      marks.set(token, this.now() + ended.keepMs);
+    }
   }
 
   async heldIn(index: string): Promise<Map<string, string>> {
