@@ -15,6 +15,7 @@ import {
   type CheckRunCall,
 } from '../../test/support/fakes.js';
 import type { CheckAnswer } from './exec-check.js';
+import { WorkQueue } from '../controller/work-queue.js';
 
 /** Lets pending promise callbacks run until `probe` holds (a few turns at most). */
 async function until(probe: () => boolean): Promise<void> {
@@ -244,17 +245,82 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     const { gate } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
     const a = gate.run('ns/a', PROFILE, TARGET);
     await until(() => finish.has('ns/a'));
+    // b and c find the place taken; their passes end.
     await gate.run('ns/b', PROFILE, TARGET);
+    gate.passEnded('ns/b');
     await gate.run('ns/c', PROFILE, TARGET);
+    gate.passEnded('ns/c');
     finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
     await a;
     expect(freed).toEqual(['ns/b']);
-    // b's pass skipped (a stale version, say) and ended: c is handed the place, no lapse waited.
+    // b's next pass skipped (a stale version, say) and ended: c is handed the place, no lapse waited.
     gate.passEnded('ns/b');
     expect(freed).toEqual(['ns/b', 'ns/c']);
     // A pass of one not handed anything changes nothing.
     gate.passEnded('ns/x');
     expect(freed).toEqual(['ns/b', 'ns/c']);
+  });
+  test("a place handed to a HeldJob while the pass that found every place taken is still under way is kept for its next pass: that pass's end does not give it on", async () => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const freed: string[] = [];
+    const { gate } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    gate.passEnded('ns/c');
+    // a's check ends before b's pass does: the place is handed to b (the wiring queues b again).
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    expect(freed).toEqual(['ns/b']);
+    // The pass that found the place taken ends: the place stays b's, for the pass after it.
+    gate.passEnded('ns/b');
+    expect(freed).toEqual(['ns/b']);
+    await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    gate.passEnded('ns/c');
+    // b's next pass takes it and runs its check.
+    void gate.run('ns/b', PROFILE, TARGET);
+    await until(() => finish.has('ns/b'));
+  });
+
+  test('Valkey refusing at once and more HeldJobs due a check than workers: each asks Valkey once and the work queue goes idle, with no timer needed', async () => {
+    // The operator that took over during the Valkey partition (2026-12-04): its informer queued
+    // every HeldJob at once, each check slot asked for was refused at once, and the places
+    // handed on went round for ever among passes still under way: the queue re-ran them on
+    // promise callbacks alone, its event loop never free.
+    const clock = new ManualClock();
+    const slots = new FakeSlots(clock.now);
+    slots.failing.acquire = new Error("Stream isn't writeable and enableOfflineQueue options is false");
+    const keys = Array.from({ length: 6 }, (_, i) => `ns/held-${i}`);
+    let passes = 0;
+    const gate = gateWith({ slotLimit: 1, slots, onPlaceFreed: (key) => queue.addFirst(key) }).gate;
+    const queue: WorkQueue = new WorkQueue(
+      async (key) => {
+        // Bounded, so that the spin, should it come back, ends the test rather than hangs it.
+        if (++passes >= 1_000) queue.stop();
+        try {
+          await gate.run(key, PROFILE, TARGET);
+          // The pass goes on a few turns after the answer (the wake, the pass's own end).
+          for (let i = 0; i < 5; i++) await Promise.resolve();
+        } finally {
+          gate.passEnded(key);
+        }
+      },
+      { workers: 4, retryBaseMs: 250, retryMaxMs: 60_000 },
+      () => undefined,
+    );
+    for (const key of keys) queue.add(key);
+    // A timer's turn: it comes only once no promise callback is left to run.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(passes).toBeLessThanOrEqual(2 * keys.length);
+    expect(
+      slots
+        .callsOf('acquire')
+        .map((c) => c.token.split('/').slice(1, 3).join('/'))
+        .sort(),
+    ).toEqual([...keys].sort());
+    await queue.whenIdle();
   });
 });
 

@@ -85,11 +85,15 @@ export class SlottedCheckGate implements CheckGate {
    */
   private readonly waiting = new Set<string>();
   /**
-   * Waiting HeldJobs handed a place and not yet back to take it, with when they were handed
-   * it. A place is kept for one only HAND_ON_MS: one that never comes (its pass decided
+   * Waiting HeldJobs handed a place and not yet back to take it: when they were handed it, and
+   * whether the pass that found every place taken was still under way then (the place is for
+   * the pass after it, which the wiring queued; the end of that earlier pass must not give it
+   * on). A place is kept for one only HAND_ON_MS: one that never comes (its pass decided
    * something else, or skipped a stale version) lets the next one have it.
    */
-  private readonly handed = new Map<string, number>();
+  private readonly handed = new Map<string, { at: number; forNextPass: boolean }>();
+  /** HeldJobs whose pass has asked for a check and not ended yet (run ... passEnded). */
+  private readonly inPass = new Set<string>();
   private handOnTimer: NodeJS.Timeout | undefined;
   private lastAlarm = -Infinity;
 
@@ -108,10 +112,23 @@ export class SlottedCheckGate implements CheckGate {
 
   /**
    * A pass over `key` ended: if it was handed a place and did not come for it (its pass decided
-   * something else, or skipped a version it had written over), the place goes to the next.
+   * something else, or skipped a version it had written over), the place goes to the next. A
+   * place handed while this very pass was under way (it had found every place taken) is not
+   * one it could have come for: it is kept for the next pass. Given on here, it would go round
+   * for ever among HeldJobs whose passes are all under way, each pass's end taking its place
+   * from the pass after it (the operator that took over during a Valkey partition, 2026-12-04,
+   * spun so with its event loop never free).
    */
   passEnded(key: string): void {
-    if (this.handed.delete(key)) this.handOn();
+    this.inPass.delete(key);
+    const handed = this.handed.get(key);
+    if (handed === undefined) return;
+    if (handed.forNextPass) {
+      handed.forNextPass = false;
+      return;
+    }
+    this.handed.delete(key);
+    this.handOn();
   }
 
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
@@ -123,6 +140,7 @@ export class SlottedCheckGate implements CheckGate {
     const uid = this.o.uidOf(key);
     if (uid === undefined) return { kind: 'cancelled' };
     const token = `${this.o.workerName}/${key}/${uid}`;
+    this.inPass.add(key);
     this.handed.delete(key);
     if (!this.running.has(key) && this.running.size + this.liveHanded() >= this.o.slotLimit) {
       // Every place is this process's own (or handed to one waiting before): no need to ask,
@@ -192,7 +210,7 @@ export class SlottedCheckGate implements CheckGate {
   /** Handed places still kept for the HeldJob they were handed to; the lapsed ones forgotten. */
   private liveHanded(): number {
     const now = this.o.now();
-    for (const [key, at] of this.handed) if (now - at > HAND_ON_MS) this.handed.delete(key);
+    for (const [key, { at }] of this.handed) if (now - at > HAND_ON_MS) this.handed.delete(key);
     return this.handed.size;
   }
 
@@ -201,7 +219,7 @@ export class SlottedCheckGate implements CheckGate {
     while (this.waiting.size > 0 && this.running.size + this.liveHanded() < this.o.slotLimit) {
       const next = this.waiting.values().next().value as string;
       this.waiting.delete(next);
-      this.handed.set(next, this.o.now());
+      this.handed.set(next, { at: this.o.now(), forNextPass: this.inPass.has(next) });
       this.o.onPlaceFreed?.(next);
     }
     // A place handed to one that never comes goes to the next when it lapses.
