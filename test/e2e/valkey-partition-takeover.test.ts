@@ -18,7 +18,7 @@ import { profilesConfigMap } from '../support/profiles.js';
 import { operatorProcess, type ServiceProcess } from '../support/service-process.js';
 import { withValkeyProxy } from '../support/tcp-proxy.js';
 import { Timeouts } from '../support/timeouts.js';
-import { eventually } from '../support/wait.js';
+import { eventually, staysTrue } from '../support/wait.js';
 
 /** A follower takes over a whole lease after the last renewal it saw, at its next look. */
 const TAKEOVER_MS = LEASE_DURATION_MS + 2 * RETRY_PERIOD_MS;
@@ -42,13 +42,8 @@ async function answers(metricsUrl: string): Promise<boolean> {
 }
 
 /** Scrapes /metrics until `untilMs`; fails at the first scrape left unanswered. */
-async function keepsAnswering(o: ServiceProcess, metricsUrl: string, what: string, untilMs: number): Promise<void> {
-  while (Date.now() < untilMs) {
-    if (!(await answers(metricsUrl))) {
-      throw new Error(`the new leader left /metrics unanswered for ${SCRAPE_TIMEOUT_MS} ms ${what} (its log: ${o.logPath})`);
-    }
-    await new Promise((r) => setTimeout(r, Timeouts.pollMs * 5));
-  }
+function keepsAnswering(o: ServiceProcess, metricsUrl: string, what: string, untilMs: number): Promise<void> {
+  return staysTrue(`the new leader answering /metrics ${what} (its log: ${o.logPath})`, () => answers(metricsUrl), untilMs);
 }
 
 const led = (o: ServiceProcess) => o.logLines().some((l) => l['msg'] === 'Became leader');
