@@ -554,8 +554,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const moment = (m: KillMoment, pid: number): Promise<void> => {
       switch (m) {
         case KillMoment.Check:
-          return until('a check to run', () => (hasChild(pid) || pods.list(ns).some(isRunningCheckPod) ? true : undefined), 20_000, 5).then(
+          // No check within the 20 s the caller waits (Valkey cut off, say): the caller's "no
+          // moment" answers, never this wait's timeout (the two used to race, and the run died).
+          return until('a check to run', () => (hasChild(pid) || pods.list(ns).some(isRunningCheckPod) ? true : undefined), 25_000, 5).then(
             () => undefined,
+            () => new Promise<void>(() => undefined),
           );
         case KillMoment.Launch:
           return new Promise((resolve) =>
