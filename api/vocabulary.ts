@@ -212,12 +212,6 @@ export const FINALIZER = 'waitgate.dev/cleanup';
  */
 export const JOB_LAUNCH_FINALIZER = 'waitgate.dev/launch';
 
-/**
- * Kubernetes' own finalizer on an object deleted with `--cascade=orphan` (propagationPolicy
- * Orphan): its dependents are to be left alone. On a HeldJob: cancel the record, not the work.
- */
-export const ORPHAN_FINALIZER = 'orphan';
-
 /** What the record says when a HeldJob was deleted while its Job ran. */
 export const OPERATOR_CANCEL = 'operator-cancel';
 

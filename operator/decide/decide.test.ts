@@ -9,7 +9,7 @@ import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { withSummary } from '../../api/summary-conditions.js';
 import type { Profile } from '../../api/profiles.js';
-import { FINALIZER, ORPHAN_FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const AFTER = '2026-09-01T09:00:00Z';
@@ -27,8 +27,6 @@ function heldJob(
     deleted?: boolean;
     annotations?: Record<string, string>;
     finalizer?: boolean;
-    /** Deleted with --cascade=orphan: Kubernetes' `orphan` finalizer beside ours. */
-    orphan?: boolean;
   } = {},
 ): Observed['heldJob'] {
   const waitFor = over.waitFor === undefined ? [{ after: AFTER }] : over.waitFor;
@@ -41,7 +39,7 @@ function heldJob(
       creationTimestamp: iso(T0),
       ...(over.deleted ? { deletionTimestamp: iso(T0) } : {}),
       ...(over.annotations ? { annotations: over.annotations } : {}),
-      ...(over.finalizer === false ? {} : { finalizers: [FINALIZER, ...(over.orphan ? [ORPHAN_FINALIZER] : [])] }),
+      ...(over.finalizer === false ? {} : { finalizers: [FINALIZER] }),
     },
     spec: over.spec ?? { target: 'acme/web#7', trigger: 'deploy', ...(waitFor ? { waitFor } : {}), job: JOB_TEMPLATE },
     ...(over.status ? { status: over.status } : {}),
@@ -529,16 +527,6 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
       'a held one queued for a scope slot, never launched: no read',
       observed(heldJob({ deleted: true, status: { ...held, conditions: [waiting('ScopeQueued')] } })),
       ['releaseScope', 'setFinalizers'],
-    ],
-    [
-      'deleted with --cascade=orphan while launching, its Job there: the Job left to run, the HeldJob let go',
-      observed(heldJob({ deleted: true, orphan: true, status: running }), { name: JOB, outcome: JobOutcome.Active }),
-      ['releaseScope', 'setFinalizers'],
-    ],
-    [
-      'deleted with --cascade=orphan while launching, its Job still fenced: only the fence off',
-      observed(heldJob({ deleted: true, orphan: true, status: running }), { name: JOB, outcome: JobOutcome.Active, fenced: true }),
-      ['unfenceJob', 'releaseScope', 'setFinalizers'],
     ],
     [
       'a finished one: its Job is over, no read',

@@ -15,7 +15,6 @@ import {
   EventType,
   isTerminal,
   OPERATOR_CANCEL,
-  ORPHAN_FINALIZER,
   Phase,
 } from '../../api/vocabulary.js';
 import type { Action, EventSpec, JobRead } from './actions.js';
@@ -94,15 +93,8 @@ export function afterCancelRead(o: Observed, read: JobRead, now: number): Action
   }
 }
 
-/**
- * The cancel of a hold whose Job is there: the fence off, the Job deleted, the cancel recorded,
- * then the finalizer off. Deleted with `--cascade=orphan`, the Job is left to run: only the
- * fence comes off (so the Job can go when someone deletes it) and the HeldJob goes.
- */
+/** The cancel of a hold whose Job is there: the fence off, the Job deleted, the cancel recorded, then the finalizer off. */
 function cancelJob(o: Observed, jobName: string, fenced: boolean, now: number): Action[] {
-  if (o.heldJob.metadata.finalizers?.includes(ORPHAN_FINALIZER)) {
-    return [...(fenced ? [{ type: 'unfenceJob' as const, jobName }] : []), ...giveBackScope(o.view), ...removeFinalizer(o.heldJob)];
-  }
   const status = o.heldJob.status ?? {};
   const message = `${OPERATOR_CANCEL}: Job ${jobName} deleted with its HeldJob`;
   const cancelled: HeldJobStatus = {
