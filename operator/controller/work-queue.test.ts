@@ -4,6 +4,26 @@ import { WorkQueue } from './work-queue.js';
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('WorkQueue', () => {
+  test('passes that do no I/O and put their key back never starve a timer: each pass starts on a turn of its own', async () => {
+    // The check gate's spin of 2026-12-04 ran passes on promise callbacks alone: no timer, so no
+    // Lease renewal, no log line and no /metrics for as long as it lasted.
+    const GUARD = 1_000;
+    let passes = 0;
+    let passesWhenTimerRan: number | undefined;
+    const q: WorkQueue = new WorkQueue(
+      async (key) => {
+        if (++passes >= GUARD) return q.stop();
+        q.add(key);
+      },
+      { workers: 4, retryBaseMs: 10, retryMaxMs: 100 },
+      () => {},
+    );
+    setTimeout(() => (passesWhenTimerRan = passes), 0);
+    q.add('k');
+    await q.whenIdle();
+    expect(passesWhenTimerRan).toBeLessThan(GUARD / 10);
+  });
+
   test('never runs one key twice at once, and coalesces adds made while it runs', async () => {
     let running = 0;
     let maxRunning = 0;

@@ -111,6 +111,11 @@ export class WorkQueue {
 
   private async run(key: string): Promise<void> {
     try {
+      // Each pass starts on an event-loop turn of its own: passes that do no I/O and put keys
+      // back (the check gate's spin of 2026-12-04) can burn CPU but never starve the timers and
+      // sockets, so the Lease is still renewed (or let go), logs are written and /metrics answers.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.stopped) return;
       await this.handler(key);
       this.failures.delete(key);
     } catch (err) {
