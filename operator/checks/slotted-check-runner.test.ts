@@ -238,13 +238,19 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     await until(() => finish.has('ns/c'));
   });
 
-  test('a HeldJob handed a place whose pass ends without a check gives the place on at once', async () => {
+  /** One check slot, taken by ns/a's check (its answer in `finish`); places freed are noted in `freed`. */
+  async function oneSlotTakenByA() {
     const finish = new Map<string, (a: CheckAnswer) => void>();
     const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
     const freed: string[] = [];
     const { gate } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
     const a = gate.run('ns/a', PROFILE, TARGET);
     await until(() => finish.has('ns/a'));
+    return { finish, freed, gate, a };
+  }
+
+  test('a HeldJob handed a place whose pass ends without a check gives the place on at once', async () => {
+    const { finish, freed, gate, a } = await oneSlotTakenByA();
     // b and c find the place taken; their passes end.
     await gate.run('ns/b', PROFILE, TARGET);
     gate.passEnded('ns/b');
@@ -260,13 +266,9 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     gate.passEnded('ns/x');
     expect(freed).toEqual(['ns/b', 'ns/c']);
   });
+
   test("a place handed to a HeldJob while the pass that found every place taken is still under way is kept for its next pass: that pass's end does not give it on", async () => {
-    const finish = new Map<string, (a: CheckAnswer) => void>();
-    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
-    const freed: string[] = [];
-    const { gate } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
-    const a = gate.run('ns/a', PROFILE, TARGET);
-    await until(() => finish.has('ns/a'));
+    const { finish, freed, gate, a } = await oneSlotTakenByA();
     await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     gate.passEnded('ns/c');
