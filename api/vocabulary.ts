@@ -108,6 +108,8 @@ export const ConditionReason = {
   JobCreated: 'JobCreated',
   // Launched, Unknown: the launch is recorded and the create is under way (never sent twice).
   Creating: 'Creating',
+  // Launched, Unknown: the only condition left is an instant; at it the Job is created, nothing first.
+  Armed: 'Armed',
   // Finished, True (besides Succeeded, Failed and the refusal tokens).
   Succeeded: 'Succeeded',
   Failed: 'Failed',

@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const keys = new ValkeyKeys(config.valkeyPrefix);
   // The pod's hostname is its name: which replica recorded an Event (reportingInstance).
   const heldJobsApi = new KubeHeldJobs(kc, { component: 'waitgate-operator', instance: hostname() });
-  const jobsApi = new KubeJobs(kc);
+  const jobsApi = new KubeJobs(kc, () => systemClock.now());
   const scripts = config.profilesDir ? undefined : new ProfileScripts(mkdtempSync(join(tmpdir(), 'waitgate-profiles-')));
   const scriptPath = (p: Profile) =>
     config.profilesDir ? mountedScriptPath(config.profilesDir, p.script) : (scripts as ProfileScripts).pathOf(p.script);
@@ -138,7 +138,12 @@ async function main(): Promise<void> {
 
   const queue = new WorkQueue(
     (key) => metrics.timeReconcile(() => reconciler.reconcile(key)),
-    { workers: config.reconcileWorkers, retryBaseMs: RECONCILE_RETRY_BASE_MS, retryMaxMs: RECONCILE_RETRY_MAX_MS },
+    {
+      workers: config.reconcileWorkers,
+      retryBaseMs: RECONCILE_RETRY_BASE_MS,
+      retryMaxMs: RECONCILE_RETRY_MAX_MS,
+      laneOf: (key) => reconciler.lane(key),
+    },
     (key, err, retryInMs) => {
       metrics.workQueueRetries.inc();
       log.error({ heldjob: key, err, retryInMs }, 'Failed to reconcile');
@@ -182,9 +187,24 @@ async function main(): Promise<void> {
       else if (event === 'add') tombstones.forget(job);
       // Found by its owner reference (the label holds a hashed name when the name is long).
       const owner = heldJobOwnerOf(job);
-      if (owner && job.metadata?.namespace) queue.add(keyOf(job.metadata.namespace, owner));
+      if (owner && job.metadata?.namespace) {
+        queue.add(keyOf(job.metadata.namespace, owner));
+        if (event !== 'delete' && heldJobsSynced) liftOrphanedFence(job);
+      }
     },
   });
+  // A fenced Job being deleted whose HeldJob is gone has its fence lifted; judged only once the
+  // HeldJob informer has listed (before that, every owner looks gone).
+  let heldJobsSynced = false;
+  const liftOrphanedFence = (job: k8s.V1Job): void => {
+    const owner = heldJobOwnerOf(job);
+    const namespace = job.metadata?.namespace;
+    if (!owner || !namespace || !job.metadata?.deletionTimestamp) return;
+    const seen = heldJobInformer.get(owner, namespace)?.metadata.uid;
+    void reconciler
+      .liftOrphanedFence(job, seen)
+      .catch((err: unknown) => log.warn({ job: job.metadata?.name, err }, 'Failed to lift the launch fence of an orphaned Job'));
+  };
   const heldJobTally = new HeldJobTally({ list: () => heldJobInformer.list() });
   const heldJobInformer: RestartingInformer<HeldJobK8s> = new RestartingInformer<HeldJobK8s>({
     kubeConfig: kc,
@@ -295,6 +315,7 @@ async function main(): Promise<void> {
     },
     log,
     reports: reporter,
+    requeue: (key) => queue.add(key),
   });
 
   // The held-job gauges are kept from the informer's events; a scrape reads the counts only.
@@ -369,6 +390,8 @@ async function main(): Promise<void> {
   await podChecks.start();
   await jobInformer.start();
   await heldJobInformer.start();
+  heldJobsSynced = true;
+  for (const job of jobInformer.list()) liftOrphanedFence(job);
   redeliverer?.start();
   log.info(
     {

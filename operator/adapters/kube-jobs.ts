@@ -5,14 +5,17 @@ import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
 import type { CreateOutcome, DryRunOutcome, JobRead } from '../decide/actions.js';
 import { isNeverValid } from '../decide/launch.js';
 import type { JobLauncher } from '../controller/ports.js';
+import { DryRunMemo } from './dry-run-memo.js';
 
 export const JOB_LABEL_SELECTOR = `${Labels.managedBy}=${MANAGED_BY}`;
 
 export class KubeJobs implements JobLauncher {
   private readonly batch: k8s.BatchV1Api;
+  private readonly dryRuns: DryRunMemo;
 
-  constructor(kc: k8s.KubeConfig) {
+  constructor(kc: k8s.KubeConfig, now: () => number) {
     this.batch = kc.makeApiClient(k8s.BatchV1Api);
+    this.dryRuns = new DryRunMemo(now);
   }
 
   list(namespace: string): Promise<k8s.V1JobList> {
@@ -30,10 +33,16 @@ export class KubeJobs implements JobLauncher {
     }
   }
 
-  /** A server-side dry run of the create: admission and validation run, nothing is kept. */
-  async dryRun(job: k8s.V1Job): Promise<DryRunOutcome> {
+  /**
+   * A server-side dry run of the create: admission and validation run, nothing is kept. One that
+   * passed answers for the same reuse key for a minute (DryRunMemo) (10,000 holds of one job ask once
+   * a minute, not 10,000 times); a refusal is never reused.
+   */
+  async dryRun(job: k8s.V1Job, reuseKey: string): Promise<DryRunOutcome> {
+    if (this.dryRuns.passedRecently(reuseKey)) return { kind: 'valid' };
     try {
       await this.batch.createNamespacedJob({ namespace: job.metadata?.namespace ?? '', body: job, dryRun: 'All' });
+      this.dryRuns.remember(reuseKey);
       return { kind: 'valid' };
     } catch (err) {
       const code = statusCodeOf(err);

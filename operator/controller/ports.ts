@@ -33,7 +33,8 @@ export interface HeldJobWriter {
 export interface JobLauncher {
   create(job: k8s.V1Job, ownerUid: string): Promise<CreateOutcome>;
   /** A server-side dry-run create. */
-  dryRun(job: k8s.V1Job): Promise<DryRunOutcome>;
+  /** `reuseKey`: a pass of the same key may answer for this one for a while (dryRunKey). */
+  dryRun(job: k8s.V1Job, reuseKey: string): Promise<DryRunOutcome>;
   /** A read from the apiserver itself, past any cache. */
   read(name: string, namespace: string, ownerUid: string): Promise<JobRead>;
   /** Takes the launch finalizer off the Job; a Job already gone is fine. */

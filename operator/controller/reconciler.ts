@@ -9,7 +9,9 @@ import { statusCodeOf } from '../../lib/kube/client.js';
 import type { Action, CheckRun, CreateOutcome, EventSpec } from '../decide/actions.js';
 import { decide } from '../decide/decide.js';
 import { afterCancelRead, decideGone } from '../decide/finished.js';
-import { observeJob } from '../decide/job.js';
+import { isOrphanedFence, observeJob } from '../decide/job.js';
+import type * as k8s from '@kubernetes/client-node';
+import { JobOutcome, type ObservedJob } from '../decide/observed.js';
 import { afterCreate, afterDryRun, afterJobRead, afterScope } from '../decide/launch.js';
 import type { DecideConfig, Observed } from '../decide/observed.js';
 import { afterCheck } from '../decide/record-check.js';
@@ -49,7 +51,12 @@ export interface ReconcilerDeps {
   readonly log: Logger;
   /** Takes forge reports to post in the background; unset: nothing is reported. */
   readonly reports?: ReportSink | undefined;
+  /** Queues another pass over the key (its lane is lane(key)). */
+  readonly requeue: (key: string) => void;
 }
+
+/** The work queue's lanes: passes that start work go ahead of passes that only record it. */
+export type Lane = 'start' | 'record';
 
 const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409;
 
@@ -93,7 +100,20 @@ export class Reconciler {
    */
   private readonly overwritten = new Map<string, { versions: Set<string>; at: number }>();
 
+  /**
+   * Jobs this operator created whose creation is not recorded yet, by HeldJob key: the record
+   * follows in the record lane, and until the Job informer brings the Job (its watch lags
+   * behind the create) the pass sees it from here. Memory only, and only a hint: after a
+   * restart the informer's list has the Job, and a create made again meets AlreadyExists.
+   */
+  private readonly created = new Map<string, { readonly jobName: string; readonly at: number }>();
+
   constructor(private readonly deps: ReconcilerDeps) {}
+
+  /** The lane of the key's next pass: a Job created and not yet recorded is recorded in the lane that yields. */
+  lane(key: string): Lane {
+    return this.created.has(key) ? 'record' : 'start';
+  }
 
   async reconcile(key: string): Promise<void> {
     try {
@@ -112,6 +132,7 @@ export class Reconciler {
       checks.cancel(key);
       this.unwritten.delete(key);
       this.overwritten.delete(key);
+      this.created.delete(key);
       return;
     }
     if (this.isStale(key, heldJob)) {
@@ -123,7 +144,7 @@ export class Reconciler {
     const observed: Observed = {
       heldJob,
       view,
-      job: observeJob(jobs.get(view.jobName, namespace), heldJob.metadata.uid),
+      job: observeJob(jobs.get(view.jobName, namespace), heldJob.metadata.uid) ?? this.createdJob(key, view.jobName),
       lastJob: observeJob(jobs.lastSeen(view.jobName, namespace), heldJob.metadata.uid),
       config,
       profiles: views.profiles(),
@@ -147,12 +168,41 @@ export class Reconciler {
     const observed: Observed = {
       heldJob: lastSeen,
       view,
-      job: observeJob(jobs.get(view.jobName, lastSeen.metadata.namespace), lastSeen.metadata.uid),
+      job: observeJob(jobs.get(view.jobName, lastSeen.metadata.namespace), lastSeen.metadata.uid) ?? this.createdJob(key, view.jobName),
       config,
       profiles: views.profiles(),
       triggers: views.triggers(),
     };
+    this.created.delete(key);
     await this.execute(key, observed, decideGone(observed), this.deps.log.child({ heldjob: key }));
+  }
+
+  /**
+   * A Job event: a fenced Job being deleted whose HeldJob is gone (a cancel that raced its
+   * create, or came while no operator ran) has its fence lifted, so it goes.
+   */
+  async liftOrphanedFence(job: k8s.V1Job, ownerUidSeen: string | undefined): Promise<void> {
+    if (!isOrphanedFence(job, ownerUidSeen)) return;
+    const { name, namespace } = job.metadata ?? {};
+    if (!name || !namespace) return;
+    await this.deps.launcher.unfence(name, namespace);
+    this.deps.log.info({ job: `${namespace}/${name}` }, 'Lifted the launch fence of a Job whose HeldJob is gone');
+  }
+
+  /**
+   * The Job this operator created for the key, as the decisions see a Job that is there, while
+   * the informer has not brought it: active, and fenced (it was created with the fence). Once
+   * the informer has it, or after STALE_READ_MAX_AGE_MS (a watch that never delivers: the next
+   * create meets AlreadyExists), the hint goes.
+   */
+  private createdJob(key: string, jobName: string): ObservedJob | undefined {
+    const hint = this.created.get(key);
+    if (!hint) return undefined;
+    if (hint.jobName !== jobName || this.deps.clock.now() - hint.at > STALE_READ_MAX_AGE_MS) {
+      this.created.delete(key);
+      return undefined;
+    }
+    return { name: hint.jobName, outcome: JobOutcome.Active, fenced: true };
   }
 
   private async execute(key: string, observed: Observed, actions: readonly Action[], log: Logger): Promise<void> {
@@ -195,19 +245,20 @@ export class Reconciler {
       }
       case 'createJob': {
         if (!observed.view.ok) return STOP;
-        // The launch is recorded: the place is the running hold's now, not a lease's. Should
-        // Valkey be away, the renewal sweep holds it at its next turn (within a quarter lease).
-        await deps.scope.hold(action.scopeKey, uid).catch((err: unknown) => {
+        // The place becomes the launched hold's, not a lease's, beside the create (not before
+        // it). Should Valkey be away, the renewal sweep holds it at its next turn (within a
+        // quarter lease); a create that fails gives it back.
+        const held = deps.scope.hold(action.scopeKey, uid).catch((err: unknown) => {
           log.warn({ err }, 'Failed to hold the scope place of the launch; the renewal sweep holds it');
         });
-        const outcome = await deps.launcher.create(action.job, uid);
+        const [, outcome] = await Promise.all([held, deps.launcher.create(action.job, uid)]);
         this.logCreate(outcome, action.job.metadata?.name, log);
         const ready = { view: observed.view, heldJob: current };
         return { kind: 'then', actions: afterCreate(ready, current.status ?? {}, action.ready, outcome, deps.clock.now()) };
       }
       case 'dryRunJob': {
         if (!observed.view.ok) return STOP;
-        const outcome = await deps.launcher.dryRun(action.job);
+        const outcome = await deps.launcher.dryRun(action.job, action.reuseKey);
         if (outcome.kind === 'invalid')
           log.warn({ code: outcome.code ?? null, message: boundText(outcome.message) }, 'Found the job invalid');
         return { kind: 'then', actions: afterDryRun({ view: observed.view, heldJob: current }, action.then, outcome, deps.clock.now()) };
@@ -224,8 +275,13 @@ export class Reconciler {
           log.warn({ job: action.jobName, message: boundText(read.message) }, 'Failed to read the Job before a cancel');
         return { kind: 'then', actions: afterCancelRead({ ...observed, heldJob: current }, read, deps.clock.now()) };
       }
+      case 'recordLater':
+        this.created.set(key, { jobName: action.jobName, at: deps.clock.now() });
+        deps.requeue(key);
+        return STOP;
       case 'unfenceJob':
         await deps.launcher.unfence(action.jobName, current.metadata.namespace);
+        this.created.delete(key);
         return next(current);
       case 'releaseScope':
         await deps.scope.release(action.scopeKey, uid, action.ended).catch((err: unknown) => {

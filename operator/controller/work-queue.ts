@@ -1,6 +1,8 @@
 // A keyed work queue in the manner of client-go's: a key is processed by one worker at a
 // time, adds while it is being processed coalesce into one more pass, and a failing key is
-// retried with exponential backoff instead of spinning.
+// retried with exponential backoff instead of spinning. Two lanes: a key whose next pass only
+// records work already started (laneOf says 'record') waits while any key of the start lane
+// waits, so under a herd of launches no create queues behind a record of one.
 
 /** A failing reconcile is retried after this, doubling per failure up to the maximum. */
 export const RECONCILE_RETRY_BASE_MS = 250;
@@ -10,6 +12,8 @@ export interface WorkQueueOptions {
   readonly workers: number;
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
+  /** The lane of a key's next pass, asked as it is queued; unset: every key is in the start lane. */
+  readonly laneOf?: (key: string) => 'start' | 'record';
 }
 
 export type KeyHandler = (key: string) => Promise<void>;
@@ -17,6 +21,8 @@ export type ErrorReporter = (key: string, err: unknown, retryInMs: number) => vo
 
 export class WorkQueue {
   private readonly queue: string[] = [];
+  /** The record lane: taken from only while the start lane is empty. */
+  private readonly later: string[] = [];
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
   /** Keys added first while they ran: they go to the front when their pass ends. */
@@ -36,8 +42,14 @@ export class WorkQueue {
   add(key: string): void {
     if (this.stopped || this.queued.has(key)) return;
     this.queued.add(key);
-    if (!this.processing.has(key)) this.queue.push(key);
+    if (!this.processing.has(key)) this.enqueue(key);
     this.pump();
+  }
+
+  /** Puts a key at the back of its lane. */
+  private enqueue(key: string): void {
+    if (this.options.laneOf?.(key) === 'record') this.later.push(key);
+    else this.queue.push(key);
   }
 
   /**
@@ -51,6 +63,11 @@ export class WorkQueue {
       const at = this.queue.indexOf(key);
       if (at > 0) {
         this.queue.splice(at, 1);
+        this.queue.unshift(key);
+      }
+      const later = this.later.indexOf(key);
+      if (later >= 0) {
+        this.later.splice(later, 1);
         this.queue.unshift(key);
       }
       return;
@@ -76,7 +93,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.queue.length;
+    return this.queue.length + this.later.length;
   }
 
   stop(): void {
@@ -84,25 +101,26 @@ export class WorkQueue {
     for (const t of this.delayed.values()) clearTimeout(t);
     this.delayed.clear();
     this.queue.length = 0;
+    this.later.length = 0;
     this.queued.clear();
     this.urgent.clear();
   }
 
   /** Resolves once nothing is queued or running. */
   whenIdle(): Promise<void> {
-    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
+    if (this.active === 0 && this.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private pump(): void {
-    while (!this.stopped && this.active < this.options.workers && this.queue.length > 0) {
-      const key = this.queue.shift() as string;
+    while (!this.stopped && this.active < this.options.workers && this.length > 0) {
+      const key = (this.queue.length > 0 ? this.queue.shift() : this.later.shift()) as string;
       this.queued.delete(key);
       this.processing.add(key);
       this.active++;
       void this.run(key);
     }
-    if (this.active === 0 && this.queue.length === 0) {
+    if (this.active === 0 && this.length === 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const w of waiters) w();
@@ -129,7 +147,7 @@ export class WorkQueue {
       this.active--;
       if (this.queued.has(key)) {
         if (this.urgent.delete(key)) this.queue.unshift(key);
-        else this.queue.push(key);
+        else this.enqueue(key);
       }
       this.pump();
     }

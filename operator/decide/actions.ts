@@ -33,8 +33,9 @@ export type Action =
   /**
    * Ask the apiserver whether this Job could be created at all (a server-side dry run). If it
    * could, or if no answer came, carry on with `then`; the outcome goes back to afterDryRun().
+   * A pass of the same `reuseKey` (dryRunKey) in the last minute may answer for it.
    */
-  | { readonly type: 'dryRunJob'; readonly job: k8s.V1Job; readonly then: readonly Action[] }
+  | { readonly type: 'dryRunJob'; readonly job: k8s.V1Job; readonly reuseKey: string; readonly then: readonly Action[] }
   /**
    * The Job is not in the informer: read it from the apiserver itself before calling it gone.
    * The outcome goes back to afterJobRead().
@@ -46,6 +47,12 @@ export type Action =
    * finalizer comes off. The outcome goes back to afterCancelRead().
    */
   | { readonly type: 'readJobToCancel'; readonly jobName: string }
+  /**
+   * The Job was created (or found created) and is fenced until its creation is recorded: that
+   * record, the Event and the fence removal follow in a pass of their own, in the lane that
+   * yields to launches (writes users read never hold up writes that start work).
+   */
+  | { readonly type: 'recordLater'; readonly jobName: string; readonly scopeKey: string }
   /** Take the launch finalizer off the Job: its creation is recorded, so it may go when deleted. */
   | { readonly type: 'unfenceJob'; readonly jobName: string }
   /** Give back the scope slots (idempotent). */

@@ -139,24 +139,24 @@ describe('decide: after', () => {
       undefined,
     ],
     [
-      'held, instant reached: take the scope, create the Job, leave the marker, record Running',
+      'held, instant reached: the scope and the create, nothing written first; the record in a pass of its own',
       observed(heldJob({ status: held })),
       AFTER_MS,
-      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
+      ['observeAfterLateness', 'acquireScope', 'recordLater', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running, jobName: JOB, scope: 'acme/web', waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
     ],
     [
       'held, instant long past (restart after the instant): launch now',
       observed(heldJob({ status: held })),
       AFTER_MS + DAY,
-      ['observeAfterLateness', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
+      ['observeAfterLateness', 'acquireScope', 'recordLater', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running },
     ],
     [
-      'new, no conditions, its trigger does not wait: launch at once',
+      'new, no conditions, its trigger does not wait: launch at once (no finalizer, no dry run: the create answers)',
       observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'plain', job: JOB_TEMPLATE }, finalizer: false })),
       T0,
-      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
+      ['acquireScope', 'recordLater', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running, waitLabel: '-' },
     ],
     [
@@ -304,6 +304,34 @@ describe('decide: after', () => {
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
 
+  test.each<[string, object[], { status: string; reason: string } | undefined]>([
+    [
+      "only an instant: armed in the hold's own write (Launched Unknown, Armed)",
+      [{ after: AFTER }],
+      { status: 'Unknown', reason: 'Armed' },
+    ],
+    ['an instant and a profile: not armed (a check comes first)', [{ after: AFTER }, { profile: 'jira' }], undefined],
+  ])('arming: %s', (_n, waitFor, launched) => {
+    const actions = plan(observed(heldJob({ waitFor, finalizer: false })), T0);
+    expect(types(actions)).toEqual(['updateStatus', 'wakeAt']);
+    const c = statusOf(actions)?.conditions?.find((x) => x.type === 'Launched');
+    if (launched) expect(c).toMatchObject({ ...launched, message: `armed: Job ${JOB} is created at ${iso(AFTER_MS)}` });
+    else expect(c).toBeUndefined();
+  });
+
+  test('arming: a profile added by an edit before the instant disarms the hold in the next write', () => {
+    const armedStatus = statusOf(plan(observed(heldJob({ finalizer: false })), T0));
+    const edited = heldJob({ waitFor: [{ after: AFTER }, { profile: 'jira' }], status: armedStatus, finalizer: false });
+    const s = statusOf(plan(observed({ ...edited, metadata: { ...edited.metadata, generation: 2 } }), T0 + 1000));
+    expect(s?.conditions?.find((c) => c.type === 'Launched')).toBeUndefined();
+  });
+
+  test('the instant of an armed hold: the scope and the create, and nothing written or said before the Job exists', () => {
+    const armedStatus = statusOf(plan(observed(heldJob({ finalizer: false })), T0));
+    const fire = decide(observed(heldJob({ status: armedStatus, finalizer: false })), AFTER_MS);
+    expect(types(fire)).toEqual(['observeAfterLateness', 'acquireScope']);
+  });
+
   test('the wake is at the exact instant, with no jitter', () => {
     expect(plan(observed(heldJob()), T0).find((a) => a.type === 'wakeAt')).toEqual({ type: 'wakeAt', at: AFTER_MS });
   });
@@ -385,7 +413,7 @@ describe('decide: profiles, cheapest first', () => {
         heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status: profileHeld({ checks: 2, clearedProfiles: ['jira', 'ci'] }) }),
       ),
       T0 + 1000,
-      ['acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
+      ['acquireScope', 'recordLater', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running },
     ],
     [
@@ -465,7 +493,7 @@ describe('decide: the triggers file (wait-skew)', () => {
     [
       'the file does not wait either: launched',
       observed(noWait('plain')),
-      ['setFinalizers', 'acquireScope', 'updateStatus', 'leaveMarker', 'updateStatus', 'unfenceJob'],
+      ['acquireScope', 'recordLater', 'leaveMarker', 'updateStatus', 'unfenceJob'],
       { phase: Phase.Running },
     ],
   ])('%s', (_n, o, expectedTypes, expectedStatus) => {
@@ -599,6 +627,7 @@ describe('decide: observedGeneration', () => {
     expect(s?.conditions?.map((c) => [c.type, c.observedGeneration])).toEqual([
       ['TriggerChecked', 3],
       ['Waiting', 3],
+      ['Launched', 3],
       ['Ready', 3],
       ['Reconciling', 3],
     ]);

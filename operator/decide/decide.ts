@@ -6,7 +6,7 @@ import { decideDeleting, decideRunning, decideTerminal } from './finished.js';
 import type { Observed } from './observed.js';
 import { nextReports } from './report.js';
 import { refuse } from './status.js';
-import { buildJob } from './job.js';
+import { buildJob, dryRunKey } from './job.js';
 import { decideWaiting } from './waiting.js';
 
 export function decide(o: Observed, now: number): readonly Action[] {
@@ -33,13 +33,16 @@ function decidePhase(o: Observed, now: number): readonly Action[] {
 
 /**
  * The first hold asks the apiserver whether its Job could be created at all (a server-side
- * dry run): a job that can never be valid ends the hold now, not at its launch a day later.
+ * dry run): a job that can never be valid ends the hold now, not at its launch a day later. A
+ * hold that launches at once asks nothing first: the create itself answers.
  */
 function dryRunFirst(o: Observed, actions: readonly Action[]): readonly Action[] {
   if (!o.view.ok || o.heldJob.status?.heldSince !== undefined) return actions;
-  const holds = actions.some((a) => a.type === 'acquireScope' || (a.type === 'updateStatus' && a.status.phase === Phase.Held));
+  if (actions.some((a) => a.type === 'acquireScope')) return actions;
+  const holds = actions.some((a) => a.type === 'updateStatus' && a.status.phase === Phase.Held);
   if (!holds) return actions;
-  return [{ type: 'dryRunJob', job: buildJob(o.heldJob, o.view.spec, o.view.jobName), then: actions }];
+  const job = buildJob(o.heldJob, o.view.spec, o.view.jobName);
+  return [{ type: 'dryRunJob', job, reuseKey: dryRunKey(o.heldJob.metadata.namespace, o.view.spec.job), then: actions }];
 }
 
 /** A record of a delivery the receiver refused: it never holds and never runs. */

@@ -3,7 +3,7 @@ import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobSpec } from '../../api/heldjob-schema.js';
 import { JOB_LAUNCH_FINALIZER } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
-import { buildJob, observeJob } from './job.js';
+import { buildJob, dryRunKey, isOrphanedFence, observeJob } from './job.js';
 import { JobOutcome } from './observed.js';
 
 const owner = { metadata: { name: 'deploy', namespace: 'ns', uid: 'u-1' } };
@@ -116,5 +116,35 @@ describe('observeJob', () => {
 
   test('a Job owned by another HeldJob is not this one', () => {
     expect(observeJob(job(undefined), 'u-2')).toBeUndefined();
+  });
+});
+
+describe('isOrphanedFence', () => {
+  const owner = { apiVersion: 'waitgate.dev/v1alpha1', kind: 'HeldJob', name: 'h', uid: 'u1', controller: true };
+  const job = (over: Partial<k8s.V1ObjectMeta>): k8s.V1Job => ({
+    metadata: { name: 'h-abc', namespace: 'n', ownerReferences: [owner], finalizers: [JOB_LAUNCH_FINALIZER], ...over },
+  });
+  const GONE = '2026-12-04T00:00:00Z' as unknown as Date;
+  test.each<[string, k8s.V1Job, string | undefined, boolean]>([
+    ['fenced, being deleted, its HeldJob gone: lifted', job({ deletionTimestamp: GONE }), undefined, true],
+    ['fenced, being deleted, a new HeldJob of the same name (another uid): lifted', job({ deletionTimestamp: GONE }), 'u2', true],
+    ['fenced, being deleted, its HeldJob there: its own pass records or cancels it', job({ deletionTimestamp: GONE }), 'u1', false],
+    ['fenced, not being deleted: a launch whose record may still come', job({}), undefined, false],
+    ['not fenced: nothing to lift', job({ deletionTimestamp: GONE, finalizers: [] }), undefined, false],
+    ['no HeldJob owner: not ours', job({ deletionTimestamp: GONE, ownerReferences: [] }), undefined, false],
+  ])('%s', (_n, j, seen, want) => {
+    expect(isOrphanedFence(j, seen)).toBe(want);
+  });
+});
+
+describe('dryRunKey', () => {
+  const job = { template: { spec: { containers: [{ name: 'c', image: 'x:1' }], restartPolicy: 'Never' } } } as HeldJobSpec['job'];
+  const other = { template: { spec: { containers: [{ name: 'c', image: 'x:2' }], restartPolicy: 'Never' } } } as HeldJobSpec['job'];
+  test.each<[string, string, string, boolean]>([
+    ['the same job in the same namespace: one key', dryRunKey('a', job), dryRunKey('a', structuredClone(job)), true],
+    ['another namespace (its quotas, its policies): another key', dryRunKey('a', job), dryRunKey('b', job), false],
+    ['another image: another key', dryRunKey('a', job), dryRunKey('a', other), false],
+  ])('%s', (_n, x, y, same) => {
+    expect(x === y).toBe(same);
   });
 });

@@ -101,3 +101,26 @@ export function heldJobOwnerOf(job: k8s.V1Job): string | undefined {
   return job.metadata?.ownerReferences?.find((o) => o.kind === HELDJOB_KIND && o.apiVersion.startsWith(`${API_GROUP}/`) && o.controller)
     ?.name;
 }
+
+/**
+ * Whether the launch fence should come off a Job whose HeldJob is gone: it is being deleted
+ * (the garbage collector found its owner gone, or someone deleted it) and still fenced, and
+ * its owner is not the HeldJob of that name the operator sees (none, or another uid). Nobody
+ * is left to record its creation, so the fence would keep it for ever.
+ */
+export function isOrphanedFence(job: k8s.V1Job, ownerUidSeen: string | undefined): boolean {
+  const fenced = job.metadata?.finalizers?.includes(JOB_LAUNCH_FINALIZER) ?? false;
+  if (!fenced || !job.metadata?.deletionTimestamp) return false;
+  const owner = job.metadata.ownerReferences?.find((o) => o.kind === HELDJOB_KIND && o.controller);
+  return owner !== undefined && owner.uid !== ownerUidSeen;
+}
+
+/**
+ * What a server-side dry run of a HeldJob's Job answers for: its namespace and the job as the
+ * HeldJob writes it. Everything else in the Job (its name, owner, labels and context values) is
+ * derived, and well formed by construction, so two holds with the same job in one namespace
+ * pass or fail the dry run together.
+ */
+export function dryRunKey(namespace: string | undefined, job: HeldJobSpec['job']): string {
+  return `${namespace ?? ''}/${shortHash(JSON.stringify(job), 32)}`;
+}

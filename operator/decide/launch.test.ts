@@ -51,9 +51,9 @@ const written = (as: readonly Action[]) => {
   return w?.type === 'updateStatus' ? w : undefined;
 };
 
-describe('afterScope: the launch is recorded before the create', () => {
+describe('afterScope: at the instant, nothing is written before the create', () => {
   test.each<[string, HeldJobStatus, ScopeOutcome, string[], Phase | undefined]>([
-    ['acquired: Running (Launched Unknown) written, then the create', ready, 'acquired', ['updateStatus', 'createJob'], Phase.Running],
+    ['acquired: the create, nothing written first', ready, 'acquired', ['createJob'], undefined],
     ['full, first time: queued in status, look again', ready, 'full', ['updateStatus', 'wakeAt'], Phase.Held],
     ['full, already queued: no write, look again', queued, 'full', ['wakeAt'], undefined],
     ['unavailable: as full', ready, 'unavailable', ['updateStatus', 'wakeAt'], Phase.Held],
@@ -63,30 +63,18 @@ describe('afterScope: the launch is recorded before the create', () => {
     expect(written(actions)?.status.phase).toBe(phase);
   });
 
-  test('the recorded launch says Creating and stops WAITED', () => {
-    const w = written(afterScope(view, ready, job, 'acquired', T0));
-    expect(w?.status).toMatchObject({ jobName: view.jobName, waitedSeconds: 60, launchedAt: iso(T0) });
-    expect(w?.status.waitingSince).toBeUndefined();
-    expect(w?.status.conditions?.find((c) => c.type === 'Launched')).toMatchObject({ status: 'Unknown', reason: 'Creating' });
+  test('the launch recorded (as the record pass writes it) says Creating and stops WAITED', () => {
+    const status = launchingStatus(ready, view, T0, view.generation);
+    expect(status).toMatchObject({ jobName: view.jobName, waitedSeconds: 60, launchedAt: iso(T0), phase: Phase.Running });
+    expect(status.waitingSince).toBeUndefined();
+    expect(status.conditions?.find((c) => c.type === 'Launched')).toMatchObject({ status: 'Unknown', reason: 'Creating' });
   });
 });
 
 describe('afterCreate', () => {
   test.each<[string, CreateOutcome, string[], Phase | undefined, string | undefined]>([
-    [
-      'created: the marker, then Launched True',
-      { kind: 'created' },
-      ['leaveMarker', 'updateStatus', 'unfenceJob'],
-      Phase.Running,
-      undefined,
-    ],
-    [
-      'existed (a retried create that had landed): the same',
-      { kind: 'existed' },
-      ['leaveMarker', 'updateStatus', 'unfenceJob'],
-      Phase.Running,
-      undefined,
-    ],
+    ['created: its record left to a pass of its own (the lane that yields)', { kind: 'created' }, ['recordLater'], undefined, undefined],
+    ['existed (a retried create that had landed): the same', { kind: 'existed' }, ['recordLater'], undefined, undefined],
     [
       'the name taken by another: Failed JobRejected, slot back, finalizer off',
       { kind: 'nameTaken' },

@@ -1,13 +1,16 @@
-// The launch, in two recorded steps, and what follows from each outcome. Pure, like decide().
+// The launch, and what follows from each outcome. Pure, like decide().
 //
-// 1. The scope slots are taken (acquireScope → afterScope).
-// 2. The launch is written to status (Running, Launched Unknown "Creating", the Job's name)
-//    and only then is the Job created (createJob → afterCreate). A hold whose launch is
-//    recorded never creates a Job again after a restart: a Job that is not there then was
-//    deleted, and the hold ends JobMissing rather than run twice. The Job is created with a
-//    finalizer (JOB_LAUNCH_FINALIZER) that comes off only once its creation is recorded, so a
-//    Job cannot come and go unseen between the create and that record: a recorded launch with
-//    no record of its creation and no Job is a create that never landed, and is made then.
+// At the instant, nothing is written before the Job exists: the scope place is taken
+// (acquireScope → afterScope) and the Job created (createJob → afterCreate). Its record
+// (Running, Launched, the Event, the fence off) follows in a pass of its own (recordLater), in
+// the lane that yields to launches. Exactly once holds without a record ahead of the create:
+// the Job's name is derived from the HeldJob (a second create meets AlreadyExists), and the Job
+// is created with a finalizer (JOB_LAUNCH_FINALIZER) that comes off only once its creation is
+// recorded, so a Job cannot come and go unseen between the create and that record. A hold
+// whose creation is recorded (Launched True) and whose Job is gone ends JobMissing: it is
+// never launched again. A hold whose only condition left is an instant is armed ahead of it
+// (Launched Unknown, Armed, in the write that records its hold), so what it will do is read
+// before the instant and the instant costs no write of its own.
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
@@ -155,14 +158,11 @@ export function isNeverValid(code: number | undefined): boolean {
   return code === 400 || code === 422;
 }
 
-/** What follows the scope slots: the launch recorded, then the create; or queued. */
+/** What follows the scope slots: the create, with nothing written before it; or queued. */
 export function afterScope(view: ReadyView, ready: HeldJobStatus, job: k8s.V1Job, outcome: ScopeOutcome, now: number): Action[] {
   switch (outcome) {
     case 'acquired':
-      return [
-        updateStatus(launchingStatus(ready, view, now, view.generation), now, view.generation),
-        { type: 'createJob', job, scopeKey: view.scopeKey, ready },
-      ];
+      return [{ type: 'createJob', job, scopeKey: view.scopeKey, ready }];
     case 'full':
     case 'unavailable':
       return waitFor(
@@ -198,8 +198,9 @@ function waitFor(
 }
 
 /**
- * What follows a create. `current` is the recorded launch; `ready` the status before it, to go
- * back to when the apiserver said nothing was created and it is worth trying again.
+ * What follows a create. `current` is the status the create was made from; `ready` the status to
+ * go back to when the apiserver said nothing was created and it is worth trying again. A Job
+ * created (or found) is recorded in a pass of its own, in the lane that yields to launches.
  */
 export function afterCreate(
   o: { view: ReadyView; heldJob: Observed['heldJob'] },
@@ -212,7 +213,7 @@ export function afterCreate(
   switch (outcome.kind) {
     case 'created':
     case 'existed':
-      return confirmLaunch(view, current, now);
+      return [{ type: 'recordLater', jobName: view.jobName, scopeKey: view.scopeKey }];
     case 'nameTaken':
       return failHold(
         o,

@@ -11,7 +11,8 @@ import { waitLabel } from '../../api/wait-label.js';
 import type { Action } from './actions.js';
 import { buildJob } from './job.js';
 import { adoptLaunched } from './launch.js';
-import type { Observed } from './observed.js';
+import type { DecideConfig, Observed } from './observed.js';
+import type { HeldJobView } from './view.js';
 import { addFinalizer, giveBackScope, hasFinalizer, refuse, removeFinalizer, waitStates, writeIfChanged } from './status.js';
 import { triggerCheck } from './trigger-check.js';
 
@@ -66,7 +67,14 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     actions.push({ type: 'event', event: { type: EventType.Warning, reason: warning, message: trig.condition.message ?? '' } });
   }
 
-  if (o.job) return [...actions, ...adoptLaunched(view, withTrigger(status), o.job, now)];
+  // Its Job is there: created by an earlier pass (whose launch wrote nothing before the
+  // create) or before a crash. Recorded now, with what that pass would have recorded of the hold.
+  if (o.job) {
+    const firstHeld = heldFrom(withTrigger(status), view, config, now);
+    const cleared = afterMs !== undefined && now >= afterMs && firstHeld.afterClearedAt === undefined;
+    const recorded = cleared ? { ...firstHeld, afterClearedAt: iso(now) } : firstHeld;
+    return [...actions, ...adoptLaunched(view, recorded, o.job, now)];
+  }
 
   // Pause window: nothing starts and nothing is checked until it ends. Time paused before
   // the first hold is not waiting.
@@ -87,34 +95,23 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   }
 
   // The first hold starts the clock.
-  let held: HeldJobStatus = withTrigger(status);
-  if (status.phase !== Phase.Held) {
-    // No finalizer yet: a hold that only sleeps has nothing to clean up, and at 10,000 holds
-    // the write saved matters. It goes on before the first check or the launch.
-    held = {
-      ...held,
-      phase: Phase.Held,
-      reason: '',
-      waitLabel: waitLabel(conditions),
-      heldSince: iso(now),
-      waitingSince: iso(now),
-      jobName,
-      ...(view.profiles.length > 0 ? { checks: 0, faults: 0, limits: { maxChecks: config.maxChecks, maxFaults: config.maxFaults } } : {}),
-    };
-  }
+  let held: HeldJobStatus = heldFrom(withTrigger(status), view, config, now);
 
   // Cheapest first: an unreached instant never costs a check.
   if (afterMs !== undefined && now < afterMs) {
+    const waiting = setCondition(
+      held.conditions,
+      { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Held, message: `waiting until ${iso(afterMs)}` },
+      now,
+      generation,
+    );
     const next: HeldJobStatus = {
       ...held,
       nextCheckAt: iso(afterMs),
       waits: waitStates(conditions, held, afterMs, now),
-      conditions: setCondition(
-        held.conditions,
-        { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.Held, message: `waiting until ${iso(afterMs)}` },
-        now,
-        generation,
-      ),
+      // Only an instant left: armed in this same write, so the instant itself writes nothing
+      // before the Job exists.
+      conditions: view.profiles.length === 0 ? armed(waiting, jobName, afterMs, now, generation) : disarmed(waiting),
     };
     return [...actions, ...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: afterMs }];
   }
@@ -130,14 +127,60 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     held = checking.held;
   }
 
-  // Every condition has cleared: take the scope slots, launch exactly once. Scope slots
-  // taken at launch must be given back if the HeldJob goes: the finalizer first.
+  // Every condition has cleared: take the scope place and create the Job, nothing written
+  // first. No finalizer: the Job's own fence keeps it until its creation is recorded, and a
+  // HeldJob deleted meanwhile gives its place back when the operator sees it go (decideGone)
+  // or, with no operator about, when the place's lease lapses.
+  // A trigger warning is said by the pass that records the launch, which writes its condition.
   const ready: HeldJobStatus = { ...held, waits: waitStates(conditions, held, afterMs, now) };
-  return [
-    ...actions,
-    ...addFinalizer(heldJob),
-    { type: 'acquireScope', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready },
-  ];
+  const reports = actions.filter((a) => a.type !== 'event');
+  return [...reports, { type: 'acquireScope', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready }];
+}
+
+/**
+ * The status as held: the first hold starts the clock. No finalizer: a hold that only sleeps
+ * has nothing to clean up, and at 10,000 holds the write saved matters; one goes on before
+ * the first check.
+ */
+function heldFrom(status: HeldJobStatus, view: Extract<HeldJobView, { ok: true }>, config: DecideConfig, now: number): HeldJobStatus {
+  if (status.phase === Phase.Held) return status;
+  return {
+    ...status,
+    phase: Phase.Held,
+    reason: '',
+    waitLabel: waitLabel(view.conditions),
+    heldSince: iso(now),
+    waitingSince: iso(now),
+    jobName: view.jobName,
+    ...(view.profiles.length > 0 ? { checks: 0, faults: 0, limits: { maxChecks: config.maxChecks, maxFaults: config.maxFaults } } : {}),
+  };
+}
+
+/** The conditions without an arming a spec edit has since made untrue (a profile added). */
+function disarmed(conditions: HeldJobStatus['conditions']): HeldJobStatus['conditions'] {
+  const launched = findCondition(conditions, ConditionType.Launched);
+  return launched?.reason === ConditionReason.Armed ? conditions?.filter((c) => c !== launched) : conditions;
+}
+
+/** The conditions of a hold armed to create its Job at the instant. */
+function armed(
+  conditions: HeldJobStatus['conditions'],
+  jobName: string,
+  afterMs: number,
+  now: number,
+  generation: number | undefined,
+): HeldJobStatus['conditions'] {
+  return setCondition(
+    conditions,
+    {
+      type: ConditionType.Launched,
+      status: 'Unknown',
+      reason: ConditionReason.Armed,
+      message: `armed: Job ${jobName} is created at ${iso(afterMs)}`,
+    },
+    now,
+    generation,
+  );
 }
 
 /**

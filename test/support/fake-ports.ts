@@ -41,6 +41,8 @@ export interface FakeWorld {
   readonly created: k8s.V1Job[];
   readonly wakes: number[];
   readonly refusals: RefusalToken[];
+  /** Keys the executor queued another pass for (a Job created, its record to follow). */
+  readonly requeued: string[];
 }
 
 export function fakeWorld(over: Partial<FakeWorld> = {}): FakeWorld {
@@ -64,6 +66,7 @@ export function fakeWorld(over: Partial<FakeWorld> = {}): FakeWorld {
     created: [],
     wakes: [],
     refusals: [],
+    requeued: [],
     ...over,
   };
 }
@@ -175,5 +178,9 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
     random: () => 0,
     config,
     log: pino({ level: 'silent' }),
+    requeue: (key) => {
+      log('requeue');
+      w.requeued.push(key);
+    },
   };
 }
