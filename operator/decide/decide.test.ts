@@ -649,6 +649,28 @@ describe('decide: observedGeneration', () => {
   });
 });
 
+describe('decideGone: a HeldJob deleted with no finalizer (the launch takes none)', () => {
+  const fenced: ObservedJob = { name: JOB, outcome: JobOutcome.Active, fenced: true };
+  test.each<[string, HeldJobStatus, ObservedJob | undefined, string[]]>([
+    ['armed, its instant not come: its place (none taken) given back, nothing else', held, undefined, ['releaseScope']],
+    [
+      'fired, its Job created and not recorded: the cancel said, the Job deleted, its fence lifted',
+      held,
+      fenced,
+      ['releaseScope', 'event', 'deleteJob', 'unfenceJob'],
+    ],
+    [
+      'running, recorded: the cancel said; the garbage collector deletes the Job',
+      running,
+      { name: JOB, outcome: JobOutcome.Active },
+      ['releaseScope', 'event'],
+    ],
+    ['its Job over: nothing to cancel', running, { name: JOB, outcome: JobOutcome.Succeeded }, ['releaseScope']],
+  ])('%s', (_n, status, job, want) => {
+    expect(types(decideGone(observed(heldJob({ status, finalizer: false }), job)))).toEqual(want);
+  });
+});
+
 describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fields)', () => {
   const at = (hj: Observed['heldJob'], generation: number): Observed['heldJob'] => ({ ...hj, metadata: { ...hj.metadata, generation } });
   /** The spec with a field it does not know: it fails its check. */

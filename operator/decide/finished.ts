@@ -185,17 +185,22 @@ export function decideRunning(o: Observed, now: number): Action[] {
  */
 export function decideGone(o: Observed): Action[] {
   const actions: Action[] = giveBackScope(o.view);
-  if (o.heldJob.status?.phase === Phase.Running && o.job?.outcome === JobOutcome.Active && !o.heldJob.metadata.deletionTimestamp) {
+  const status = o.heldJob.status ?? {};
+  const job = o.job;
+  if (job?.outcome === JobOutcome.Active && !o.heldJob.metadata.deletionTimestamp) {
     // A deletion the operator handled under the finalizer said so already (decideDeleting).
     actions.push({
       type: 'event',
       event: {
         type: EventType.Warning,
         reason: EventReason.OperatorCancel,
-        message: `${OPERATOR_CANCEL}: Job ${o.job.name} deleted with its HeldJob`,
+        message: `${OPERATOR_CANCEL}: Job ${job.name} deleted with its HeldJob`,
       },
     });
+    // A Job created and not yet recorded (the cancel met the launch): deleted now rather than
+    // left to the garbage collector, so it starts as little as can be.
+    if (!isLaunchConfirmed(status)) actions.push({ type: 'deleteJob', jobName: job.name });
   }
   // The garbage collector deletes its Job; a fence left on it would hold the Job there.
-  return [...actions, ...unfence(o.job)];
+  return [...actions, ...unfence(job)];
 }

@@ -160,8 +160,12 @@ describe('a message over 32 KiB never keeps a hold from ending', () => {
           spec.job.template.metadata.labels = { huge };
           return hj;
         };
-        // Found by the dry run at the first hold.
-        await s.kube.createHeldJob(s.namespace, withLabel(heldJob({ name: 'dry', target: 'acme/web#1' })));
+        // Found by the dry run at the first hold (a hold that waits; one that launches at once
+        // is not dry-run, its create answers).
+        await s.kube.createHeldJob(
+          s.namespace,
+          withLabel(heldJob({ name: 'dry', target: 'acme/web#1', waitFor: [{ after: afterIn(60_000).after }] })),
+        );
         // Valid at its first hold, edited while held: found by the create at its launch.
         await s.kube.createHeldJob(
           s.namespace,
