@@ -8,6 +8,7 @@ import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { Annotations, RefusalToken } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
+import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
 import { decideOnce, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
@@ -81,6 +82,10 @@ export interface LeaseStore {
   acquire(key: string, ttlMs: number): Promise<{ key: string; token: string } | undefined>;
   renew(lease: { key: string; token: string }, ttlMs: number): Promise<boolean>;
   release(lease: { key: string; token: string }): Promise<boolean>;
+  /** Two leases in one round trip, both or neither (lib/valkey/leases.ts). */
+  acquirePair(keys: readonly [string, string], ttlMs: number): Promise<PairAcquire>;
+  renewPair(pair: LeasePair, ttlMs: readonly [number, number]): Promise<number>;
+  releasePair(pair: LeasePair): Promise<number>;
 }
 
 /** What Valkey keeps of the holds of one trigger and target. All of it may be lost. */
@@ -157,30 +162,28 @@ export class Deliverer {
     const planned = plan(event, triggers, view.profiles(), this.deps.now(), this.deps.afterMaxMs);
     if (planned.length === 0) return { outcome: 'ignored' };
 
-    const inflight = await this.valkey(() => leases.acquire(keys.deliveryDedup(event.forge, event.deliveryId), INFLIGHT_MS));
-    if (!inflight) return { outcome: 'duplicate' };
-    let body: { key: string; token: string } | undefined;
+    // The delivery's id and its signed body, claimed together in one round trip: the same body
+    // under a new delivery id is a replay, or a forge's copy, and is dropped like a redelivery.
+    const claim = await this.valkey(() =>
+      leases.acquirePair(
+        [keys.deliveryDedup(event.forge, event.deliveryId), keys.deliveryBodyDedup(event.forge, event.bodyHash)],
+        INFLIGHT_MS,
+      ),
+    );
+    if (!('taken' in claim)) return { outcome: 'duplicate' };
+    const pair = claim.taken;
     try {
-      // The same signed body under a new delivery id is a replay, or a forge's copy: dropped.
-      body = await this.valkey(() => leases.acquire(keys.deliveryBodyDedup(event.forge, event.bodyHash), INFLIGHT_MS));
-      if (!body) {
-        await leases.release(inflight).catch(() => undefined);
-        return { outcome: 'duplicate' };
-      }
       const results: TriggerOutcome[] = [];
       for (const p of planned) results.push(await this.one(event, p));
-      // Settled: identical redeliveries are dropped for the dedup window, the same body for a day.
-      const settled = body;
-      await this.valkey(() => Promise.all([leases.renew(inflight, DEDUP_WINDOW_MS), leases.renew(settled, BODY_DEDUP_WINDOW_MS)])).catch(
-        (err: unknown) => {
-          this.deps.log.warn({ err }, 'Failed to settle delivery dedup marker');
-        },
-      );
+      // Settled, in one round trip: identical redeliveries are dropped for the dedup window, the
+      // same body for a day.
+      await this.valkey(() => leases.renewPair(pair, [DEDUP_WINDOW_MS, BODY_DEDUP_WINDOW_MS])).catch((err: unknown) => {
+        this.deps.log.warn({ err }, 'Failed to settle delivery dedup marker');
+      });
       return { outcome: 'handled', results };
     } catch (err) {
       // Not handled: let the forge's redelivery through.
-      await leases.release(inflight).catch(() => undefined);
-      if (body) await leases.release(body).catch(() => undefined);
+      await leases.releasePair(pair).catch(() => undefined);
       throw err;
     }
   }

@@ -8,6 +8,7 @@ import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { Labels } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import type { HeldJobRecords, HoldHistory, LeaseStore, OnceRecords, TriggerView } from '../../receiver/delivery/deliver.js';
+import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { OnceRecordManifest } from '../../receiver/delivery/once.js';
 import type { LabelEvent } from '../../receiver/forges/event.js';
 import type { HeldJobManifest, Remembered } from '../../receiver/delivery/plan.js';
@@ -296,6 +297,29 @@ export class FakeLeaseStore implements LeaseStore {
     this.held.delete(lease.key);
     this.released.push(lease.key);
     return true;
+  }
+
+  /** As acquireLeases-2.lua: both or neither, the first key looked at first. */
+  async acquirePair(keys: readonly [string, string], ttlMs: number): Promise<PairAcquire> {
+    this.asked.push(...keys);
+    if (this.down || keys.some((k) => this.failAcquire(k))) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    if (this.ttlOf(keys[0]) !== undefined) return { held: 'first' };
+    if (this.ttlOf(keys[1]) !== undefined) return { held: 'second' };
+    const token = `t${++this.tokens}`;
+    for (const key of keys) this.held.set(key, { token, expiresAt: this.now() + ttlMs });
+    return { taken: { keys, token } };
+  }
+
+  async renewPair(pair: LeasePair, ttlMs: readonly [number, number]): Promise<number> {
+    let n = 0;
+    for (const [i, key] of pair.keys.entries()) if (await this.renew({ key, token: pair.token }, ttlMs[i] as number)) n++;
+    return n;
+  }
+
+  async releasePair(pair: LeasePair): Promise<number> {
+    let n = 0;
+    for (const key of pair.keys) if (await this.release({ key, token: pair.token })) n++;
+    return n;
   }
 }
 
