@@ -349,7 +349,10 @@ export class Reconciler {
           if (run.kind === 'answered')
             this.unwritten.set(key, { resourceVersion: current.metadata.resourceVersion, profile: action.profile.name, run, at: now });
         }
-        return { kind: 'then', actions: afterCheck(observed.view, current, deps.config, run, deps.clock.now(), deps.random()) };
+        return {
+          kind: 'then',
+          actions: afterCheck(observed.view, current, deps.config, run, deps.clock.now(), deps.random(), action.basis),
+        };
       }
       default:
         return assertNever(action);

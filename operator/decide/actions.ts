@@ -60,8 +60,12 @@ export type Action =
   | { readonly type: 'releaseScope'; readonly scopeKey: string; readonly ended: boolean }
   /** Delete the running Job (a cancel). */
   | { readonly type: 'deleteJob'; readonly jobName: string }
-  /** Run one profile check under a check slot; its outcome goes back to afterCheck(). */
-  | { readonly type: 'runCheck'; readonly profile: Profile; readonly target: string }
+  /**
+   * Run one profile check under a check slot; its outcome goes back to afterCheck(), which
+   * records it on `basis`: the status as this pass would have written it before the check
+   * (the first hold, the round's start), so the check's start and its answer are one write.
+   */
+  | { readonly type: 'runCheck'; readonly profile: Profile; readonly target: string; readonly basis: HeldJobStatus }
   /** Leave the marker that refuses a second delivery for 15 minutes (wait-superseded). */
   | { readonly type: 'leaveMarker'; readonly trigger: string; readonly target: string }
   /** How late the operator woke for an `after` instant. */

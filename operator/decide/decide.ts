@@ -39,7 +39,7 @@ function decidePhase(o: Observed, now: number): readonly Action[] {
 function dryRunFirst(o: Observed, actions: readonly Action[]): readonly Action[] {
   if (!o.view.ok || o.heldJob.status?.heldSince !== undefined) return actions;
   if (actions.some((a) => a.type === 'acquireScope')) return actions;
-  const holds = actions.some((a) => a.type === 'updateStatus' && a.status.phase === Phase.Held);
+  const holds = actions.some((a) => a.type === 'runCheck' || (a.type === 'updateStatus' && a.status.phase === Phase.Held));
   if (!holds) return actions;
   const job = buildJob(o.heldJob, o.view.spec, o.view.jobName);
   return [{ type: 'dryRunJob', job, reuseKey: dryRunKey(o.heldJob.metadata.namespace, o.view.spec.job), then: actions }];

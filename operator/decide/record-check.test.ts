@@ -207,7 +207,7 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
       const pre = statusOf(actions);
       if (pre) obj = { ...obj, status: pre };
       const result: CheckResult = { profile: run.profile.name, verdict, exitCode: c };
-      actions = afterCheck(readyView(obj), obj, config, { kind: 'answered', result }, now, 0);
+      actions = afterCheck(readyView(obj), obj, config, { kind: 'answered', result }, now, 0, run.basis);
       said(actions);
     }
     const s = statusOf(actions);
@@ -315,6 +315,27 @@ describe('afterCheck: no slot, no count', () => {
   ])('%s', (_n, kind, checks, delay) => {
     const h = hj(held({ checks }));
     expect(afterCheck(readyView(h), h, CONFIG, { kind }, T0, 0)).toEqual([{ type: 'wakeAt', at: T0 + delay }]);
+  });
+
+  test("denied before the first check: the hold is still recorded (the first hold, the round's start), once", () => {
+    const h = hj({});
+    const basis = held({ checks: 0 });
+    const actions = afterCheck(readyView(h), h, CONFIG, { kind: 'denied' }, T0, 0, basis);
+    expect(actions.map((a) => a.type)).toEqual(['updateStatus', 'wakeAt']);
+    const again = { ...h, status: (actions[0] as { status: HeldJobStatus }).status };
+    expect(afterCheck(readyView(again), again, CONFIG, { kind: 'denied' }, T0, 0, basis).map((a) => a.type)).toEqual(['wakeAt']);
+  });
+
+  test('the answer is recorded on the status the pass meant the check to start from', () => {
+    const h = hj({});
+    const result: CheckResult = { profile: 'jira', verdict: CheckVerdict.NotYet, exitCode: 3 };
+    const actions = afterCheck(readyView(h), h, CONFIG, { kind: 'answered', result }, T0, 0, held({ checks: 0 }));
+    const written = actions.find((a) => a.type === 'updateStatus');
+    expect(written?.type === 'updateStatus' && written.status).toMatchObject({
+      phase: Phase.Held,
+      checks: 1,
+      checksSince: expect.any(String),
+    });
   });
 
   test('a cancelled check leaves nothing to do', () => {

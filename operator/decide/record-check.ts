@@ -7,7 +7,7 @@ import type { DecideConfig } from './observed.js';
 import type { HeldJobView } from './view.js';
 import { setCondition } from '../../api/conditions.js';
 import { epochOf, iso } from '../../api/time.js';
-import { refuse, updateStatus, waitStates } from './status.js';
+import { refuse, updateStatus, waitStates, writeIfChanged } from './status.js';
 
 import { CheckVerdict } from '../../api/check-verdict.js';
 
@@ -48,7 +48,11 @@ export function checkEvent(previous: CheckVerdict | undefined, verdict: CheckVer
   };
 }
 
-/** What follows a check run: its answer recorded, or a later look when no slot could be had. */
+/**
+ * What follows a check run: its answer recorded, or a later look when no slot could be had.
+ * `basis`: the status the pass meant the check to start from (runCheck's), recorded with the
+ * answer; undefined: the HeldJob's own.
+ */
 export function afterCheck(
   view: ReadyView,
   heldJob: HeldJobObject,
@@ -56,15 +60,21 @@ export function afterCheck(
   run: CheckRun,
   now: number,
   jitterUnit: number,
+  basis?: HeldJobStatus,
 ): readonly Action[] {
+  const recorded = basis ? { ...heldJob, status: basis } : heldJob;
   switch (run.kind) {
     case 'answered':
-      return recordCheck(view, heldJob, config, run.result, now, jitterUnit);
+      return recordCheck(view, recorded, config, run.result, now, jitterUnit);
     case 'denied':
     case 'unavailable':
-      // Nothing ran and nothing is counted: look again at a quarter of the cadence.
-      // The same additive jitter as checks: denied holds do not come back in lockstep.
-      return [{ type: 'wakeAt', at: now + slotDeniedDelayMs(heldJob.status?.checks ?? 0, config.intervalMs, jitterUnit) }];
+      // Nothing ran and nothing is counted: look again at a quarter of the cadence. The
+      // same additive jitter as checks: denied holds do not come back in lockstep. The hold
+      // itself (its first hold, the round's start) is recorded all the same.
+      return [
+        ...(basis ? writeIfChanged(heldJob.status ?? {}, basis, now, view.generation) : []),
+        { type: 'wakeAt', at: now + slotDeniedDelayMs(recorded.status?.checks ?? 0, config.intervalMs, jitterUnit) },
+      ];
     case 'cancelled':
       return [];
     default:

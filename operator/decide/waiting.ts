@@ -251,13 +251,13 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
   if (due !== undefined && now < due && cleared.size === 0) {
     return { kind: 'done', actions: [...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: due }] };
   }
-  // A running check must be stoppable by a cancel: the finalizer first.
+  // A running check must be stoppable by a cancel: the finalizer first. Nothing else is
+  // written before the check: its answer's write records the hold and the round's start too.
   return {
     kind: 'done',
     actions: [
-      ...writeIfChanged(status, next, now, generation, undefined, held),
       ...addFinalizer(heldJob),
-      { type: 'runCheck', profile: profiles.get(pending) as Profile, target: view.spec.target },
+      { type: 'runCheck', profile: profiles.get(pending) as Profile, target: view.spec.target, basis: held },
     ],
   };
 }
