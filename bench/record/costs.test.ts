@@ -79,7 +79,7 @@ describe('boundOf', () => {
       "40.0 ms of CPU a launch (apiserver 25.0, operator 10.0, etcd 4.00, bench 1.00) against the peer's 10.0 ms: were the CPU the bound, the ratio would be 0.25",
     );
     expect(b).toContain("at that CPU the machine's 2 cores could do at most 50 a second");
-    expect(b).toContain("the apiserver spent 41.0 ms serving each launch's requests");
+    expect(b).toContain("the apiserver's answers to one launch's requests took 41.0 ms together");
     expect(b).toContain('the busiest process was apiserver at 2.50 of a core, and the machine was busy 1.90 of its 2 cores');
   });
 

@@ -22,7 +22,7 @@ export interface Costs {
 
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '?');
 /** Milliseconds with the digits that matter: 0.042, 3.17, 39.9. */
-const ms = (n: number) => fixed(n, Math.abs(n) < 1 ? 3 : Math.abs(n) < 10 ? 2 : 1);
+const ms = (n: number) => fixed(n, Math.abs(n) < 1 ? 3 : Math.abs(n) < 10 ? 2 : Math.abs(n) < 100 ? 1 : 0);
 
 /** Below this many per unit a kind of request is summed with the others, not named. */
 const NAMED_AT_LEAST = 0.01;
@@ -67,7 +67,7 @@ export function cpuMsPerUnit(c: Costs): number {
   return c.units > 0 ? (all * 1000) / c.units : NaN;
 }
 
-/** The apiserver's own time serving one unit's requests, ms (mean time of each kind times how many). */
+/** The apiserver's time answering one unit's requests, ms: each kind's mean time (queueing included) times how many. */
 export function apiserverMsPerUnit(c: Costs): number {
   return (c.requests ?? []).reduce((a, r) => a + r.perUnit * (r.meanMs ?? 0), 0);
 }
@@ -111,7 +111,7 @@ export function boundOf(ours: Costs, peer: Costs | undefined, higherIsBetter: bo
     `at that CPU the machine's ${ours.machine.cores} cores could do at most ${fixed((ours.machine.cores * 1000) / cpu, 0)} a second`,
   );
   if (ours.requests && ours.requests.length > 0) {
-    parts.push(`the apiserver spent ${ms(apiserverMsPerUnit(ours))} ms serving each ${u}'s requests`);
+    parts.push(`the apiserver's answers to one ${u}'s requests took ${ms(apiserverMsPerUnit(ours))} ms together (their mean times summed)`);
   }
   const top = busiest(ours);
   if (top && ours.windowS > 0) {

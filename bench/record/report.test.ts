@@ -108,8 +108,8 @@ describe('costs and bounds beside a row', () => {
     const prefixes = [
       '  - requests per launch ',
       '  - CPU s over 10.0 s: ',
-      "  - the peer's requests per launch ",
-      "  - the peer's CPU s over ",
+      '  - the peer: requests per launch ',
+      '  - the peer: CPU s over ',
       "  - **bound**: from this run's counts: ",
     ];
     expect(lines.slice(1).map((l, i) => l.startsWith(prefixes[i] ?? '?'))).toEqual(prefixes.map(() => true));

@@ -84,7 +84,7 @@ export function judge(row: Row): Judged {
 export function notesOf(r: Judged): string[] {
   const under = [
     ...(r.costs ? costLines(r.costs) : []),
-    ...(r.peerCosts ? costLines(r.peerCosts).map((l) => `the peer's ${l}`) : []),
+    ...(r.peerCosts ? costLines(r.peerCosts).map((l) => `the peer: ${l}`) : []),
     ...(r.bound ? [`**bound**: ${r.bound}`] : []),
   ];
   if (!r.note && under.length === 0) return [];
