@@ -48,6 +48,21 @@ describe('per-unit sums', () => {
 });
 
 describe('costLines', () => {
+  test('the first three kinds named however few, the rest summed', () => {
+    const idle: Costs = {
+      ...launches,
+      requests: [
+        { what: 'update leases', perUnit: 0.004 },
+        { what: 'get nodes', perUnit: 0.003 },
+        { what: 'list pods', perUnit: 0.002 },
+        { what: 'get pods', perUnit: 0.001 },
+      ],
+    };
+    expect(costLines(idle)[0]).toBe(
+      'requests per launch (mean apiserver time each): update leases 0.004, get nodes 0.003, list pods 0.002, others 0.001',
+    );
+  });
+
   test('requests per unit with mean times and failures, the small ones summed; CPU by process and the machine', () => {
     expect(costLines(launches)).toEqual([
       'requests per launch (mean apiserver time each): update heldjobs/status 2.00 (10 ms; 409: 0.10), create jobs 1.00 (12 ms), create jobs (dry run) 1.00 (5.0 ms), create events 1.00 (4.0 ms), others 0.006',

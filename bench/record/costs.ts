@@ -21,25 +21,29 @@ export interface Costs {
 }
 
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '?');
+/** Requests per unit: two decimals, or two significant digits when fewer than a tenth (0.0042). */
+const perUnitText = (n: number) => (!Number.isFinite(n) ? '?' : n >= 0.1 || n === 0 ? n.toFixed(2) : String(Number(n.toPrecision(2))));
 /** Milliseconds with the digits that matter: 0.042, 3.17, 39.9. */
 const ms = (n: number) => fixed(n, Math.abs(n) < 1 ? 3 : Math.abs(n) < 10 ? 2 : Math.abs(n) < 100 ? 1 : 0);
 
-/** Below this many per unit a kind of request is summed with the others, not named. */
+/** Below this many per unit a kind of request is summed with the others, not named (but the first few always are). */
 const NAMED_AT_LEAST = 0.01;
+const NAMED_ALWAYS = 3;
 
 function renderRequests(c: Costs): string | undefined {
   if (!c.requests) return undefined;
   if (c.requests.length === 0) return `no apiserver requests in the window`;
-  const named = c.requests.filter((r) => r.perUnit >= NAMED_AT_LEAST);
-  const rest = c.requests.filter((r) => r.perUnit < NAMED_AT_LEAST).reduce((a, r) => a + r.perUnit, 0);
+  const isNamed = (r: RequestRate, i: number) => r.perUnit >= NAMED_AT_LEAST || i < NAMED_ALWAYS;
+  const named = c.requests.filter(isNamed);
+  const rest = c.requests.filter((r, i) => !isNamed(r, i)).reduce((a, r) => a + r.perUnit, 0);
   const each = named.map((r) => {
     const extra = [
       ...(r.meanMs !== undefined ? [`${fixed(r.meanMs, r.meanMs < 10 ? 1 : 0)} ms`] : []),
-      ...Object.entries(r.failedPerUnit ?? {}).map(([code, n]) => `${code}: ${fixed(n, 2)}`),
+      ...Object.entries(r.failedPerUnit ?? {}).map(([code, n]) => `${code}: ${perUnitText(n)}`),
     ];
-    return `${r.what} ${fixed(r.perUnit, 2)}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`;
+    return `${r.what} ${perUnitText(r.perUnit)}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`;
   });
-  if (rest > 0) each.push(`others ${fixed(rest, 3)}`);
+  if (rest > 0) each.push(`others ${perUnitText(rest)}`);
   return `requests per ${c.per} (mean apiserver time each): ${each.join(', ')}`;
 }
 
