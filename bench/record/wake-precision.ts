@@ -1,7 +1,8 @@
 // How exactly an `after` instant launches: HeldJobs whose instants are spread over a window
 // (or bunched, several to a whole second), and a watcher that notes when each Job appears.
 // Lateness is when the watcher saw the Job minus the instant, so it includes the create and
-// the watch event, as a user would see it.
+// the watch event, as a user would see it. The launches' costs (requests and CPU per launch)
+// are taken from 2 s before the first instant until the last Job is seen.
 import * as k8s from '@kubernetes/client-node';
 import { createHeldJobs } from '../common.js';
 import { startCostMeter } from './cost-meter.js';
