@@ -29,13 +29,15 @@ export async function startReceiverProcess(o: {
   readonly namespace: string;
   readonly secrets: ReceiverSecrets;
   readonly logPath: string;
+  /** More NODE_OPTIONS after the chart's (the benchmark's CPU profile flags). */
+  readonly nodeOptions?: string;
 }): Promise<RunningReceiver> {
   const child = spawn(process.execPath, ['dist/receiver/main.js'], {
     env: {
       // As the chart runs it: the image's allocator setting, the chart's NODE_OPTIONS.
       ...imageEnv(),
       PATH: process.env['PATH'] ?? '',
-      NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
+      NODE_OPTIONS: [RECEIVER_NODE_OPTIONS, o.nodeOptions].filter(Boolean).join(' '),
       KUBECONFIG: env('KUBECONFIG'),
       VALKEY_URL: env('VALKEY_URL'),
       WAITGATE_VALKEY_PREFIX: o.namespace,

@@ -4,9 +4,12 @@
 import * as k8s from '@kubernetes/client-node';
 import { Phase } from '../../api/vocabulary.js';
 import { createHeldJobs } from '../common.js';
-import { apiserverRequests, deleteNamespaceAndWait, PhaseWatch, sampleProcess, until } from './measure.js';
+import { perUnit, readApiserverRequests, requestsBetween, totalOf } from './apiserver-requests.js';
+import { startCostMeter } from './cost-meter.js';
+import type { Costs } from './costs.js';
+import { deleteNamespaceAndWait, PhaseWatch, sampleProcess, until } from './measure.js';
 import { chartMemoryLimitMiB, startChartOperator } from './operator.js';
-import { Better, type Row } from './report.js';
+import { Better, Target, type Row } from './report.js';
 
 export interface HeldAtScaleOptions {
   readonly kc: k8s.KubeConfig;
@@ -30,6 +33,8 @@ export interface StepFigures {
   /** WATCHes the informers renewed in the window: per informer, not per hold. */
   readonly watchesRenewed: number;
   readonly idleS: number;
+  /** The idle window's requests per hold by verb and resource and CPU by process. */
+  readonly costs?: Costs;
 }
 
 const MiB_LIMIT_AT_RECORD = 256;
@@ -62,26 +67,28 @@ export async function heldAtScaleRows(o: HeldAtScaleOptions): Promise<{ rows: Ro
       // Let the writes of the last holds settle before the idle window opens.
       await new Promise((r) => setTimeout(r, 10_000));
       const idleS = holds === o.recordCount ? o.idleS : o.stepIdleS;
-      const read = async () => ({
-        proc: sampleProcess(operator.pid),
-        requests: await apiserverRequests(o.kubeconfig, HOLD_RESOURCES),
-        watches: await apiserverRequests(o.kubeconfig, HOLD_RESOURCES, 'watches'),
-      });
+      const read = async () => ({ proc: sampleProcess(operator.pid), requests: await readApiserverRequests(o.kubeconfig) });
       const before = await read();
+      const meter = await startCostMeter({ processes: { operator: operator.pid }, apiserver: false });
       await new Promise((r) => setTimeout(r, idleS * 1000));
+      const cpu = await meter.stop(holds, 'hold');
       const afterIdle = await read();
-      // The two metric reads are themselves requests, to none of these resources.
+      // The two metric reads are themselves requests, to no resource (so not counted).
+      const served = requestsBetween(before.requests, afterIdle.requests);
+      const requests = totalOf(served, HOLD_RESOURCES);
+      const watches = totalOf(served, HOLD_RESOURCES, 'watches');
       const step: StepFigures = {
         holds,
         rssMiB: afterIdle.proc.rssMiB,
         cpuPercent: ((afterIdle.proc.cpuS - before.proc.cpuS) / idleS) * 100,
-        requestsPerHold: (afterIdle.requests - before.requests) / holds,
-        watchesRenewed: afterIdle.watches - before.watches,
+        requestsPerHold: requests / holds,
+        watchesRenewed: watches,
         idleS,
+        costs: { ...cpu, requests: perUnit(served, holds) },
       };
       steps.push(step);
       o.log(
-        `held: ${holds} Held; over ${idleS} s idle: RSS ${step.rssMiB.toFixed(0)} MiB, CPU ${step.cpuPercent.toFixed(2)} %, ${afterIdle.requests - before.requests} apiserver requests besides ${afterIdle.watches - before.watches} renewed watches`,
+        `held: ${holds} Held; over ${idleS} s idle: RSS ${step.rssMiB.toFixed(0)} MiB, CPU ${step.cpuPercent.toFixed(2)} %, ${requests} apiserver requests besides ${watches} renewed watches`,
       );
     }
   } finally {
@@ -109,7 +116,7 @@ export function rowsOf(steps: readonly StepFigures[], recordCount: number): Row[
         unit: 'MiB',
         against: { label: 'target', value: MiB_LIMIT_AT_RECORD },
         better: Better.Lower,
-        target: 1,
+        target: Target.limit,
         note: `the chart's memory limit is ${chartMemoryLimitMiB()} MiB: ${((chartMemoryLimitMiB() / at.rssMiB - 1) * 100).toFixed(0)} % headroom over this figure`,
       },
       {
@@ -119,7 +126,7 @@ export function rowsOf(steps: readonly StepFigures[], recordCount: number): Row[
         unit: '% of a core',
         against: { label: 'limit', value: IDLE_CPU_LIMIT_PERCENT },
         better: Better.Lower,
-        target: 1,
+        target: Target.limit,
       },
       {
         what: `held at scale: apiserver requests per idle hold (${n} held)`,
@@ -128,8 +135,9 @@ export function rowsOf(steps: readonly StepFigures[], recordCount: number): Row[
         unit: 'requests',
         against: { label: 'limit', value: 0 },
         better: Better.Lower,
-        target: 0,
-        note: `besides, ${at.watchesRenewed} watches were renewed in the window (the informers', whatever the number of holds)`,
+        target: Target.none,
+        note: `besides, ${at.watchesRenewed} watches were renewed in the window (the informers', whatever the number of holds); every resource's requests below, all of the apiserver's`,
+        ...(at.costs ? { costs: at.costs } : {}),
       },
     );
   }
@@ -148,7 +156,7 @@ export function rowsOf(steps: readonly StepFigures[], recordCount: number): Row[
         unit: 'KiB/hold',
         against: { label: 'earlier stretch', value: early * 1024 },
         better: Better.Lower,
-        target: 1.1,
+        target: Target.growth,
         note: `steps: ${steps.map((s) => `${s.holds.toLocaleString('en-US')} held: ${s.rssMiB.toFixed(0)} MiB, ${s.cpuPercent.toFixed(2)} % CPU idle`).join('; ')}`,
       },
       {
@@ -158,7 +166,7 @@ export function rowsOf(steps: readonly StepFigures[], recordCount: number): Row[
         unit: 'MiB',
         against: { label: 'goal', value: GOAL_100K_MiB },
         better: Better.Lower,
-        target: 1,
+        target: Target.limit,
       },
     );
   }

@@ -20,7 +20,7 @@ import { deliveryRows } from './deliveries.js';
 import { herdRows } from './herd.js';
 import { enterSection } from './operator.js';
 import { restartRows } from './restart.js';
-import { judge, renderJson, renderMarkdown, Better, type Row, type Run } from './report.js';
+import { judge, renderJson, renderMarkdown, Better, Target, type Row, type Run } from './report.js';
 import { slotLeaseRows } from './slot-leases.js';
 import { bunched, measureAfterLateness, spread, type Lateness } from './wake-precision.js';
 
@@ -52,13 +52,17 @@ function latenessRow(what: string, how: string, l: Lateness, limitMs: number): R
     unit: 'ms (p99)',
     against: { label: 'target', value: limitMs },
     better: Better.Lower,
-    target: 1,
+    target: Target.lateness,
     note: `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms over ${l.seen} Jobs${l.missing ? `; ${l.missing} never appeared` : ''}${l.wakes ? `; the operator's own wakes (before any write): ${l.wakes}` : ''}`,
+    ...(l.costs ? { costs: l.costs } : {}),
   };
 }
 
-/** Waitgate's p99 lateness beside a peer's; met when it is no later than the peer. */
-function peerRow(what: string, how: string, ours: Lateness, peer: Lateness, peerName: string): Row {
+/**
+ * Waitgate's p99 lateness beside a peer's; met when it is no later than the peer. With
+ * `costs`, the row carries the launches' costs too (so a miss names its bound).
+ */
+function peerRow(what: string, how: string, ours: Lateness, peer: Lateness, peerName: string, costs: boolean): Row {
   return {
     what,
     how,
@@ -66,8 +70,9 @@ function peerRow(what: string, how: string, ours: Lateness, peer: Lateness, peer
     unit: 'ms (p99)',
     against: { label: peerName, value: peer.p99 },
     better: Better.Lower,
-    target: 1,
+    target: Target.lateness,
     note: `${peerName}: p50 ${peer.p50.toFixed(0)} ms, p99 ${peer.p99.toFixed(0)} ms, max ${peer.max.toFixed(0)} ms over ${peer.seen}${peer.missing ? `; ${peer.missing} never ran` : ''}`,
+    ...(costs && ours.costs ? { costs: ours.costs } : {}),
   };
 }
 
@@ -149,6 +154,7 @@ async function main(): Promise<void> {
         l,
         bull,
         'BullMQ',
+        true,
       ),
     );
     const cron = await cronJobLateness(kc, 100);
@@ -160,6 +166,7 @@ async function main(): Promise<void> {
         l,
         cron,
         'CronJob',
+        false,
       ),
     );
     write(rows, started);

@@ -1,13 +1,11 @@
-// What the benchmark reads from the world: a process's memory and CPU from /proc, the
-// apiserver's own request counters from its /metrics, and when a watcher first sees each Job.
-import { execFile } from 'node:child_process';
+// What the benchmark reads from the world: a process's memory and CPU from /proc, when a
+// watcher first sees each Job, and each HeldJob's phase and when it first said Launched=True.
+// (The apiserver's request counters: apiserver-requests.ts; CPU by process: process-cpu.ts.)
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
-
-const run = promisify(execFile);
+import { API_GROUP, API_VERSION, ConditionType, HELDJOB_PLURAL } from '../../api/vocabulary.js';
+import { cpuSeconds } from './process-cpu.js';
 
 export interface ProcessSample {
   readonly rssMiB: number;
@@ -20,47 +18,7 @@ export interface ProcessSample {
 export function sampleProcess(pid: number): ProcessSample {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  // /proc/PID/stat: fields 14 and 15 are utime and stime in clock ticks (100 a second on Linux).
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, cpuS: ticks / 100 };
-}
-
-/**
- * CPU seconds used so far by the control plane's kube-apiserver and etcd (the local cluster's
- * pid files): what every write costs on the machine the figures are taken on.
- */
-export function controlPlaneCpuS(): number {
-  const dir = process.env['WAITGATE_CLUSTER_DIR'];
-  if (!dir) return NaN;
-  let total = 0;
-  for (const name of ['kube-apiserver', 'etcd']) {
-    const pid = Number(readFileSync(`${dir}/pids/${name}.pid`, 'utf8').trim());
-    total += sampleProcess(pid).cpuS;
-  }
-  return total;
-}
-
-/** Requests the apiserver has served, by resource, from its own /metrics (not the client's). */
-export async function apiserverRequests(
-  kubeconfig: string,
-  resources: readonly string[],
-  verbs: 'requests' | 'watches' = 'requests',
-): Promise<number> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'], { maxBuffer: 256 * 2 ** 20 });
-  let total = 0;
-  for (const line of stdout.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const resource = /[{,]resource="([^"]*)"/.exec(line)?.[1] ?? '';
-    if (!resources.includes(resource)) continue;
-    // A WATCH is counted when it starts; the informers renew theirs every few minutes, a
-    // cost per informer, not per hold, so they are counted apart.
-    const watch = /[{,]verb="WATCH"/.test(line);
-    if (watch !== (verbs === 'watches')) continue;
-    total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
+  return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, cpuS: cpuSeconds(pid).self };
 }
 
 /**
@@ -105,6 +63,8 @@ export async function until(probe: () => Promise<boolean> | boolean, deadline: n
  * apiserver being measured).
  */
 export class PhaseWatch {
+  /** When each HeldJob (by name) was first seen saying Launched=True, epoch ms. */
+  readonly launchedAt = new Map<string, number>();
   private readonly informer: k8s.Informer<HeldJobObject & k8s.KubernetesObject> & k8s.ObjectCache<HeldJobObject & k8s.KubernetesObject>;
 
   constructor(kc: k8s.KubeConfig, namespace: string) {
@@ -115,6 +75,14 @@ export class PhaseWatch {
       `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${HELDJOB_PLURAL}`,
       () => custom.listNamespacedCustomObject(base) as Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>>,
     );
+    const noteLaunched = (h: HeldJobObject) => {
+      const name = h.metadata.name;
+      if (this.launchedAt.has(name)) return;
+      if (h.status?.conditions?.some((c) => c.type === ConditionType.Launched && c.status === 'True'))
+        this.launchedAt.set(name, Date.now());
+    };
+    this.informer.on('add', noteLaunched);
+    this.informer.on('update', noteLaunched);
   }
 
   start(): Promise<void> {

@@ -33,6 +33,20 @@ export function enterSection(name: string): void {
   currentSection = name;
 }
 
+/**
+ * BENCH_CPU_PROF=<dir>: each operator (and the deliveries' receiver) writes a V8 CPU profile
+ * into <dir>/<section>[/<who>] when it stops (`node dist/bench/record/profile-summary.js <file>`
+ * sums it up); BENCH_CPU_PROF_SECTIONS limits it to some sections (the memory rows are better
+ * read without the profiler's samples). The NODE_OPTIONS flags for that, or '' when off.
+ */
+export function cpuProfileFlags(who?: string): string {
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const profiledSections = (process.env['BENCH_CPU_PROF_SECTIONS'] || '').split(',').filter(Boolean);
+  const profiled = profileDir && (profiledSections.length === 0 || profiledSections.includes(currentSection));
+  if (!profiled) return '';
+  return `--cpu-prof --cpu-prof-dir=${join(profileDir, currentSection || 'bench', ...(who ? [who] : []))}`;
+}
+
 /** Operators still running, stopped if the benchmark itself is stopped or fails. */
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -84,14 +98,7 @@ export async function startChartOperator(
   await ensureBenchTriggers(namespace);
   const logPath = join(mkdtempSync(join(tmpdir(), 'waitgate-bench-')), 'operator.log');
   const { nodeOptions, reconcileWorkers } = chartOperatorValues();
-  // BENCH_CPU_PROF=<dir>: each operator writes a V8 CPU profile into <dir>/<section> when it
-  // stops (`node dist/bench/record/profile-summary.js <file>` sums it up); BENCH_CPU_PROF_SECTIONS
-  // limits it to some sections (the memory rows are better read without the profiler's samples).
-  const profileDir = process.env['BENCH_CPU_PROF'];
-  const profiledSections = (process.env['BENCH_CPU_PROF_SECTIONS'] || '').split(',').filter(Boolean);
-  const profiled = profileDir && (profiledSections.length === 0 || profiledSections.includes(currentSection));
-  const profiling = profiled ? `--cpu-prof --cpu-prof-dir=${join(profileDir, currentSection || 'bench')}` : '';
-  const nodeOptionsAll = [nodeOptions, profiling].filter(Boolean).join(' ');
+  const nodeOptionsAll = [nodeOptions, cpuProfileFlags()].filter(Boolean).join(' ');
   const metricsPort = await freePort();
   const child = startOperator(
     {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { Better, judge, percentile, renderJson, renderMarkdown, type Row } from './report.js';
+import type { Costs } from './costs.js';
+import { Better, judge, notesOf, percentile, renderJson, renderMarkdown, type Row } from './report.js';
 
 const row = (over: Partial<Row>): Row => ({
   what: 'x',
@@ -65,4 +66,64 @@ test('the table names each figure, its peer, the ratio and whether it met the ta
     rows: { ratio: number | null }[];
   };
   expect(json.rows[0]?.ratio).toBeNull();
+});
+
+const costs = (per: string, writes: number, cpuS: number): Costs => ({
+  per,
+  units: 100,
+  windowS: 10,
+  requests: [{ what: 'create jobs', perUnit: writes, meanMs: 5 }],
+  cpuS: { apiserver: cpuS },
+  machine: { cores: 2, busyS: 10 },
+});
+
+describe('costs and bounds beside a row', () => {
+  const herd = (figure: number) =>
+    row({
+      what: 'herd',
+      figure,
+      unit: 'launches/s',
+      against: { label: 'raw writes', value: 100 },
+      better: Better.Higher,
+      target: 0.8,
+      costs: costs('launch', 4, 4),
+      peerCosts: costs('launch', 2, 1),
+    });
+
+  test("a missed row names its bound from its counts and its peer's", () => {
+    const j = judge(herd(30));
+    expect(j.met).toBe(false);
+    expect(j.bound).toContain("4.00 writes a launch against the peer's 2.00: were the writes the bound, the ratio would be 0.50");
+    expect(j.bound).toContain('were the CPU the bound, the ratio would be 0.25');
+  });
+
+  test('a met row, or one without costs, has none', () => {
+    expect(judge(herd(90)).bound).toBeUndefined();
+    expect(judge(row({ figure: 300, against: { label: 'limit', value: 256 } })).bound).toBeUndefined();
+  });
+
+  test("the notes: the row's own, then its costs, the peer's and the bound under it", () => {
+    const lines = notesOf(judge({ ...herd(30), note: 'p99 9 ms' }));
+    expect(lines[0]).toBe('- **herd**: p99 9 ms');
+    const prefixes = [
+      '  - requests per launch ',
+      '  - CPU s over 10.0 s: ',
+      '  - the peer: requests per launch ',
+      '  - the peer: CPU s over ',
+      "  - **bound**: from this run's counts: ",
+    ];
+    expect(lines.slice(1).map((l, i) => l.startsWith(prefixes[i] ?? '?'))).toEqual(prefixes.map(() => true));
+    expect(notesOf(judge(row({ what: 'bare' })))).toEqual([]);
+    expect(notesOf(judge(row({ what: 'costs only', costs: costs('hold', 1, 1) })))[0]).toBe('- **costs only**');
+  });
+
+  test('the JSON keeps the costs and the bound beside the figures', () => {
+    const json = JSON.parse(renderJson({ date: 'd', commit: 'c', machine: 'm', durationS: 1, rows: [judge(herd(30))] })) as {
+      rows: { costs: Costs; peerCosts: Costs; bound: string; ratio: number }[];
+    };
+    expect(json.rows[0]?.costs.requests?.[0]).toEqual({ what: 'create jobs', perUnit: 4, meanMs: 5 });
+    expect(json.rows[0]?.peerCosts.cpuS).toEqual({ apiserver: 1 });
+    expect(json.rows[0]?.bound).toMatch(/^from this run's counts/);
+    expect(json.rows[0]?.ratio).toBeCloseTo(0.3);
+  });
 });

@@ -1,9 +1,12 @@
 // How exactly an `after` instant launches: HeldJobs whose instants are spread over a window
 // (or bunched, several to a whole second), and a watcher that notes when each Job appears.
 // Lateness is when the watcher saw the Job minus the instant, so it includes the create and
-// the watch event, as a user would see it.
+// the watch event, as a user would see it. The launches' costs (requests and CPU per launch)
+// are taken from 2 s before the first instant until the last Job is seen.
 import * as k8s from '@kubernetes/client-node';
 import { createHeldJobs } from '../common.js';
+import { startCostMeter } from './cost-meter.js';
+import type { Costs } from './costs.js';
 import { deleteNamespaceAndWait, histogramShares, JobSightings, until } from './measure.js';
 import { startChartOperator } from './operator.js';
 import { percentile } from './report.js';
@@ -16,6 +19,8 @@ export interface Lateness {
   readonly max: number;
   /** How late the operator itself woke (its after_wake_lateness histogram), before any write. */
   readonly wakes?: string;
+  /** From just before the first instant until the last Job was seen: requests and CPU per launch. */
+  readonly costs?: Costs;
 }
 
 /**
@@ -44,7 +49,12 @@ export async function measureAfterLateness(
       at.map((_, i) => i),
       (i) => [{ after: new Date(at[i] as number).toISOString() }],
     );
+    // The launches' costs alone: from just before the first instant (every hold made by then).
+    const first = Math.min(...at);
+    await until(() => Date.now() >= first - 2_000, first, 100);
+    const meter = await startCostMeter({ processes: { operator: operator.pid } });
     await until(() => sightings.seen.size >= count, Math.max(...at) + 120_000, 250);
+    const costs = await meter.stop(sightings.seen.size, 'launch');
     const wakes = await histogramShares(operator.metricsPort, 'waitgate_after_wake_lateness_seconds');
     const late = at.flatMap((instant, i) => {
       const seen = sightings.seen.get(`w-${i}`);
@@ -57,6 +67,7 @@ export async function measureAfterLateness(
       p99: percentile(late, 99),
       max: Math.max(...late),
       wakes,
+      costs,
     };
   } finally {
     sightings.stop();
