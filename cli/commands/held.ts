@@ -18,7 +18,7 @@ import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './com
 export const held: Command = {
   words: ['held'],
   args: '[--watch | --all | -o json] [-n NAMESPACE | -A]',
-  summary: 'what is waiting: a count and the three longest-held; live, with cancel, with --watch',
+  summary: 'what is waiting: a count and the three longest-held (--watch: live, with cancel)',
   help: [
     'Prints `held · N waiting`, then the three HeldJobs that have waited longest (target,',
     'conditions, time waited since the first hold) and `↓ K more` for the rest. Three kinds',
