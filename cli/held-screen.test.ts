@@ -11,6 +11,7 @@ import {
   withLink,
   withNote,
   withRows,
+  wrap,
   type ScreenState,
 } from './held-screen.js';
 
@@ -148,6 +149,26 @@ describe('the frame', () => {
     const lines = renderScreen(live(four), { width: 20, height: 40 });
     expect(lines[1]).toBe('  ○ acme/web#1 · ji…');
     for (const l of lines) expect([...l].length).toBeLessThanOrEqual(20);
+  });
+
+  test('a note or a question too long for the width is wrapped, not cut', () => {
+    const note = 'Cancelling team-a/hj-1 (acme/web#1): it was held on its conditions and never ran; nothing will start.';
+    const lines = renderScreen(withNote(live([]), note), { width: 40, height: 40 });
+    expect(lines).toEqual([
+      'Cancelling team-a/hj-1 (acme/web#1): it',
+      'was held on its conditions and never',
+      'ran; nothing will start.',
+      'HeldJobs in team-a · live · q quit',
+    ]);
+  });
+
+  test.each<[string, number, string[]]>([
+    ['one two three', 7, ['one two', 'three']],
+    ['one two', 20, ['one two']],
+    ['averyveryverylongword x', 8, ['averyve…', 'x']],
+    ['', 5, ['']],
+  ])('wrap(%j, %d)', (text, width, out) => {
+    expect(wrap(text, width)).toEqual(out);
   });
 
   test.each([

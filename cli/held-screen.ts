@@ -138,11 +138,9 @@ function inList(s: ScreenState, key: Key): ScreenState {
 
 /** The frame: the section (or the held view), the question or the note, and a footer with the keys. */
 export function renderScreen(state: ScreenState, size: ScreenSize): string[] {
-  const bottom = [
-    ...(state.asking !== undefined ? [question(state)] : []),
-    ...(state.note !== undefined ? [state.note] : []),
-    footer(state),
-  ];
+  // The question and the note are sentences to read whole: wrapped, not cut.
+  const said = [...(state.asking !== undefined ? [question(state)] : []), ...(state.note !== undefined ? [state.note] : [])];
+  const bottom = [...said.flatMap((text) => wrap(text, size.width)), footer(state)];
   const room = Math.max(1, size.height - bottom.length - 1);
   const body = state.view === View.Panel ? renderPanel(state.rows, { keys: 'h view' }) : listLines(state, room);
   const lines = [...body, ...(body.length > 0 ? [''] : []), ...bottom];
@@ -193,6 +191,22 @@ function footer(state: ScreenState): string {
         ? '↑/↓ move · x cancel · h back · q quit'
         : 'q quit';
   return `HeldJobs in ${where} · ${link} · ${keys}`;
+}
+
+/** Words onto lines of at most `width` characters; a word longer than a line is cut. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line === '' ? word : `${line} ${word}`;
+    if ([...next].length <= width || line === '') line = next;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines.map((l) => cut(l, width));
 }
 
 /** At most `width` characters (code points), the last one `…` when cut. */
