@@ -83,7 +83,7 @@ describe('waitgate held --watch', () => {
 
         const t = await panel(s.namespace);
         // The section: its counts and h view, three rows, the rest counted; no HeldJob name.
-        const first = await shows(t, 'the held section', (sc) => sc.includes('↓ 1 more'));
+        const first = await shows(t, 'the held section, listed', (sc) => sc.includes('↓ 1 more') && sc.includes(' · live · '));
         expect(lines(first)[0]).toBe('held · 4 waiting · h view');
         expect(lines(first).slice(1, 4)).toEqual(
           Array(3).fill(expect.stringMatching(/^ {2}○ acme\/web#[1-4] · after \S+ · waited \d+[sm]$/)),
