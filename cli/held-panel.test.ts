@@ -22,6 +22,19 @@ function hj(
 const held = (name: string, target: string, label: string, waitedMs: number) =>
   hj(name, { target, waitFor: [{ profile: 'jira' }] }, { phase: 'Held', waitLabel: label, heldSince: ago(waitedMs) });
 
+/** Held with the Waiting condition the operator writes: `reason`, True or False. */
+const waitingBecause = (name: string, target: string, reason: string, waitedMs: number, status: 'True' | 'False' = 'True') =>
+  hj(
+    name,
+    { target, waitFor: [{ profile: 'jira' }] },
+    {
+      phase: 'Held',
+      waitLabel: 'jira',
+      heldSince: ago(waitedMs),
+      conditions: [{ type: 'Waiting', status, reason, message: 'm', lastTransitionTime: ago(MIN) }],
+    },
+  );
+
 describe('heldRows: what counts as waiting', () => {
   test('Held and Pending count; running, finished, refused and cancelling ones do not', () => {
     const rows = heldRows(
@@ -44,6 +57,18 @@ describe('heldRows: what counts as waiting', () => {
       ['fresh', 'Pending'],
       ['queued', 'Pending'],
     ]);
+  });
+
+  test.each<[string, HeldJobObject, string]>([
+    ['no Waiting condition', held('a', 'acme/web#7', 'jira', MIN), 'watching'],
+    ['Waiting NotYet', waitingBecause('a', 'acme/web#7', 'NotYet', MIN), 'watching'],
+    ['Waiting CouldNotTell', waitingBecause('a', 'acme/web#7', 'CouldNotTell', MIN), 'watching'],
+    ['Waiting ScopeQueued', waitingBecause('a', 'acme/web#7', 'ScopeQueued', MIN), 'scope-queued'],
+    ['ScopeQueued, but not True', waitingBecause('a', 'acme/web#7', 'ScopeQueued', MIN, 'False'), 'watching'],
+    ['Pending', hj('p', { target: 'acme/web#8' }, { phase: 'Pending' }), 'pending'],
+    ['no status', hj('p', { target: 'acme/web#8' }), 'pending'],
+  ])('what it waits on: %s → %s', (_n, item, state) => {
+    expect(heldRows([item], NOW)[0]?.state).toBe(state);
   });
 
   test('longest held first; the waited time counts from heldSince, not creation', () => {
@@ -92,6 +117,17 @@ describe('renderPanel', () => {
   test('nothing waiting and nothing pending: the section is hidden', () => {
     expect(renderPanel([])).toEqual([]);
     expect(renderPanel([], { all: true })).toEqual([]);
+    expect(renderPanel([], { keys: 'h view' })).toEqual([]);
+  });
+
+  test('the live panel adds its key to the first line', () => {
+    expect(renderPanel(rows(4), { keys: 'h view' })).toEqual([
+      'held · 4 waiting · h view',
+      '  ○ acme/web#1 · after 2026-09-01T09:00Z + jira · waited 2h28m',
+      '  ○ acme/web#2 · ci · waited 1h51m',
+      '  ○ acme/web#3 · after 2026-09-01T09:00Z + jira · waited 1h14m',
+      '  ↓ 1 more',
+    ]);
   });
 
   const pending = (name: string, target: string) =>
@@ -127,6 +163,27 @@ describe('renderPanel', () => {
         '  ○ acme/web#3 · jira · waited 7m',
         '  ↓ 2 more',
       ],
+    ],
+    [
+      'queued for a scope slot: counted apart from the waiting ones, in the order of their hold',
+      [
+        pending('p', 'acme/web#8'),
+        waitingBecause('s', 'acme/web#5', 'ScopeQueued', 50 * MIN),
+        held('a', 'acme/web#7', 'jira', 5 * MIN),
+        waitingBecause('t', 'acme/web#6', 'ScopeQueued', 80 * MIN),
+      ],
+      [
+        'held · 1 waiting · 2 queued for a scope slot · 1 pending',
+        '  ○ acme/web#6 · jira · cleared, queued for a scope slot · waited 1h20m',
+        '  ○ acme/web#5 · jira · cleared, queued for a scope slot · waited 50m',
+        '  ○ acme/web#7 · jira · waited 5m',
+        '  ↓ 1 more',
+      ],
+    ],
+    [
+      'only queued for a scope slot: none waiting on conditions',
+      [waitingBecause('s', 'acme/web#5', 'ScopeQueued', 2 * MIN)],
+      ['held · 0 waiting · 1 queued for a scope slot', '  ○ acme/web#5 · jira · cleared, queued for a scope slot · waited 2m'],
     ],
     [
       'running and finished only: hidden',
@@ -173,10 +230,17 @@ describe('renderPanel', () => {
       target: 'acme/web#1',
       conditions: 'after 2026-09-01T09:00Z + jira',
       phase: 'Held',
+      state: 'watching',
       heldSince: ago(37 * MIN),
       waitedSeconds: 37 * 60,
     });
     const [pending] = heldRows([hj('q', { target: 'acme/web#8' })], NOW);
-    expect(rowData(pending as HeldRow)).toMatchObject({ heldSince: null, waitedSeconds: 0, phase: 'Pending', conditions: '-' });
+    expect(rowData(pending as HeldRow)).toMatchObject({
+      heldSince: null,
+      waitedSeconds: 0,
+      phase: 'Pending',
+      state: 'pending',
+      conditions: '-',
+    });
   });
 });

@@ -1,6 +1,8 @@
-// What a command may touch: two output streams, the file system, the environment and the
-// clock, passed in so that a command can be run, and tested, without a process around it.
+// What a command may touch: two output streams, the file system, the environment, the clock
+// and, for a full-screen command, the terminal, passed in so that a command can be run, and
+// tested, without a process around it.
 import { readFile } from 'node:fs/promises';
+import { processTerminal, type Terminal } from './terminal.js';
 
 export interface CliIo {
   /** Writes one line (the newline is added) to standard output. */
@@ -13,6 +15,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The time, in epoch milliseconds. */
   now(): number;
+  /** Takes over the terminal for a full-screen command; undefined when there is none (not a TTY). */
+  terminal?(): Terminal | undefined;
 }
 
 export function processIo(): CliIo {
@@ -22,5 +26,6 @@ export function processIo(): CliIo {
     readFile: (path) => readFile(path, 'utf8'),
     env: process.env,
     now: () => Date.now(),
+    terminal: processTerminal,
   };
 }

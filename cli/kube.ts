@@ -74,14 +74,32 @@ export function describeError(err: unknown): string {
 
 const heldJobApi = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
 
-export async function listHeldJobs(kc: k8s.KubeConfig, namespace: string | undefined): Promise<HeldJobObject[]> {
+/** A HeldJob as a watch hands it over. */
+export type WatchedHeldJob = HeldJobObject & k8s.KubernetesObject;
+
+/** The HeldJobs of one namespace (every namespace when undefined), as one list with its resourceVersion. */
+export async function listHeldJobPage(
+  kc: k8s.KubeConfig,
+  namespace: string | undefined,
+): Promise<k8s.KubernetesListObject<WatchedHeldJob>> {
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const list = (
     namespace === undefined
       ? await custom.listClusterCustomObject(heldJobApi)
       : await custom.listNamespacedCustomObject({ ...heldJobApi, namespace })
-  ) as { items?: HeldJobObject[] };
-  return list.items ?? [];
+  ) as k8s.KubernetesListObject<WatchedHeldJob>;
+  return { ...list, items: list.items ?? [] };
+}
+
+/** The watch path of the HeldJobs of one namespace, or of every namespace. */
+export function heldJobWatchPath(namespace: string | undefined): string {
+  return namespace === undefined
+    ? `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`
+    : `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${HELDJOB_PLURAL}`;
+}
+
+export async function listHeldJobs(kc: k8s.KubeConfig, namespace: string | undefined): Promise<HeldJobObject[]> {
+  return (await listHeldJobPage(kc, namespace)).items;
 }
 
 /** The HeldJob, or undefined when there is none of that name. */

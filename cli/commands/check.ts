@@ -14,7 +14,7 @@ import { BASE_CHECK_ENV, checkEnvironment } from '../../api/check-env.js';
 import { ProfileScripts } from '../../operator/checks/profile-scripts.js';
 import { TARGET_PATTERN } from '../../api/heldjob-schema.js';
 import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
-import { RefusalToken } from '../../api/vocabulary.js';
+import { ConditionReason, RefusalToken } from '../../api/vocabulary.js';
 import {
   CLUSTER_FLAGS,
   CLUSTER_FLAGS_HELP,
@@ -49,14 +49,15 @@ export const check: Command = {
     "the operator's WAITGATE_CHECK_ENV_ALLOW with the operator's values, as its checks do; all of",
     'it only with WAITGATE_CHECK_ENV_INHERIT=true.',
     '',
-    '  --waitgate-namespace NS  where the ConfigMap and the operator live (default: $WAITGATE_NAMESPACE,',
-    '                       else waitgate-system)',
+    '  --waitgate-namespace NS  where the ConfigMap and the operator live (default:',
+    '                           $WAITGATE_NAMESPACE, else waitgate-system)',
     '  -o json              the answer as one JSON object',
     ...CLUSTER_FLAGS_HELP,
     '',
     'Exit status 0 when the check ran, whatever it answered; 1 when it could not be run (the',
-    'cluster could not be asked, the ConfigMap does not load, a pod-mode profile, a script',
-    'that cannot be started, Ctrl-C); 2 for a usage error, a bad TARGET or an undeclared PROFILE.',
+    'cluster could not be asked, the ConfigMap is missing or does not load, a pod-mode profile,',
+    'a script that cannot be started, Ctrl-C); 2 for a usage error, a bad TARGET or a PROFILE',
+    'the ConfigMap does not declare.',
   ].join('\n'),
   run: runCheck,
   get flags() {
@@ -106,10 +107,11 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
   const local = Object.fromEntries(BASE_CHECK_ENV.map((n) => [n, io.env[n]]));
   const checkEnv = checkEnvironment({ ...installed.env, ...local }, settings.config.checkEnv);
   if (data === undefined) {
+    // No ConfigMap is not "no profiles": the operator pauses such holds, it refuses none.
     io.stderr(
-      `waitgate check: profile ${profileName} is not declared: there is no ConfigMap ${where}, so no profile is. A HeldJob naming it would be refused ${RefusalToken.ProfileUnknown}.`,
+      `waitgate check: there is no ConfigMap ${where}, so there is no script of profile ${profileName} to run. The operator runs no check either: a HeldJob naming a profile pauses (Waiting reason ${ConditionReason.ProfilesUnreadable}) until the ConfigMap is created, and is not refused.`,
     );
-    return ExitCode.Refused;
+    return ExitCode.Failure;
   }
   const profiles = parseProfiles(data);
   if (!profiles.ok) {

@@ -49,7 +49,9 @@ export const doctor: Command = {
     "namespace gives it; this shell's WAITGATE_* and VALKEY_URL when there is no Deployment, as",
     'for an operator run by hand) and looks at:',
     '  settings  every variable parses as the operator parses it',
-    '  profiles  waitgate-profiles loads; every script exists, is not empty, starts with #!',
+    '  profiles  waitgate-profiles loads; every script exists, is not empty, starts with #!;',
+    '            none at all while triggers name profiles fails (their holds pause, none is',
+    '            refused)',
     '  triggers  waitgate-triggers loads; every profile a trigger names is declared; no after',
     '            lies beyond WAITGATE_WAIT_AFTER_MAX_MS from now; a declared profile no',
     '            trigger names is a warning',
@@ -59,14 +61,16 @@ export const doctor: Command = {
     '  checks    an exec-mode profile next to an operator Deployment that mounts a',
     '            service-account token is a warning: the script can read the token',
     '  valkey    VALKEY_URL answers PING within 2 s (over TLS, trusting the CA in',
-    "            WAITGATE_VALKEY_CA_FILE when that file can be read here, as in `helm test`'s Pod)",
+    "            WAITGATE_VALKEY_CA_FILE when that file can be read here, as in `helm test`'s Pod);",
+    '            outside the cluster, a name of its DNS (valkey.waitgate.svc) that does not',
+    '            resolve here is a warning that it was not checked',
     "  rbac      every permission the operator needs is granted (to the kubeconfig's user, or",
     '            with --as to that user or service account)',
     'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
     'lets them update or patch waitgate-profiles: whoever can, can run code as the operator.',
     '',
     "  --waitgate-namespace NS  where waitgate's ConfigMaps and operator live (default:",
-    '                       $WAITGATE_NAMESPACE, else waitgate-system)',
+    '                           $WAITGATE_NAMESPACE, else waitgate-system)',
     '  -n, --namespace NS   also check that HeldJobs in NS are watched by the operator',
     '  --as USER            check RBAC for USER, e.g. system:serviceaccount:waitgate-system:waitgate',
     '  -o json              findings, capacity and editors as one JSON object',
@@ -221,14 +225,14 @@ async function examine(
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
     findings.push(...execReachFindings({ namespace, profiles, ...(await readOperators(kc, namespace)) }));
     findings.push(...(await crdCheck(kc)));
-    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile)));
+    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile, io.env)));
     const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
     findings.push(...(await rbacCheck(kc, operatorPermissions(place), opts.as)));
     const listed = await editorsOf(kc, namespace);
     if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
     else editors = listed.editors;
   } else {
-    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile)));
+    findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile, io.env)));
   }
 
   const w = config.wait;
@@ -291,8 +295,10 @@ async function oneCrd(kc: k8s.KubeConfig, name: string, findings: (installed: un
   }
 }
 
-async function valkeyCheck(url: string | undefined, parses: boolean, caFile: string | undefined): Promise<Finding[]> {
-  return parses ? valkeyFindings(url, caFile, VALKEY_PING_TIMEOUT_MS) : [];
+async function valkeyCheck(url: string | undefined, parses: boolean, caFile: string | undefined, env: CliIo['env']): Promise<Finding[]> {
+  // In a Pod (helm test), the cluster's names resolve: not answering is then a failure whatever the name.
+  const inCluster = Boolean(env['KUBERNETES_SERVICE_HOST']);
+  return parses ? valkeyFindings(url, { caFile, timeoutMs: VALKEY_PING_TIMEOUT_MS, inCluster }) : [];
 }
 
 /** `system:serviceaccount:NS:NAME` brings the groups the apiserver gives that account. */

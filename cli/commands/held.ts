@@ -1,4 +1,4 @@
-// waitgate held: the panel of what is waiting, in a terminal or as data.
+// waitgate held: the panel of what is waiting, printed once, as data, or live (--watch).
 import {
   ALL_NAMESPACES_FLAG,
   CLUSTER_FLAGS,
@@ -10,30 +10,40 @@ import {
   parseCommandLine,
 } from '../args.js';
 import { heldRows, renderPanel, rowData } from '../held-panel.js';
+import { watchHeld } from '../held-watch.js';
 import type { CliIo } from '../io.js';
 import { describeError, listHeldJobs, loadCluster } from '../kube.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
 export const held: Command = {
   words: ['held'],
-  args: '[--all] [-o json] [-n NAMESPACE | -A]',
-  summary: 'what is waiting: a count and the three longest-held',
+  args: '[--watch | --all | -o json] [-n NAMESPACE | -A]',
+  summary: 'what is waiting: a count and the three longest-held (--watch: live, with cancel)',
   help: [
-    'Prints `held · N waiting` (and `· M pending` when some are pending), then the three',
-    'HeldJobs that have waited longest (target, conditions, time waited since the first hold)',
-    'and `↓ K more` for the rest. A HeldJob in phase Held is waiting; one in phase Pending',
-    '(queued in a pause window, not held yet) is counted apart and listed after them. When',
-    'nothing waits and nothing is pending, nothing is printed (the section is hidden).',
+    'Prints `held · N waiting`, then the three HeldJobs that have waited longest (target,',
+    'conditions, time waited since the first hold) and `↓ K more` for the rest. Three kinds',
+    'are counted apart: waiting (phase Held, its conditions being watched), queued for a',
+    'scope slot (phase Held, every condition cleared, its scope full: the Waiting condition',
+    'says ScopeQueued) and pending (phase Pending, not held yet: a pause window), listed last.',
+    'When nothing waits and nothing is pending, nothing is printed (the section is hidden).',
     "Rows show the id-only target and the operator's own condition label, nothing else.",
     '',
+    'With --watch the panel stays on the screen and follows a watch of the HeldJobs. Keys:',
+    '  h        open the held view (every row, one under the cursor); h or Esc goes back',
+    '  ↑ ↓ k j  move the cursor in the held view',
+    '  x        cancel the hold under the cursor: asks y/n in the frame; y cancels it as',
+    '           `waitgate cancel` does, any other key keeps it',
+    '  q        quit (so does Ctrl-C); the terminal is given back as it was',
+    '',
+    '  --watch               live, in the terminal, with the keys above',
     '  --all                 every waiting HeldJob, not only three',
     '  -o json               every waiting HeldJob as a JSON array, with namespace and name',
     "  -n, --namespace NS    this namespace (default: the kubeconfig context's, else default)",
     '  -A, --all-namespaces  every namespace',
     ...CLUSTER_FLAGS_HELP,
     '',
-    'Exit status 0 when the list was read (also with nothing waiting), 1 when the cluster',
-    'could not be asked, 2 for a usage error.',
+    'Exit status 0 when the list was read (also with nothing waiting) or the watch was quit,',
+    '1 when the cluster could not be asked, 2 for a usage error (--watch without a terminal).',
   ].join('\n'),
   run: runHeld,
   get flags() {
@@ -42,7 +52,7 @@ export const held: Command = {
 };
 
 const LINE = {
-  flags: [{ name: 'all' }, OUTPUT_FLAG, NAMESPACE_FLAG, ALL_NAMESPACES_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
+  flags: [{ name: 'watch' }, { name: 'all' }, OUTPUT_FLAG, NAMESPACE_FLAG, ALL_NAMESPACES_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: [],
 } as const;
 
@@ -54,12 +64,20 @@ export async function runHeld(args: readonly string[], io: CliIo): Promise<numbe
   const namespaceFlag = flagValue(parsed, 'namespace');
   const allNamespaces = parsed.flags.has('all-namespaces');
   if (namespaceFlag !== undefined && allNamespaces) return refuseUsage(held, io, '-n and -A exclude each other');
+  const watch = parsed.flags.has('watch');
+  if (watch && (json || parsed.flags.has('all'))) return refuseUsage(held, io, '--watch shows every row with h; not with --all or -o json');
+  const terminal = watch ? io.terminal?.() : undefined;
+  if (watch && terminal === undefined) return refuseUsage(held, io, '--watch needs a terminal on standard input and output');
 
   let items;
   let namespace: string | undefined;
   try {
     const cluster = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context'));
     namespace = allNamespaces ? undefined : (namespaceFlag ?? cluster.contextNamespace);
+    if (terminal !== undefined) {
+      await watchHeld({ kc: cluster.kc, namespace, terminal, now: () => io.now() });
+      return ExitCode.Ok;
+    }
     items = await listHeldJobs(cluster.kc, namespace);
   } catch (err) {
     io.stderr(`waitgate held: cannot list HeldJobs${namespace ? ` in ${namespace}` : ''}: ${describeError(err)}`);

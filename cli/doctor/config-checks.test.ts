@@ -64,9 +64,35 @@ describe('doctor: the ConfigMaps', () => {
     expect(fs.filter((f) => f.level === 'WARN').map((f) => f.message)).toEqual(['profile jira is declared but no trigger names it']);
   });
 
-  test('with no profiles ConfigMap at all, every named profile is undeclared', () => {
-    const fs = run({ profiles: { state: 'missing' } });
-    expect(levels(fs)).toEqual(['ok profiles', 'FAIL triggers']);
+  test.each<[string, Partial<ConfigCheckInput>, string[], string]>([
+    [
+      'triggers name profiles: their holds pause, none is refused',
+      {
+        triggers: {
+          state: 'ok',
+          data: { 'triggers.json': JSON.stringify([trigger('deploy', [{ profile: 'jira' }]), trigger('ship', [{ profile: 'ci' }])]) },
+        },
+      },
+      ['FAIL profiles', 'ok triggers'],
+      'there is no waitgate-system/waitgate-profiles, but triggers name profiles ci, jira: their holds pause (Waiting reason ProfilesUnreadable) and no check runs until it is created; none is refused',
+    ],
+    [
+      'no trigger names a profile',
+      { triggers: { state: 'ok', data: { 'triggers.json': JSON.stringify([trigger('deploy', [{ after: '2026-09-02T09:00:00Z' }])]) } } },
+      ['ok profiles', 'ok triggers'],
+      'there is no waitgate-system/waitgate-profiles, and no trigger names a profile',
+    ],
+    [
+      'no triggers either',
+      { triggers: { state: 'missing' } },
+      ['ok profiles', 'WARN triggers'],
+      'there is no waitgate-system/waitgate-profiles, so no profile is declared; a hold that names one pauses until it is created (none is refused)',
+    ],
+  ])('no profiles ConfigMap at all, %s', (_n, over, lv, message) => {
+    const fs = run({ profiles: { state: 'missing' }, ...over });
+    expect(levels(fs)).toEqual(lv);
+    expect(fs[0]?.message).toBe(message);
+    expect(fs.map((f) => f.message).join('\n')).not.toMatch(/refused wait-profile-unknown/);
   });
 
   test('triggers that do not load are a hard failure, one line per refusal', () => {

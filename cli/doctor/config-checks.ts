@@ -1,6 +1,7 @@
 // Doctor's look at the two ConfigMaps: does each load the way the operator loads it, does
 // every profile a trigger names exist, is every declared script one the operator can execute,
-// does any `after` lie beyond the maximum. The last two are the refusal rules the receiver
+// does any `after` lie beyond the maximum. A profiles ConfigMap that is not there declares
+// nothing, but refuses nothing either: the operator pauses the holds that name a profile. The last two are the refusal rules the receiver
 // and the operator apply (api/refusal-rules.ts), asked of a delivery arriving now. Pure: the
 // ConfigMaps come in as data.
 import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
@@ -28,44 +29,70 @@ export interface ConfigCheckInput {
 }
 
 export function configFindings(input: ConfigCheckInput): Finding[] {
-  const findings: Finding[] = [];
   const profilesRef = `${input.namespace}/${PROFILES_CONFIGMAP}`;
-  const triggersRef = `${input.namespace}/${TRIGGERS_CONFIGMAP}`;
+  const { findings: profileFindings, declared } = profilesFindings(input.profiles, profilesRef);
+  const triggers = triggersFindings(input, declared, profilesRef);
+  const findings = [...profileFindings, ...triggers.findings];
+  if (input.profiles.state === 'missing') {
+    // No ConfigMap is not "no profiles": the operator pauses the holds that name one (Waiting,
+    // ProfilesUnreadable) and runs no check until it appears; the receiver refuses none of them.
+    const named = [...(triggers.named ?? [])].sort();
+    findings.unshift(
+      named.length > 0
+        ? fail(
+            'profiles',
+            `there is no ${profilesRef}, but triggers name ${named.length === 1 ? 'profile' : 'profiles'} ${named.join(', ')}: their holds pause (Waiting reason ProfilesUnreadable) and no check runs until it is created; none is refused`,
+          )
+        : ok(
+            'profiles',
+            triggers.named === undefined
+              ? `there is no ${profilesRef}, so no profile is declared; a hold that names one pauses until it is created (none is refused)`
+              : `there is no ${profilesRef}, and no trigger names a profile`,
+          ),
+    );
+  }
+  return findings;
+}
 
-  // Profiles, as the refusal rules see them: unreadable when they could not be read or do not
-  // load, and then no profile is refused (the operator pauses those holds instead).
-  let declared: DeclaredProfiles = { state: 'unreadable' };
-  const p = input.profiles;
+/** Profiles, as the refusal rules see them: unreadable when they could not be read, do not load, or are not there. */
+function profilesFindings(p: ConfigMapRead, profilesRef: string): { findings: Finding[]; declared: DeclaredProfiles } {
+  const findings: Finding[] = [];
   if (p.state === 'error') {
     findings.push(fail('profiles', `cannot read ${profilesRef}: ${p.problem}`));
-  } else if (p.state === 'missing') {
-    declared = declaredNames(parseProfiles(undefined));
-    findings.push(ok('profiles', `there is no ${profilesRef}, so no profile is declared`));
-  } else {
-    const parsed = parseProfiles(p.data);
-    declared = declaredNames(parsed);
-    if (!parsed.ok) {
-      for (const problem of parsed.problems) findings.push(fail('profiles', `${profilesRef}: ${problem}`));
-      findings.push(fail('profiles', `${profilesRef} does not load: the operator runs no check until it does`));
-    } else {
-      const bad = [...parsed.profiles.values()].flatMap((profile) => scriptFindings(profile, p.data));
-      findings.push(...bad);
-      if (!(PROFILES_KEY in p.data)) {
-        findings.push(ok('profiles', `${profilesRef} has no ${PROFILES_KEY} key, so no profile is declared`));
-      } else if (bad.length === 0) {
-        const names = [...parsed.profiles.keys()].sort();
-        findings.push(
-          ok('profiles', `${profilesRef} declares ${plural(names.length, 'profile')}${names.length ? ` (${names.join(', ')})` : ''}`),
-        );
-      }
-    }
+    return { findings, declared: { state: 'unreadable' } };
   }
+  if (p.state === 'missing') return { findings, declared: { state: 'unreadable' } };
+  const parsed = parseProfiles(p.data);
+  if (!parsed.ok) {
+    for (const problem of parsed.problems) findings.push(fail('profiles', `${profilesRef}: ${problem}`));
+    findings.push(fail('profiles', `${profilesRef} does not load: the operator runs no check until it does`));
+    return { findings, declared: declaredNames(parsed) };
+  }
+  const bad = [...parsed.profiles.values()].flatMap((profile) => scriptFindings(profile, p.data));
+  findings.push(...bad);
+  if (!(PROFILES_KEY in p.data)) {
+    findings.push(ok('profiles', `${profilesRef} has no ${PROFILES_KEY} key, so no profile is declared`));
+  } else if (bad.length === 0) {
+    const names = [...parsed.profiles.keys()].sort();
+    findings.push(
+      ok('profiles', `${profilesRef} declares ${plural(names.length, 'profile')}${names.length ? ` (${names.join(', ')})` : ''}`),
+    );
+  }
+  return { findings, declared: declaredNames(parsed) };
+}
 
-  // Triggers.
+/** The triggers, and the profiles they name (undefined when they do not load). */
+function triggersFindings(
+  input: ConfigCheckInput,
+  declared: DeclaredProfiles,
+  profilesRef: string,
+): { findings: Finding[]; named: ReadonlySet<string> | undefined } {
+  const findings: Finding[] = [];
+  const triggersRef = `${input.namespace}/${TRIGGERS_CONFIGMAP}`;
   const t = input.triggers;
   if (t.state === 'error') {
     findings.push(fail('triggers', `cannot read ${triggersRef}: ${t.problem}`));
-    return findings;
+    return { findings, named: undefined };
   }
   if (t.state === 'missing') {
     findings.push(
@@ -74,12 +101,12 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
         `there is no ${triggersRef}: the receiver matches no delivery, and the operator cannot compare holds with their triggers (wait-skew)`,
       ),
     );
-    return findings;
+    return { findings, named: undefined };
   }
   const text = t.data[TRIGGERS_KEY];
   if (text === undefined) {
     findings.push(fail('triggers', `${triggersRef} has no ${TRIGGERS_KEY} key: the triggers do not load`));
-    return findings;
+    return { findings, named: undefined };
   }
   const loaded = parseTriggersFile(text);
   if (!loaded.ok) {
@@ -87,11 +114,10 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
     findings.push(
       fail('triggers', `${triggersRef} does not load: the receiver refuses every delivery, and the operator cannot check for wait-skew`),
     );
-    return findings;
+    return { findings, named: undefined };
   }
 
   const named = new Set<string>();
-  const before = findings.length;
   for (const trigger of loaded.triggers) {
     for (const c of trigger.run.waitFor ?? []) {
       if ('profile' in c) {
@@ -121,7 +147,7 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
       }
     }
   }
-  if (findings.length === before) {
+  if (findings.length === 0) {
     const waiting = loaded.triggers.filter((tr) => (tr.run.waitFor ?? []).length > 0).length;
     findings.push(ok('triggers', `${triggersRef} loads: ${plural(loaded.triggers.length, 'trigger')}, ${waiting} of them with waitFor`));
   }
@@ -130,7 +156,7 @@ export function configFindings(input: ConfigCheckInput): Finding[] {
       if (!named.has(name)) findings.push(warn('profiles', `profile ${name} is declared but no trigger names it`));
     }
   }
-  return findings;
+  return { findings, named };
 }
 
 /** An exec-mode script the operator would refuse to execute (ENOEXEC) before running it. */

@@ -101,7 +101,7 @@ describe('waitgate held', () => {
   );
 
   test.concurrent(
-    'two waiting and one pending: counted apart, longest first, pending last; what runs or ended does not count; ids only',
+    'two waiting, one queued for a scope slot and one pending: counted apart, longest first, pending last; what runs or ended does not count; ids only',
     () =>
       withNamespace('cli-held2', async (ns) => {
         await heldFor(ns, 'first-delivery', 'acme/web#7', 134 * MIN, 'after 2026-09-01T09:00Z + jira');
@@ -111,12 +111,21 @@ describe('waitgate held', () => {
         // Paused in a pause window, not held yet: counted apart, listed after the waiting ones.
         await kube.createHeldJob(ns, heldJob({ name: 'paused', target: 'acme/web#40', waitFor: [dayAhead()] }));
         await writeStatus(ns, 'paused', { phase: Phase.Pending, waitLabel: 'jira' });
-        const r = await waitgate(['held', '-n', ns]);
+        // Every condition cleared, its scope full: held, but not on its conditions any more.
+        await heldFor(ns, 'scope-full', 'acme/web#50', 20 * MIN, 'jira');
+        const now = new Date().toISOString();
+        await writeStatus(ns, 'scope-full', {
+          conditions: [
+            { type: 'Waiting', status: 'True', reason: 'ScopeQueued', message: 'waiting for a scope slot', lastTransitionTime: now },
+          ],
+        });
+        const r = await waitgate(['held', '-n', ns, '--all']);
         expect(r.code).toBe(0);
         expect(r.stdout.trimEnd().split('\n')).toEqual([
-          'held · 2 waiting · 1 pending',
+          'held · 2 waiting · 1 queued for a scope slot · 1 pending',
           expect.stringMatching(/^ {2}○ acme\/web#7 · after 2026-09-01T09:00Z \+ jira · waited 2h1[45]m$/),
           expect.stringMatching(/^ {2}○ acme\/web#31 · jira · waited 4[12]m$/),
+          expect.stringMatching(/^ {2}○ acme\/web#50 · jira · cleared, queued for a scope slot · waited 2[01]m$/),
           '  ○ acme/web#40 · jira · queued, not held yet',
         ]);
         for (const never of ['Fix the login page', 'first-delivery', 'already-ran', 'acme/api#5', ns])
@@ -158,6 +167,7 @@ describe('waitgate held', () => {
           target: 'acme/web#1',
           conditions: 'jira',
           phase: 'Held',
+          state: 'watching',
           heldSince: expect.any(String),
           waitedSeconds: expect.any(Number),
         });
@@ -521,6 +531,22 @@ describe('waitgate check', () => {
     },
     Timeouts.testMs,
   );
+
+  test.concurrent(
+    'no profiles ConfigMap at all: exit 1, saying that holds naming a profile pause, not that they are refused',
+    () =>
+      withNamespace('cli-check-nocm', async (ns) => {
+        const r = await waitgate(['check', 'jira', 'acme/web#7', '--waitgate-namespace', ns]);
+        expect(r).toMatchObject({ code: 1, stdout: '' });
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `there is no ConfigMap ${ns}/waitgate-profiles.*a HeldJob naming a profile pauses \\(Waiting reason ProfilesUnreadable\\) until the ConfigMap is created, and is not refused`,
+          ),
+        );
+        expect(r.stderr).not.toMatch(/wait-profile-unknown/);
+      }),
+    Timeouts.testMs,
+  );
 });
 
 describe('waitgate doctor', () => {
@@ -684,6 +710,12 @@ describe('waitgate doctor', () => {
       /^FAIL {2}valkey: redis:\/\/127\.0\.0\.1:\d+ does not answer PING: .*ECONNREFUSED/m,
     ],
     [
+      'no profiles ConfigMap while a trigger names a profile: its holds pause, none is refused',
+      { 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }])) },
+      {},
+      /^FAIL {2}profiles: there is no \S+\/waitgate-profiles, but triggers name profile jira: their holds pause \(Waiting reason ProfilesUnreadable\) and no check runs until it is created; none is refused$/m,
+    ],
+    [
       'a setting that does not parse',
       { 'waitgate-profiles': profiles() },
       { WAITGATE_WAIT_MAX_MS: 'a day' },
@@ -703,6 +735,29 @@ describe('waitgate doctor', () => {
           expect(r.stdout).toMatch(/^[1-9]\d* failures?, \d+ warnings?$/m);
         },
         configMaps,
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    "Valkey at a name of the cluster's DNS, from outside the cluster: a warning that it was not checked, not a failure; inside a Pod, a failure",
+    () =>
+      withNamespace(
+        'cli-doctor-svc',
+        async (ns) => {
+          const url = 'redis://valkey.waitgate-system.svc:6379';
+          const r = await waitgate(['doctor', '--waitgate-namespace', ns], { VALKEY_URL: url });
+          expect(r.stdout).toMatch(
+            /^WARN {2}valkey: redis:\/\/valkey\.waitgate-system\.svc:6379 not checked: valkey\.waitgate-system\.svc is a name of the cluster's DNS, which does not resolve here \((ENOTFOUND|EAI_AGAIN)\)\. .*`helm test` runs doctor there/m,
+          );
+          expect(r.stdout).not.toMatch(/^FAIL {2}valkey/m);
+          expect(r.code).toBe(0);
+          // Where the cluster's names resolve (a Pod), not answering is a failure again.
+          const inPod = await waitgate(['doctor', '--waitgate-namespace', ns], { VALKEY_URL: url, KUBERNETES_SERVICE_HOST: '10.0.0.1' });
+          expect(inPod.stdout).toMatch(/^FAIL {2}valkey: redis:\/\/valkey\.waitgate-system\.svc:6379 does not answer PING/m);
+          expect(inPod.code).toBe(1);
+        },
+        { 'waitgate-profiles': profiles(), 'waitgate-triggers': triggers(trigger('deploy', [{ profile: 'jira' }, { profile: 'ci' }])) },
       ),
     Timeouts.testMs,
   );

@@ -230,7 +230,11 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
       /^FAIL valkey: .* does not answer PING: .*CA certificate .*not-here\/ca\.crt, WAITGATE_VALKEY_CA_FILE, cannot be read here: ENOENT/,
     ],
   ])("doctor's valkey finding %s", async (_what, caFile, finding) => {
-    const [f, ...more] = await valkeyFindings(`rediss://:${PASSWORD}@127.0.0.1:${port}`, caFile(), 2_000);
+    const [f, ...more] = await valkeyFindings(`rediss://:${PASSWORD}@127.0.0.1:${port}`, {
+      caFile: caFile(),
+      timeoutMs: 2_000,
+      inCluster: false,
+    });
     expect(more).toEqual([]);
     expect(`${f?.level ?? ''} ${f?.area ?? ''}: ${f?.message ?? ''}`).toMatch(finding);
   });
