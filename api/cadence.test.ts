@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { cadenceMs, lastCheckOffsetMs, nextCheckDelayMs, slotDeniedDelayMs } from './cadence.js';
+import { cadenceMs, effectiveCheckSlots, lastCheckOffsetMs, nextCheckDelayMs, slotDeniedDelayMs, type RoundChecks } from './cadence.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -39,6 +39,41 @@ describe('cadence', () => {
 
   test('with an hourly interval the 24 hours binds instead', () => {
     expect(lastCheckOffsetMs(96, HOUR, 24 * HOUR)).toBe(24 * HOUR);
+  });
+
+  // What docs/gate.md and waitgate doctor say of one profile and of several (the defaults:
+  // 96 checks, 1 minute, 24 hours): a round asking n checks spends the count n times as fast,
+  // and backs the cadence off n times as fast too.
+  test.each<[string, string, Partial<RoundChecks>]>([
+    ['one profile', '19h43m', {}],
+    ['two, the second holding up every round (the first said go in the first round)', '19h42m', { first: 2 }],
+    ['four, the last holding up every round', '19h39m', { first: 4 }],
+    ['two profiles, every round asking both', '9h47m', { each: 2 }],
+    ['three profiles, every round asking all three', '6h28m', { each: 3 }],
+    ['four profiles, every round asking all four', '4h49m', { each: 4 }],
+    ['a fraction or nonsense counts as one a round', '19h43m', { first: 0.5, each: -1 }],
+  ])('%s: gives up %s after the first check', (_n, expected, rounds) => {
+    const t = lastCheckOffsetMs(96, 60_000, 24 * HOUR, rounds);
+    expect(`${Math.floor(t / HOUR)}h${Math.floor((t % HOUR) / MIN)}m`).toBe(expected);
+  });
+
+  test('a round asking several checks: the hold ends at the round that reaches the count', () => {
+    // 10 checks, 3 a round: rounds end at 3, 6, 9 and 12 checks; three waits between them.
+    expect(lastCheckOffsetMs(10, 60_000, 24 * HOUR, { each: 3 })).toBe(cadenceMs(3, 60_000) + cadenceMs(6, 60_000) + cadenceMs(9, 60_000));
+    expect(lastCheckOffsetMs(1, 60_000, 24 * HOUR, { each: 4 })).toBe(0);
+    // The maximum wait binds whatever the count.
+    expect(lastCheckOffsetMs(96, HOUR, 24 * HOUR, { each: 2 })).toBe(24 * HOUR);
+  });
+});
+
+describe('effectiveCheckSlots', () => {
+  test.each<[string, number, number | undefined, number]>([
+    ['no fleet-wide cap on Jobs: the slots as configured', 8, undefined, 8],
+    ['a cap above the slots: as configured', 2, 10, 2],
+    ['a cap at or below the slots: one fewer than the cap', 8, 4, 3],
+    ['a cap of 1: one slot all the same', 4, 1, 1],
+  ])('%s', (_n, slots, concurrency, expected) => {
+    expect(effectiveCheckSlots(slots, concurrency)).toBe(expected);
   });
 });
 

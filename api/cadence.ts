@@ -43,20 +43,44 @@ function jitterFactor(unit: number): number {
   return 1 + JITTER_MAX * Math.min(Math.max(unit, 0), 0.999999);
 }
 
+/** How many checks the rounds of a profile hold ask: the first round, and each after it. */
+export interface RoundChecks {
+  readonly first: number;
+  readonly each: number;
+}
+
 /**
- * When the last allowed check would run if every answer were "not yet" and no jitter
- * applied: the schedule the docs and `waitgate doctor` quote (19 h 43 min at the defaults).
+ * When a profile hold that only ever hears "not yet" gives up (wait-expired), from its first
+ * check, without jitter: at the round whose checks reach `maxChecks`, or at `maxMs`, whichever
+ * comes first. The docs and `waitgate doctor` quote it (19 h 43 min at the defaults).
+ *
+ * Every check counts, and the cadence grows with the count, so what matters is how many checks
+ * each round asks. A round asks the profiles until the first answer that is not go, and asks
+ * first the one that held the last round up (operator/decide/profile-order.ts): one check a
+ * round for one profile. For several while the same one keeps saying "not yet", one a round
+ * too, after a first round that also asked the profiles written before it (`first`). At worst,
+ * when the others say go and a different profile holds up every round, a round asks them all:
+ * `each` is then the number of profiles.
  */
-export function lastCheckOffsetMs(maxChecks: number, intervalMs: number, maxMs: number): number {
+export function lastCheckOffsetMs(maxChecks: number, intervalMs: number, maxMs: number, rounds: Partial<RoundChecks> = {}): number {
+  const each = Math.max(1, Math.floor(rounds.each ?? 1));
+  const first = Math.max(1, Math.floor(rounds.first ?? each));
   let t = 0;
-  for (let done = 1; done < maxChecks; done++) {
+  for (let done = first; done < maxChecks; done += each) {
     t += cadenceMs(done, intervalMs);
     if (t >= maxMs) return maxMs;
   }
   return t;
 }
 
-/** Check slots stay below the concurrency so a check never takes the last slot from a Job; at concurrency 1 the floor is one. */
-export function effectiveCheckSlots(checkSlots: number, concurrency: number): number {
+/**
+ * Check slots: WAITGATE_WAIT_CHECK_SLOTS, kept below WAITGATE_CONCURRENCY when that is set (at
+ * least one), so that where the fleet's Jobs are capped, checks (Pods too, in pod mode) run
+ * fewer at once than that cap. Checks and Jobs are counted in separate semaphores, so a check
+ * never takes a Job's place either way. Without a fleet-wide cap on Jobs (`concurrency`
+ * undefined) the configured slots stand.
+ */
+export function effectiveCheckSlots(checkSlots: number, concurrency: number | undefined): number {
+  if (concurrency === undefined) return checkSlots;
   return Math.max(1, Math.min(checkSlots, concurrency - 1));
 }

@@ -440,6 +440,25 @@ describe('decide: profiles, cheapest first', () => {
     if (expectedStatus) expect(statusOf(actions)).toMatchObject(expectedStatus);
   });
 
+  test.each<[string, HeldJobStatus, string]>([
+    ['a new round of a new hold: the first written', profileHeld({ checks: 0 }), 'jira'],
+    [
+      'the second held the last round up: it is asked first, the go is not asked again yet',
+      profileHeld({ checks: 2, nextCheckAt: iso(T0), lastVerdicts: { jira: 'go', ci: 'not-yet' } }),
+      'ci',
+    ],
+    [
+      'it said go in this round: the first is asked again, in the same round',
+      profileHeld({ checks: 3, clearedProfiles: ['ci'], lastVerdicts: { jira: 'go', ci: 'go' } }),
+      'jira',
+    ],
+  ])('two profiles, %s', (_n, status, profile) => {
+    const run = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }, { profile: 'ci' }], status })), T0 + 1000).find(
+      (a) => a.type === 'runCheck',
+    );
+    expect(run).toMatchObject({ type: 'runCheck', profile: { name: profile } });
+  });
+
   test('the check it asks for names the profile and the target', () => {
     const run = plan(observed(heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld() })), T0).find((a) => a.type === 'runCheck');
     expect(run).toMatchObject({ type: 'runCheck', profile: jira, target: 'acme/web#7' });

@@ -9,6 +9,7 @@ import type { Action } from './actions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
 import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { lastCheckOffsetMs } from '../../api/cadence.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
@@ -168,10 +169,18 @@ describe('recordCheck: the exit-code contract', () => {
 });
 
 type Code = 3 | 1 | 0;
+/** What a profile's check answers: always the same code, or a code by how often it has been asked (1, 2, ...). */
+type Answers = Code | ((nth: number) => Code);
 
-/** Drives decide and recordCheck with a fake clock: each profile's check always answers its `code`. */
-function simulate(code: Code | Record<string, Code>, config = CONFIG): { status: HeldJobStatus; checks: number[]; events: string[] } {
-  const codes: Record<string, Code> = typeof code === 'number' ? { jira: code } : code;
+/**
+ * Drives decide and recordCheck with a fake clock: each profile's check answers its `code`.
+ * `checks` holds when each check ran, `asked` which profile it asked.
+ */
+function simulate(
+  code: Code | Record<string, Answers>,
+  config = CONFIG,
+): { status: HeldJobStatus; checks: number[]; asked: string[]; events: string[] } {
+  const codes: Record<string, Answers> = typeof code === 'number' ? { jira: code } : code;
   const names = Object.keys(codes);
   let obj = hj(
     {},
@@ -179,6 +188,7 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
   );
   let now = T0;
   const checks: number[] = [];
+  const asked: string[] = [];
   const events: string[] = [];
   const said = (as: readonly Action[]) => {
     for (const a of as) {
@@ -202,7 +212,9 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
     if (run) {
       if (run.type !== 'runCheck') throw new Error('unreachable');
       checks.push(now);
-      const c = codes[run.profile.name] as Code;
+      asked.push(run.profile.name);
+      const answers = codes[run.profile.name] as Answers;
+      const c = typeof answers === 'number' ? answers : answers(asked.filter((p) => p === run.profile.name).length);
       const verdict = c === 0 ? CheckVerdict.Go : c === 3 ? CheckVerdict.NotYet : CheckVerdict.CouldNotTell;
       const pre = statusOf(actions);
       if (pre) obj = { ...obj, status: pre };
@@ -212,7 +224,7 @@ function simulate(code: Code | Record<string, Code>, config = CONFIG): { status:
     }
     const s = statusOf(actions);
     if (s) obj = { ...obj, status: s };
-    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running) return { status: obj.status, checks, events };
+    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running) return { status: obj.status, checks, asked, events };
     const wake = actions.find((a) => a.type === 'wakeAt');
     if (wake && wake.type === 'wakeAt') now = Math.max(now, wake.at);
   }
@@ -248,9 +260,52 @@ describe('a whole hold, on a fake clock', () => {
     const { status, checks } = simulate({ healthy: 0, broken: 1 });
     expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Unanswerable, faults: 5 });
     expect(status.profileFaults).toEqual({ healthy: 0, broken: 5 });
-    expect(checks).toHaveLength(10);
-    expect((checks[9] as number) - T0).toBeLessThan(10 * MIN);
+    // The broken one holds up every round, so it is asked first: one go, then five faults.
+    expect(checks).toHaveLength(6);
+    expect((checks[5] as number) - T0).toBeLessThan(10 * MIN);
   });
+
+  test('a go beside a slow not-yet: the go is asked once, and the hold lasts about as long as with one profile', () => {
+    // Before a round asked the profile that held the last one up first, the go was asked every
+    // round: two checks a round, and the count ran out at 9 h 47 min instead of 19 h 42 min.
+    const { status, checks, asked } = simulate({ healthy: 0, slow: 3 });
+    expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 });
+    expect(asked.filter((p) => p === 'healthy')).toHaveLength(1);
+    expect(asked.slice(0, 3)).toEqual(['healthy', 'slow', 'slow']);
+    expect((checks[95] as number) - T0).toBeCloseTo(lastCheckOffsetMs(96, CONFIG.intervalMs, CONFIG.maxMs, { first: 2 }), -2);
+  });
+
+  test('the one holding the rounds up says go: the others are asked again in that round, then the launch', () => {
+    const { status, asked } = simulate({ a: 0, b: 0, slow: (nth) => (nth < 4 ? 3 : 0) });
+    expect(status.phase).toBe(Phase.Running);
+    expect(asked).toEqual(['a', 'b', 'slow', 'slow', 'slow', 'slow', 'a', 'b']);
+  });
+
+  test('a go that turns "not yet" when asked again holds up the next round, and is asked first in it', () => {
+    const { status, asked } = simulate({ a: (nth) => (nth === 1 ? 0 : nth < 4 ? 3 : 0), b: (nth) => (nth < 2 ? 3 : 0) });
+    expect(status.phase).toBe(Phase.Running);
+    expect(asked).toEqual(['a', 'b', 'b', 'a', 'a', 'a', 'b']);
+  });
+
+  test.each([2, 3, 4])(
+    'at worst (%d profiles, the others go and a different one holds up each round) every round asks all: when the api function says',
+    (n) => {
+      // Each profile says go when a round asks it first, and "not yet" when asked after the
+      // others: a round then asks every one, and the one it ends on is asked first in the next.
+      const names = ['a', 'b', 'c', 'd'].slice(0, n);
+      const codes: Record<string, Answers> = {};
+      let round: string[] = [];
+      for (const name of names) {
+        codes[name] = () => {
+          round = round.length === n ? [name] : [...round, name];
+          return round.length === n ? 3 : 0;
+        };
+      }
+      const { status, checks } = simulate(codes);
+      expect(status).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 });
+      expect((checks[95] as number) - T0).toBeCloseTo(lastCheckOffsetMs(96, CONFIG.intervalMs, CONFIG.maxMs, { each: n }), -2);
+    },
+  );
 
   test('a healthy go beside a slow not-yet: neither is a fault, the hold waits on', () => {
     const { status } = simulate({ healthy: 0, slow: 3 }, { ...CONFIG, maxChecks: 12 });

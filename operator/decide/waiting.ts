@@ -10,6 +10,7 @@ import { ConditionReason, ConditionType, EventReason, EventType, Phase, RefusalT
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action } from './actions.js';
 import { buildJob } from './job.js';
+import { nextProfile } from './profile-order.js';
 import { adoptLaunched } from './launch.js';
 import type { DecideConfig, Observed } from './observed.js';
 import type { HeldJobView } from './view.js';
@@ -212,7 +213,10 @@ type ChecksDecision =
   | { readonly kind: 'done'; readonly actions: Action[]; readonly refusal?: boolean }
   | { readonly kind: 'cleared'; readonly held: HeldJobStatus };
 
-/** Profile checks, in the order written; all must answer go in one round. */
+/**
+ * Profile checks: all must answer go in one round, and a round stops at the first that does not.
+ * The one that held the last round up is asked first (profile-order.ts).
+ */
 function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus, now: number): ChecksDecision {
   const { view, config, heldJob } = o;
   if (!view.ok) return { kind: 'done', actions: [] };
@@ -243,7 +247,7 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
   }
   if (held.checksSince === undefined) held = { ...held, checksSince: iso(now), expiresAt: iso(now + config.maxMs) };
   const cleared = new Set(held.clearedProfiles ?? []);
-  const pending = view.profiles.find((n) => !cleared.has(n));
+  const pending = nextProfile(view.profiles, cleared, held.lastVerdicts);
   if (pending === undefined) return { kind: 'cleared', held };
 
   const next: HeldJobStatus = { ...held, waits: waitStates(view.conditions, held, view.afterMs, now) };
