@@ -123,6 +123,8 @@ async function main(): Promise<void> {
       checked: (profile, verdict, seconds) => metrics.checked(profile, verdict, seconds),
       slotDenied: () => metrics.slotDenials.inc(),
       capacityExceeded: () => metrics.capacityExceeded.inc(),
+      queued: () => metrics.checksQueuedTotal.inc(),
+      started: (seconds) => metrics.checkLateness.observe(seconds),
     },
     log,
     now: () => systemClock.now(),
@@ -130,11 +132,14 @@ async function main(): Promise<void> {
     slotLimit,
     workerName: config.workerName,
     uidOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.metadata.uid,
+    checksOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.status?.checks,
     // A pod check may take its start timeout before its own timeout begins: the slot outlives both.
     leaseTtlMs: checkLeaseTtlMs(config.podStartTimeoutMs + config.wait.checkTimeoutMs, config.wait.killGraceMs),
     knobs: { checkSlots: config.wait.checkSlots, intervalMs: config.wait.intervalMs, concurrency: config.concurrency },
     onPlaceFreed: (key) => queue.addFirst(key),
   });
+
+  metrics.checksQueuedNow = () => checkGate.queuedChecks;
 
   const queue = new WorkQueue(
     (key) => metrics.timeReconcile(() => reconciler.reconcile(key)),

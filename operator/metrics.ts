@@ -50,6 +50,25 @@ export class OperatorMetrics {
     help: 'Times holds kept finding every check slot taken.',
     registers: [this.registry],
   });
+  /** Set by the wiring: the checks queued behind this operator's own check slots, when scraped. */
+  checksQueuedNow: () => number = () => 0;
+  readonly checksQueued: Gauge = new Gauge({
+    name: 'waitgate_checks_queued',
+    help: "Checks due and waiting for one of this operator's own check slots (its own checks hold them all).",
+    registers: [this.registry],
+    collect: (): void => this.checksQueued.set(this.checksQueuedNow()),
+  });
+  readonly checksQueuedTotal = new Counter({
+    name: 'waitgate_checks_queued_total',
+    help: "Checks that found every check slot taken by this operator's own checks and queued (once a check).",
+    registers: [this.registry],
+  });
+  readonly checkLateness = new Histogram({
+    name: 'waitgate_check_lateness_seconds',
+    help: 'How long after it was first asked for a check started (0 when a slot was free at once).',
+    buckets: [0.01, 0.1, 1, 5, 11, 15, 30, 60, 120, 300, 900, 3600],
+    registers: [this.registry],
+  });
   readonly afterLateness = new Histogram({
     name: 'waitgate_after_wake_lateness_seconds',
     help: 'How late the operator woke for an after instant.',

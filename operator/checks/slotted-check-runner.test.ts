@@ -45,6 +45,8 @@ function gateWith(
     workerName?: string;
     uidOf?: (key: string) => string | undefined;
     onPlaceFreed?: (key: string) => void;
+    checksOf?: (key: string) => number | undefined;
+    knobs?: Partial<CheckGateOptions['knobs']>;
   } = {},
 ) {
   const clock = new ManualClock();
@@ -63,8 +65,9 @@ function gateWith(
     workerName: o.workerName ?? WORKER,
     uidOf: o.uidOf ?? uidInCache,
     leaseTtlMs: TTL,
-    knobs: { checkSlots: o.slotLimit ?? 2, intervalMs: 30_000, concurrency: 10 },
+    knobs: { checkSlots: o.slotLimit ?? 2, intervalMs: 30_000, concurrency: 10, ...o.knobs },
     ...(o.onPlaceFreed ? { onPlaceFreed: o.onPlaceFreed } : {}),
+    ...(o.checksOf ? { checksOf: o.checksOf } : {}),
   };
   return { gate: new SlottedCheckGate(options), slots, runner, metrics, clock, lines };
 }
@@ -418,6 +421,155 @@ describe('SlottedCheckGate: the capacity alarm', () => {
     slots.hold(SLOT_KEY, 'other/0', T0 + 1000);
     for (let i = 0; i < 2; i++) await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     expect(metrics.capacityAlarms).toBe(1);
+  });
+});
+
+describe('SlottedCheckGate: overload within one operator speaks', () => {
+  const alarms = (lines: { msg: string; event?: unknown }[]) => lines.filter((l) => l.event === 'wait_capacity_exceeded');
+
+  /** One check slot, taken by ns/a's check until `finish` answers it. */
+  function oneSlot(o: Parameters<typeof gateWith>[0] = {}) {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    return { finish, ...gateWith({ slotLimit: 1, runner, ...o }) };
+  }
+
+  test('a check that finds a place at once starts with no lateness, and nothing is queued', async () => {
+    const { gate, metrics } = gateWith();
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(metrics.lateness).toEqual([0]);
+    expect(metrics.queuedChecks).toBe(0);
+    expect(gate.queuedChecks).toBe(0);
+  });
+
+  test('queued behind its own checks: counted once a check, in the gauge while it waits, its lateness measured when it starts', async () => {
+    const { gate, metrics, clock, finish } = oneSlot({ onPlaceFreed: () => undefined });
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    clock.advance(4_000);
+    // Its pass comes again (a wake): still queued, counted once.
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(metrics.queuedChecks).toBe(1);
+    expect(gate.queuedChecks).toBe(1);
+    expect(metrics.denied).toBe(0);
+    clock.advance(3_000);
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    // Handed the place: still counted as queued until it starts.
+    expect(gate.queuedChecks).toBe(1);
+    void gate.run('ns/b', PROFILE, TARGET);
+    await until(() => finish.has('ns/b'));
+    expect(gate.queuedChecks).toBe(0);
+    expect(metrics.lateness).toEqual([0, 7]);
+    // Late, but under a quarter of its cadence (11 s at 30 s): no alarm.
+    expect(metrics.capacityAlarms).toBe(0);
+  });
+
+  test.each<[string, number | undefined, number, number]>([
+    // checks done, waited (ms), alarms
+    ['a new hold waits 11 s (the floor of a quarter cadence): no alarm', undefined, 11_000, 0],
+    ['a new hold waits past 11 s: wait_capacity_exceeded', undefined, 11_001, 1],
+    ['a hold backed off to 15 minutes waits 3 minutes: within a quarter of its cadence', 60, 180_000, 0],
+    ['a hold backed off to 15 minutes waits past 3m45s: wait_capacity_exceeded', 60, 225_001, 1],
+  ])('%s', async (_n, checks, waitedMs, expected) => {
+    const { gate, metrics, clock, finish, lines } = oneSlot({ checksOf: () => checks });
+    void gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    clock.advance(waitedMs);
+    // Its wake (a quarter of the cadence later): still no place, and late by now or not.
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(metrics.capacityAlarms).toBe(expected);
+    expect(alarms(lines)).toHaveLength(expected);
+    if (expected > 0) {
+      expect(alarms(lines)[0]).toMatchObject({
+        level: LogLevel.warn,
+        shortage: 'own-slots',
+        heldjob: 'ns/b',
+        waitedMs,
+        knobs: ['WAITGATE_WAIT_CHECK_SLOTS', 'WAITGATE_WAIT_INTERVAL_MS', 'WAITGATE_CONCURRENCY'],
+      });
+      expect(alarms(lines)[0]?.msg).toMatch(/^wait_capacity_exceeded: checks wait past a quarter of their cadence/);
+    }
+  });
+
+  test('a check late when it finally starts is counted then, once', async () => {
+    const { gate, metrics, clock, finish } = oneSlot();
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    clock.advance(20_000);
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    void gate.run('ns/b', PROFILE, TARGET);
+    await until(() => finish.has('ns/b'));
+    expect(metrics.capacityAlarms).toBe(1);
+    expect(metrics.lateness).toEqual([0, 20]);
+  });
+
+  test.each<[string, Partial<CheckGateOptions['knobs']>, number, RegExp]>([
+    [
+      'no fleet-wide Job cap: the slots or the interval',
+      { checkSlots: 1, concurrency: undefined },
+      1,
+      /raise WAITGATE_WAIT_CHECK_SLOTS or lengthen WAITGATE_WAIT_INTERVAL_MS \(WAITGATE_CONCURRENCY is unset and holds no slot back\)$/,
+    ],
+    [
+      'a cap that keeps the slots below it: the cap with the slots',
+      { checkSlots: 4, concurrency: 2 },
+      1,
+      /raise WAITGATE_CONCURRENCY \(the slots are kept below its 2\) with WAITGATE_WAIT_CHECK_SLOTS, or lengthen WAITGATE_WAIT_INTERVAL_MS$/,
+    ],
+    [
+      'a cap above the slots: all three',
+      { checkSlots: 1, concurrency: 10 },
+      1,
+      /raise WAITGATE_WAIT_CHECK_SLOTS \(kept below WAITGATE_CONCURRENCY\), lengthen WAITGATE_WAIT_INTERVAL_MS, or raise WAITGATE_CONCURRENCY$/,
+    ],
+  ])('the log names the knobs that help: %s', async (_n, knobs, slotLimit, advice) => {
+    const { gate, clock, finish, lines } = oneSlot({ slotLimit, knobs });
+    void gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await gate.run('ns/b', PROFILE, TARGET);
+    clock.advance(60_000);
+    await gate.run('ns/b', PROFILE, TARGET);
+    expect(alarms(lines)).toHaveLength(1);
+    expect(alarms(lines)[0]?.msg).toMatch(advice);
+    expect(alarms(lines)[0]).toMatchObject({ concurrency: knobs.concurrency ?? 'none' });
+  });
+
+  test('denied by the fleet, then a slot: its lateness is measured from the first denial; nothing queued here', async () => {
+    const { gate, slots, metrics, clock } = gateWith({ slotLimit: 1 });
+    slots.hold(SLOT_KEY, 'other/0', T0 + 15_000);
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    clock.advance(16_000);
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(metrics.lateness).toEqual([16]);
+    expect(metrics.queuedChecks).toBe(0);
+    expect(metrics.capacityAlarms).toBe(0);
+  });
+
+  test('a pass that asks for no check (the hold is no longer due one) ends the lateness unmeasured', async () => {
+    const { gate, finish, clock, metrics } = oneSlot();
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    gate.passEnded('ns/c');
+    // Its next pass decides something else (a pause window began, say): no check asked.
+    gate.passEnded('ns/c');
+    clock.advance(60_000);
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    gate.passEnded('ns/a');
+    expect(gate.heldJobsTracked).toBe(1); // c was handed the place, kept for it HAND_ON_MS
+    clock.advance(HAND_ON_MS + 1);
+    expect(gate.queuedChecks).toBe(0);
+    // c comes back later: it starts with no lateness carried from before.
+    void gate.run('ns/c', PROFILE, TARGET);
+    await until(() => finish.has('ns/c'));
+    expect(metrics.lateness).toEqual([0, 0]);
   });
 });
 

@@ -1,5 +1,9 @@
 // One profile check, as the gate runs it: take a fleet-wide check slot, run the script,
 // give the slot back. Denied or Valkey down: nothing is spawned and nothing is counted.
+// Overload is not silent: checks queued behind this operator's own slots are counted, every
+// check's lateness (first asked for to started) is measured, and the log says
+// wait_capacity_exceeded when holds keep being denied by the fleet or a queued check waits past
+// a quarter of its cadence.
 import type { Logger } from 'pino';
 import type { Profile } from '../../api/profiles.js';
 import { verdictOf, type CheckVerdict } from '../../api/check-verdict.js';
@@ -7,6 +11,7 @@ import type { CheckAnswer } from './exec-check.js';
 import type { CheckResult } from '../decide/record-check.js';
 import type { CheckRun } from '../decide/actions.js';
 import type { CheckGate } from '../controller/ports.js';
+import { slotDeniedDelayMs } from '../../api/cadence.js';
 
 /** Fleet-wide leases on check slots (lib/valkey/slots.ts): times are the server's, never ours. */
 export interface SlotLeases {
@@ -23,6 +28,10 @@ export interface CheckGateMetrics {
   checked(profile: string, verdict: CheckVerdict, seconds: number): void;
   slotDenied(): void;
   capacityExceeded(): void;
+  /** A check found every place taken by this operator's own checks and queued here (once a check). */
+  queued(): void;
+  /** A check started, this long after it was first asked for (0 when a place was free at once). */
+  started(latenessSeconds: number): void;
 }
 
 export interface CheckGateOptions {
@@ -44,8 +53,13 @@ export interface CheckGateOptions {
   readonly uidOf: (key: string) => string | undefined;
   /** How long a slot lease lives if its holder dies mid-check. */
   readonly leaseTtlMs: number;
-  /** For the wait_capacity_exceeded line: the three knobs. */
-  readonly knobs: { readonly checkSlots: number; readonly intervalMs: number; readonly concurrency: number };
+  /** For the wait_capacity_exceeded line: the three knobs (concurrency undefined: no fleet-wide Job cap). */
+  readonly knobs: { readonly checkSlots: number; readonly intervalMs: number; readonly concurrency: number | undefined };
+  /**
+   * The checks the HeldJob `key` has run (the cache's status.checks), for its cadence: a queued
+   * check waiting past a quarter of it is overload. Unknown: the first cadence.
+   */
+  readonly checksOf?: (key: string) => number | undefined;
   /**
    * A HeldJob that found every slot taken by this process's own checks may go now: one of them
    * ended. The wiring puts it back on the work queue (its denial's later wake stays as a fallback).
@@ -69,6 +83,18 @@ export const CHECK_LEASE_MARGIN_MS = 30_000;
 export const checkLeaseTtlMs = (timeoutMs: number, killGraceMs: number): number => timeoutMs + killGraceMs + CHECK_LEASE_MARGIN_MS;
 
 const DENIALS_BEFORE_ALARM = 3;
+/** Why capacity was found short: the fleet's slots denied by Valkey, or this operator's own queued behind. */
+const Shortage = { Fleet: 'fleet', OwnSlots: 'own-slots' } as const;
+type Shortage = (typeof Shortage)[keyof typeof Shortage];
+
+/** A check put off (queued here, denied, or Valkey away): since when, and what was said of it. */
+interface PutOff {
+  readonly since: number;
+  /** Counted queued behind this operator's own checks. */
+  queued: boolean;
+  /** Counted late past a quarter of its cadence (wait_capacity_exceeded). */
+  late: boolean;
+}
 /** How long a place handed to a waiting HeldJob is kept for it. */
 export const HAND_ON_MS = 2_000;
 const ALARM_EVERY_MS = 60_000;
@@ -94,6 +120,8 @@ export class SlottedCheckGate implements CheckGate {
   private readonly handed = new Map<string, { at: number; forNextPass: boolean }>();
   /** HeldJobs whose pass has asked for a check and not ended yet (run ... passEnded). */
   private readonly inPass = new Set<string>();
+  /** HeldJobs whose check was put off and has not started: since when (its lateness so far). */
+  private readonly putOff = new Map<string, PutOff>();
   private handOnTimer: NodeJS.Timeout | undefined;
   private lastAlarm = -Infinity;
 
@@ -108,6 +136,7 @@ export class SlottedCheckGate implements CheckGate {
     this.denials.delete(key);
     this.waiting.delete(key);
     this.handed.delete(key);
+    this.putOff.delete(key);
   }
 
   /**
@@ -120,7 +149,9 @@ export class SlottedCheckGate implements CheckGate {
    * spun so with its event loop never free).
    */
   passEnded(key: string): void {
-    this.inPass.delete(key);
+    // A pass that asked for no check: the hold is not due one any more (paused, ended, edited),
+    // so the lateness of the one put off ends here, unmeasured.
+    if (!this.inPass.delete(key)) this.putOff.delete(key);
     const handed = this.handed.get(key);
     if (handed === undefined) return;
     if (handed.forNextPass) {
@@ -133,7 +164,12 @@ export class SlottedCheckGate implements CheckGate {
 
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
   get heldJobsTracked(): number {
-    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting, ...this.handed.keys()]).size;
+    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting, ...this.handed.keys(), ...this.putOff.keys()]).size;
+  }
+
+  /** Checks queued behind this operator's own check slots, not started yet (handed a place or not). */
+  get queuedChecks(): number {
+    return this.waiting.size + this.liveHanded();
   }
 
   async run(key: string, profile: Profile, target: string): Promise<CheckRun> {
@@ -144,8 +180,14 @@ export class SlottedCheckGate implements CheckGate {
     this.handed.delete(key);
     if (!this.running.has(key) && this.running.size + this.liveHanded() >= this.o.slotLimit) {
       // Every place is this process's own (or handed to one waiting before): no need to ask,
-      // and no denial to count.
+      // and no denial to count; but it is queued, and late if it waits long.
       this.waiting.add(key);
+      const p = this.putOffNow(key);
+      if (!p.queued) {
+        p.queued = true;
+        this.o.metrics.queued();
+      }
+      this.lateCheck(key, p);
       return { kind: 'denied' };
     }
     this.waiting.delete(key);
@@ -158,6 +200,7 @@ export class SlottedCheckGate implements CheckGate {
       this.settle(key, abort);
       this.handOn();
       if (abort.signal.aborted) return { kind: 'cancelled' };
+      this.putOffNow(key);
       this.o.log.warn({ err, heldjob: key }, 'Deferred check: Valkey is unavailable');
       return { kind: 'unavailable' };
     }
@@ -165,15 +208,17 @@ export class SlottedCheckGate implements CheckGate {
       this.settle(key, abort);
       this.handOn();
       if (abort.signal.aborted) return { kind: 'cancelled' };
+      this.putOffNow(key);
       this.o.metrics.slotDenied();
       const n = (this.denials.get(key) ?? 0) + 1;
       this.denials.set(key, n);
-      if (n >= DENIALS_BEFORE_ALARM) this.alarm();
+      if (n >= DENIALS_BEFORE_ALARM) this.alarm(Shortage.Fleet, { heldjob: key, denials: n });
       return { kind: 'denied' };
     }
     this.denials.delete(key);
     try {
       if (abort.signal.aborted) return { kind: 'cancelled' };
+      this.startedNow(key);
       const answer = await this.o.runner.run(profile, target, abort.signal, key);
       if (abort.signal.aborted) return { kind: 'cancelled' };
       const result = resultOf(profile.name, answer);
@@ -200,6 +245,38 @@ export class SlottedCheckGate implements CheckGate {
       });
       this.handOn();
     }
+  }
+
+  /** The check of `key` is put off: since the first time, for its lateness. */
+  private putOffNow(key: string): PutOff {
+    let p = this.putOff.get(key);
+    if (p === undefined) {
+      p = { since: this.o.now(), queued: false, late: false };
+      this.putOff.set(key, p);
+    }
+    return p;
+  }
+
+  /** The check of `key` starts now: its lateness measured (0 if it was never put off). */
+  private startedNow(key: string): void {
+    const p = this.putOff.get(key);
+    this.putOff.delete(key);
+    if (p?.queued) this.lateCheck(key, p);
+    this.o.metrics.started(p === undefined ? 0 : Math.max(0, this.o.now() - p.since) / 1000);
+  }
+
+  /**
+   * A check queued behind this operator's own slots for longer than a quarter of its cadence
+   * (what a denied one would wait before asking again, never under 11 s) finds the slots too
+   * few for the holds: wait_capacity_exceeded, counted once a check.
+   */
+  private lateCheck(key: string, p: PutOff): void {
+    if (p.late) return;
+    const waitedMs = this.o.now() - p.since;
+    const quarterMs = slotDeniedDelayMs(this.o.checksOf?.(key) ?? 0, this.o.knobs.intervalMs);
+    if (waitedMs <= quarterMs) return;
+    p.late = true;
+    this.alarm(Shortage.OwnSlots, { heldjob: key, waitedMs, quarterMs, queued: this.waiting.size });
   }
 
   /** This run of `key` is over: forget its abort controller (only its own). */
@@ -232,20 +309,33 @@ export class SlottedCheckGate implements CheckGate {
     }
   }
 
-  private alarm(): void {
+  private alarm(shortage: Shortage, detail: Record<string, unknown>): void {
     this.o.metrics.capacityExceeded();
     const now = this.o.now();
     if (now - this.lastAlarm < ALARM_EVERY_MS) return;
     this.lastAlarm = now;
+    const { checkSlots, intervalMs, concurrency } = this.o.knobs;
+    const what =
+      shortage === Shortage.Fleet
+        ? "held jobs keep finding every check slot of the fleet taken (other operators' checks hold them)"
+        : `checks wait past a quarter of their cadence for one of this operator's ${this.o.slotLimit} check slot(s)`;
+    const more =
+      concurrency === undefined
+        ? 'raise WAITGATE_WAIT_CHECK_SLOTS or lengthen WAITGATE_WAIT_INTERVAL_MS (WAITGATE_CONCURRENCY is unset and holds no slot back)'
+        : this.o.slotLimit < checkSlots
+          ? `raise WAITGATE_CONCURRENCY (the slots are kept below its ${concurrency}) with WAITGATE_WAIT_CHECK_SLOTS, or lengthen WAITGATE_WAIT_INTERVAL_MS`
+          : 'raise WAITGATE_WAIT_CHECK_SLOTS (kept below WAITGATE_CONCURRENCY), lengthen WAITGATE_WAIT_INTERVAL_MS, or raise WAITGATE_CONCURRENCY';
     this.o.log.warn(
       {
         event: 'wait_capacity_exceeded',
-        checkSlots: this.o.knobs.checkSlots,
-        intervalMs: this.o.knobs.intervalMs,
-        concurrency: this.o.knobs.concurrency,
+        shortage,
+        ...detail,
+        checkSlots,
+        intervalMs,
+        concurrency: concurrency ?? 'none',
         knobs: ['WAITGATE_WAIT_CHECK_SLOTS', 'WAITGATE_WAIT_INTERVAL_MS', 'WAITGATE_CONCURRENCY'],
       },
-      'wait_capacity_exceeded: held jobs keep finding every check slot taken; raise WAITGATE_WAIT_CHECK_SLOTS (below WAITGATE_CONCURRENCY), lengthen WAITGATE_WAIT_INTERVAL_MS, or raise WAITGATE_CONCURRENCY',
+      `wait_capacity_exceeded: ${what}; ${more}`,
     );
   }
 }

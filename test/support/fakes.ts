@@ -316,6 +316,15 @@ export class FakeCheckGateMetrics implements CheckGateMetrics {
   capacityExceeded(): void {
     this.capacityAlarms++;
   }
+  queuedChecks = 0;
+  /** Each started check's lateness, in seconds. */
+  readonly lateness: number[] = [];
+  queued(): void {
+    this.queuedChecks++;
+  }
+  started(latenessSeconds: number): void {
+    this.lateness.push(latenessSeconds);
+  }
 }
 
 export type LogLine = Record<string, unknown> & { level: number; msg: string };
