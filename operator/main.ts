@@ -33,6 +33,7 @@ import { ModeCheckRunner } from './checks/mode-runner.js';
 import { WakeTimers } from './controller/wake-timers.js';
 import { RECONCILE_RETRY_BASE_MS, RECONCILE_RETRY_MAX_MS, WorkQueue } from './controller/work-queue.js';
 import { effectiveCheckSlots } from '../api/cadence.js';
+import { overallJobLimit } from '../api/job-cap.js';
 import { checkLeaseTtlMs, SlottedCheckGate } from './checks/slotted-check-runner.js';
 import { ValkeyMarkers } from './adapters/valkey-markers.js';
 import { LEADERS_ON_AN_INDEX, ValkeyScopeSlots } from './adapters/valkey-scope-slots.js';
@@ -80,10 +81,12 @@ async function main(): Promise<void> {
     log.warn({ variable: 'WAITGATE_WAIT_INTERVAL_MS', floorMs: config.wait.intervalMs }, 'Raised wait interval to its floor');
   }
   const slotLimit = effectiveCheckSlots(config.wait.checkSlots, config.concurrency);
+  // No cap unless set: the overall scope semaphore then gets a limit no fleet reaches.
+  const jobLimit = overallJobLimit(config.concurrency);
   if (config.concurrency === 1) {
     log.warn(
       { checkSlots: slotLimit },
-      'WAITGATE_CONCURRENCY is 1: a check takes the only slot, the one configuration where checks cannot be kept below the Jobs',
+      'WAITGATE_CONCURRENCY is 1: one check slot all the same, the one configuration where checks cannot be kept below the Jobs',
     );
   } else if (slotLimit < config.wait.checkSlots) {
     log.warn({ configured: config.wait.checkSlots, effective: slotLimit }, 'Held check slots below WAITGATE_CONCURRENCY');
@@ -270,14 +273,14 @@ async function main(): Promise<void> {
 
   const heldJobByUid = (uid: string) => heldJobInformer.list().find((hj) => hj.metadata.uid === uid);
   const overcommits = new ScopeOvercommitReporter({
-    limits: { all: config.concurrency, scope: config.scopeLimit },
+    limits: { all: jobLimit, scope: config.scopeLimit },
     heldJobOf: heldJobByUid,
     events: heldJobsApi,
     metrics: { overcommitted: () => metrics.scopeOvercommits.inc(), overLimits: (n) => metrics.scopesOvercommitted.set(n) },
     log,
     now: () => systemClock.now(),
   });
-  const scope = new ValkeyScopeSlots(slots, keys, config.concurrency, config.scopeLimit, () => runningHolders(heldJobInformer.list()), {
+  const scope = new ValkeyScopeSlots(slots, keys, jobLimit, config.scopeLimit, () => runningHolders(heldJobInformer.list()), {
     leaseTtlMs: config.scopeLeaseTtlMs,
     deployment: { worker: config.workerName, watchNamespace: ns },
     presence: {
@@ -404,6 +407,9 @@ async function main(): Promise<void> {
       redeliverHooks: config.forge.redeliverHooks.length,
       watchNamespace: ns || '(all)',
       workerName: config.workerName,
+      concurrency: config.concurrency ?? 'none',
+      scopeLimit: config.scopeLimit,
+      checkSlots: slotLimit,
       heldJobs: heldJobInformer.list().length,
       metricsPort: typeof addr === 'object' && addr ? addr.port : config.metricsPort,
     },

@@ -40,6 +40,19 @@ describe('parseOperatorConfig', () => {
     expect(parseOperatorConfig({ ...BASE, ...env }).checkEnv).toEqual(expected);
   });
 
+  test.each<[string, string | undefined, number | undefined]>([
+    ['unset: no fleet-wide cap on Jobs', undefined, undefined],
+    ['empty (Helm renders an unset value so): no cap', '', undefined],
+    ['blank: no cap', '  ', undefined],
+    ['0: no cap', '0', undefined],
+    ['a number: that cap', '25', 25],
+    ['1: one Job at a time', '1', 1],
+    ['the most', '10000', 10_000],
+  ])('WAITGATE_CONCURRENCY %s', (_n, value, expected) => {
+    const env = value === undefined ? BASE : { ...BASE, WAITGATE_CONCURRENCY: value };
+    expect(parseOperatorConfig(env).concurrency).toBe(expected);
+  });
+
   test('empty strings count as unset', () => {
     const c = parseOperatorConfig({ ...BASE, WAITGATE_WAIT_INTERVAL_MS: '', WAITGATE_NAMESPACE: ' ', WAITGATE_PROFILES_DIR: '' });
     expect(c.wait.intervalMs).toBe(60_000);
@@ -74,6 +87,9 @@ describe('parseOperatorConfig', () => {
     ['WAITGATE_WAIT_MAX_CHECKS', '-1'],
     ['WAITGATE_WAIT_MAX_FAULTS', '0'],
     ['WAITGATE_CONCURRENCY', '1.5'],
+    ['WAITGATE_CONCURRENCY', '-1'],
+    ['WAITGATE_CONCURRENCY', '10001'],
+    ['WAITGATE_CONCURRENCY', 'none'],
     ['WAITGATE_LOG_LEVEL', 'loud'],
     ['WAITGATE_CHECK_ENV_ALLOW', 'JIRA-URL'],
     ['WAITGATE_CHECK_ENV_INHERIT', 'maybe'],

@@ -1,7 +1,18 @@
 // Operator configuration, from the environment. Parsed once, in main.ts; nothing else
 // reads process.env. Empty strings (Helm renders unset values as "") count as unset.
 import { z } from 'zod';
-import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../../lib/config/env.js';
+import {
+  boolean,
+  capOrNone,
+  integer,
+  logLevel,
+  parseEnv,
+  text,
+  textOr,
+  unsetIfEmpty,
+  valkeyCaNeedsTls,
+  valkeyUrl,
+} from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
 import { parseReportTransitions, ReportTransition } from '../forge-reports.js';
@@ -90,7 +101,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
   WAITGATE_WAIT_MAX_CHECKS: integer(96, { min: 1 }),
   WAITGATE_WAIT_MAX_FAULTS: integer(5, { min: 1 }),
-  WAITGATE_CONCURRENCY: integer(4, { min: 1, max: 10_000 }),
+  WAITGATE_CONCURRENCY: capOrNone({ max: 10_000 }),
   WAITGATE_WORKER_NAME: textOr('waitgate'),
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
   WAITGATE_WATCH_NAMESPACE: textOr(''),
@@ -237,7 +248,12 @@ export interface OperatorConfig {
   readonly metricsHost: string;
   /** With several replicas: only the holder of this Lease (in WAITGATE_NAMESPACE) reconciles. */
   readonly leaderElection: { readonly enabled: boolean; readonly leaseName: string };
-  readonly concurrency: number;
+  /**
+   * Jobs running at once across the fleet (every operator on this Valkey and prefix); undefined,
+   * the default: no such cap (the scheduler and quotas bound them; WAITGATE_SCOPE_LIMIT still
+   * bounds each repository).
+   */
+  readonly concurrency: number | undefined;
   readonly workerName: string;
   readonly namespace: string;
   /** Empty: every namespace. */

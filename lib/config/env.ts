@@ -41,6 +41,23 @@ export function integer(def: number, opts: { min?: number; max?: number } = {}) 
   );
 }
 
+/**
+ * An optional cap: a whole number up to `max`, where unset, empty and 0 all mean "no cap"
+ * (undefined). A number that would not parse is refused, never read as no cap.
+ */
+export function capOrNone(opts: { max: number }) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*\d+\s*$/, 'must be a whole number (0 or unset: no cap)')
+      .transform(Number)
+      .pipe(z.number().int().min(0).max(opts.max))
+      .optional()
+      .transform((n): number | undefined => (n === undefined || n === 0 ? undefined : n)),
+  );
+}
+
 /** true/false (or 1/0, yes/no) with a default. */
 export function boolean(def: boolean) {
   return z.preprocess(

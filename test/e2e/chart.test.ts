@@ -17,6 +17,7 @@ import {
   CHART_DIR,
   deploymentEnv,
   helm,
+  installNotes,
   kubectl,
   mountedConfigMaps,
   mustRun,
@@ -97,7 +98,7 @@ describe('the chart refuses bad values before anything reaches the cluster', () 
     ['a negative finished time to live', ['--set', 'finishedTtlMs=-1'], /\/finishedTtlMs': minimum/],
     ['a concurrency that is not a number', ['--set', 'concurrency=x'], /\/concurrency': got string, want integer/],
     ['a fractional concurrency', ['--set-json', 'concurrency=2.5'], /\/concurrency': got number, want integer/],
-    ['a concurrency of 0', ['--set', 'concurrency=0'], /\/concurrency': minimum/],
+    ['a negative concurrency', ['--set', 'concurrency=-1'], /\/concurrency': minimum/],
     ['a concurrency over 10000', ['--set', 'concurrency=10001'], /\/concurrency': maximum/],
     ['an empty worker name', ['--set', 'workerName='], /\/workerName'/],
     ['a Valkey URL that is not redis:// or rediss://', ['--set', 'valkey.url=http://valkey:6379'], /\/valkey\/url'/],
@@ -283,6 +284,35 @@ describe('what the chart renders', () => {
       } finally {
         await kube.deleteNamespace(ns);
       }
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent.each<[string, string[], string, RegExp]>([
+    [
+      'off by default: 0, and NOTES says there is no fleet-wide cap',
+      [],
+      '0',
+      /^Jobs: {5}no fleet-wide cap on running Jobs \(concurrency 0\).*\n {2}1 per repository \(scopeLimit\)\. Check slots: 1\.$/m,
+    ],
+    [
+      'a cap when set, and NOTES says so',
+      ['--set', 'concurrency=4', '--set', 'scopeLimit=2'],
+      '4',
+      /^Jobs: {5}at most 4 running at once across the fleet \(concurrency\), 2 per repository \(scopeLimit\);\n {2}check slots: 1\.$/m,
+    ],
+    [
+      'a cap at or under the check slots: NOTES says they are kept below it',
+      ['--set', 'concurrency=4', '--set', 'wait.checkSlots=6'],
+      '4',
+      /^ {2}check slots: 3 \(wait\.checkSlots 6, kept below concurrency\)\.$/m,
+    ],
+  ])(
+    'concurrency (the fleet-wide Job cap): %s',
+    async (_n, args, variable, said) => {
+      const op = find(await render('team-a', args), 'Deployment', 'waitgate-operator');
+      expect(envOf(op)['WAITGATE_CONCURRENCY']).toBe(variable);
+      expect(await installNotes('team-a', ['--set', 'valkey.url=redis://valkey:6379', ...args])).toMatch(said);
     },
     Timeouts.testMs,
   );
