@@ -180,6 +180,106 @@ describe('profile checks: the exit-code contract, end to end', () => {
   );
 
   test.concurrent(
+    'two profiles, one says go and one not yet: the go is asked once, the round then starts with the one that held it up',
+    () => {
+      const log = join(stateDir(), 'checks.log');
+      const logsAndExits = (code: number) => `#!/bin/sh\necho "$0" >> "\${CHECK_LOG:?}"\nexit ${code}\n`;
+      return withScenario(
+        'gate-rounds',
+        async (s) => {
+          await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'first' }, { profile: 'second' }] }));
+          const hj = await ends(s, NAME, Phase.Refused);
+          expect(hj.status?.reason).toBe(RefusalToken.Expired);
+          const asked = readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => (l.includes('first') ? 'first' : 'second'));
+          // Round one asks both in the order written; the wake at the maximum asks the one that
+          // held it up, which says "not yet" again: wait-expired, the go never asked again.
+          expect(asked).toEqual(['first', 'second', 'second']);
+          expect(hj.status).toMatchObject({ checks: 3, lastVerdicts: { first: 'go', second: 'not-yet' } });
+        },
+        {
+          env: { CHECK_LOG: log, WAITGATE_WAIT_MAX_MS: '8000' },
+          configMaps: { 'waitgate-profiles': profilesConfigMap({ first: logsAndExits(0), second: logsAndExits(3) }) },
+        },
+      );
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    "more checks due than this operator's one check slot: queued, counted, their lateness measured, and wait_capacity_exceeded past a quarter of the cadence",
+    () =>
+      withScenario(
+        'gate-overload',
+        async (s) => {
+          const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
+          const scrape = async () => (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+          const value = (text: string, series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+          const holds = Array.from({ length: 10 }, (_, i) => `slow-${i}`);
+          for (const [i, name] of holds.entries()) {
+            await s.kube.createHeldJob(s.namespace, heldJob({ name, target: `acme/web-${i}#1`, waitFor: [{ profile: 'slow' }] }));
+          }
+          // While the one slot runs two-second checks, the rest wait for it in this operator.
+          await eventually('checks queued in the gauge', async () =>
+            value(await scrape(), 'waitgate_checks_queued') >= 1 ? true : undefined,
+          );
+          await eventually(
+            'all ten to launch',
+            async () => {
+              const all = await s.kube.listHeldJobs(s.namespace);
+              const launched = all.filter((h) => h.status?.phase === Phase.Running || h.status?.phase === Phase.Succeeded);
+              return launched.length === holds.length ? true : undefined;
+            },
+            90_000,
+          );
+          const metrics = await scrape();
+          expect(value(metrics, 'waitgate_check_lateness_seconds_count')).toBe(holds.length);
+          // The last ones waited well past 11 s (a quarter of the 30 s cadence, at its floor).
+          expect(value(metrics, 'waitgate_check_lateness_seconds_bucket\\{le="11"\\}')).toBeLessThan(holds.length);
+          expect(value(metrics, 'waitgate_checks_queued_total')).toBeGreaterThanOrEqual(5);
+          expect(value(metrics, 'waitgate_wait_capacity_exceeded_total')).toBeGreaterThanOrEqual(1);
+          expect(value(metrics, 'waitgate_check_slot_denials_total')).toBe(0);
+          const alarm = s.operator.logLines().find((l) => l['event'] === 'wait_capacity_exceeded');
+          expect(alarm).toMatchObject({
+            shortage: 'own-slots',
+            checkSlots: 1,
+            intervalMs: 30_000,
+            concurrency: 'none',
+            knobs: ['WAITGATE_WAIT_CHECK_SLOTS', 'WAITGATE_WAIT_INTERVAL_MS', 'WAITGATE_CONCURRENCY'],
+          });
+          expect(alarm?.['msg']).toMatch(/^wait_capacity_exceeded: checks wait past a quarter of their cadence/);
+        },
+        {
+          env: { WAITGATE_WAIT_CHECK_SLOTS: '1', WAITGATE_WAIT_INTERVAL_MS: '30000', WAITGATE_SCOPE_LIMIT: '10' },
+          configMaps: { 'waitgate-profiles': profilesConfigMap({ slow: '#!/bin/sh\nsleep 2\nexit 0\n' }) },
+        },
+      ),
+    150_000,
+  );
+
+  test.concurrent(
+    'no fleet-wide Job cap unless one is set: six Jobs of six repositories run at once',
+    () =>
+      withScenario(
+        'gate-nocap',
+        async (s) => {
+          for (let i = 0; i < 6; i++) {
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: `run-${i}`, target: `acme/repo-${i}#1`, exitCode: 'never' }));
+          }
+          await eventually('all six Running at once', async () => {
+            const running = (await s.kube.listHeldJobs(s.namespace)).filter((h) => h.status?.phase === Phase.Running);
+            return running.length === 6 ? true : undefined;
+          });
+          expect(s.operator.logLines().find((l) => l['msg'] === 'Started')).toMatchObject({ concurrency: 'none', scopeLimit: 1 });
+        },
+        {},
+      ),
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
     'operator SIGKILLed mid-hold: it resumes from status, with no extra check and no lost wake',
     () => {
       const dir = stateDir();
