@@ -588,6 +588,9 @@ describe('waitgate doctor', () => {
           expect(r.stdout).toMatch(/about 6 while they check every 1m/);
           expect(r.stdout).toMatch(/about 90 once backed off to every 15m/);
           expect(r.stdout).toMatch(/gives up \(wait-expired\) at its 96th check, 19h43m after the first/);
+          // The fleet-wide Job cap, off unless set, and a hold naming several profiles.
+          expect(r.stdout).toMatch(/^ {2}Jobs: no fleet-wide cap on running Jobs \(WAITGATE_CONCURRENCY unset or 0\)/m);
+          expect(r.stdout).toMatch(/every round asks them all\): 9h47m with 2, 6h28m with 3, 4h49m with 4 profiles/);
           expect(r.stdout).toMatch(new RegExp(`who can edit ${ns}/waitgate-profiles, and so run code as the operator`));
           expect(r.stdout).toMatch(/^ {2}Group system:masters {2}\(ClusterRoleBinding cluster-admin → ClusterRole cluster-admin\)$/m);
           expect(r.stdout).toMatch(/^0 failures, 1 warning$/m);
