@@ -275,6 +275,18 @@ describe('a whole hold, on a fake clock', () => {
     expect((checks[95] as number) - T0).toBeCloseTo(lastCheckOffsetMs(96, CONFIG.intervalMs, CONFIG.maxMs, { first: 2 }), -2);
   });
 
+  test('kubectl describe: a go not asked while another holds the rounds up says so, not "not checked"', () => {
+    const h = hj(held({ checks: 1, clearedProfiles: ['healthy'], lastVerdicts: { healthy: CheckVerdict.Go } }), [
+      { profile: 'healthy' },
+      { profile: 'slow' },
+    ]);
+    const actions = recordCheck(readyView(h), h, CONFIG, { profile: 'slow', verdict: CheckVerdict.NotYet, exitCode: 3 }, T0, 0);
+    expect(statusOf(actions)?.waits).toEqual([
+      { condition: 'healthy', state: 'Waiting', detail: 'said go; asked again once the others say go' },
+      { condition: 'slow', state: 'Waiting', detail: 'last exit code 3' },
+    ]);
+  });
+
   test('the one holding the rounds up says go: the others are asked again in that round, then the launch', () => {
     const { status, asked } = simulate({ a: 0, b: 0, slow: (nth) => (nth < 4 ? 3 : 0) });
     expect(status.phase).toBe(Phase.Running);

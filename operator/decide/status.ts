@@ -1,6 +1,7 @@
 // Pure helpers that build statuses and status writes for the decisions.
 import { isDeepStrictEqual } from 'node:util';
 import { boundedStatus } from '../../api/bounded-text.js';
+import { CheckVerdict } from '../../api/check-verdict.js';
 import { setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus, WaitCondition } from '../../api/heldjob-schema.js';
 import { refusedStatus } from '../../api/refusal-rules.js';
@@ -133,6 +134,10 @@ export function waitStates(
     if (cleared.has(c.profile)) return { condition: c.profile, state: WaitState.Cleared, detail: 'answered go in this round' };
     if (status.lastCheckProfile === c.profile && status.lastExitCode !== undefined) {
       return { condition: c.profile, state: WaitState.Waiting, detail: `last exit code ${status.lastExitCode}` };
+    }
+    // Not asked again while another holds the rounds up (profile-order.ts).
+    if (status.lastVerdicts?.[c.profile] === CheckVerdict.Go) {
+      return { condition: c.profile, state: WaitState.Waiting, detail: 'said go; asked again once the others say go' };
     }
     return { condition: c.profile, state: WaitState.NotChecked };
   });
