@@ -3,7 +3,7 @@ import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { withSummary } from '../../api/summary-conditions.js';
 import type { Profile } from '../../api/profiles.js';
-import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { FINALIZER, JOB_LAUNCH_FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { CheckVerdict } from '../../api/check-verdict.js';
 import { fakeDeps, fakeWorld, type FakeWorld } from '../../test/support/fake-ports.js';
 import type { HeldJob } from './ports.js';
@@ -457,6 +457,29 @@ describe('the executor carries out the decisions, in order', () => {
     await new Reconciler(fakeDeps(w, ttl)).reconcile(KEY);
     expect(w.journal.slice(2)).toEqual([`deleteHeldJob:uid-1@${rv}`]);
     expect(w.heldJob).toBeUndefined();
+  });
+
+  test('a fence lifted once is not lifted again while the Job cache still shows it', async () => {
+    const w = fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held }), now: AFTER_MS });
+    const r = new Reconciler(fakeDeps(w, CONFIG));
+    await r.reconcile(KEY);
+    expect(r.lane(KEY)).toBe('record');
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('unfenceJob'))).toHaveLength(1);
+    expect(w.heldJob?.status?.phase).toBe(Phase.Running);
+    // The informer brings the Job as created: fenced still.
+    w.job = {
+      metadata: {
+        name: JOB,
+        finalizers: [JOB_LAUNCH_FINALIZER],
+        ownerReferences: [{ apiVersion: 'v', kind: 'HeldJob', name: 'web-7-deploy', uid: 'uid-1' }],
+      },
+    };
+    await r.reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('unfenceJob'))).toHaveLength(1);
+    // A new process knows nothing of it: it lifts the fence the cache shows (harmless, idempotent).
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    expect(w.journal.filter((e) => e.startsWith('unfenceJob'))).toHaveLength(2);
   });
 
   test('a refusal is counted once', async () => {

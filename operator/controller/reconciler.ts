@@ -107,6 +107,11 @@ export class Reconciler {
    * restart the informer's list has the Job, and a create made again meets AlreadyExists.
    */
   private readonly created = new Map<string, { readonly jobName: string; readonly at: number }>();
+  /**
+   * Jobs whose fence this operator lifted, by HeldJob key, until the informer shows it gone:
+   * a pass on a cache that still shows the fence does not lift it a second time. Memory only.
+   */
+  private readonly unfenced = new Map<string, { readonly jobName: string; readonly at: number }>();
 
   constructor(private readonly deps: ReconcilerDeps) {}
 
@@ -133,6 +138,7 @@ export class Reconciler {
       this.unwritten.delete(key);
       this.overwritten.delete(key);
       this.created.delete(key);
+      this.unfenced.delete(key);
       return;
     }
     if (this.isStale(key, heldJob)) {
@@ -144,7 +150,7 @@ export class Reconciler {
     const observed: Observed = {
       heldJob,
       view,
-      job: observeJob(jobs.get(view.jobName, namespace), heldJob.metadata.uid) ?? this.createdJob(key, view.jobName),
+      job: this.seenJob(key, observeJob(jobs.get(view.jobName, namespace), heldJob.metadata.uid)) ?? this.createdJob(key, view.jobName),
       lastJob: observeJob(jobs.lastSeen(view.jobName, namespace), heldJob.metadata.uid),
       config,
       profiles: views.profiles(),
@@ -168,12 +174,15 @@ export class Reconciler {
     const observed: Observed = {
       heldJob: lastSeen,
       view,
-      job: observeJob(jobs.get(view.jobName, lastSeen.metadata.namespace), lastSeen.metadata.uid) ?? this.createdJob(key, view.jobName),
+      job:
+        this.seenJob(key, observeJob(jobs.get(view.jobName, lastSeen.metadata.namespace), lastSeen.metadata.uid)) ??
+        this.createdJob(key, view.jobName),
       config,
       profiles: views.profiles(),
       triggers: views.triggers(),
     };
     this.created.delete(key);
+    this.unfenced.delete(key);
     await this.execute(key, observed, decideGone(observed), this.deps.log.child({ heldjob: key }));
   }
 
@@ -187,6 +196,17 @@ export class Reconciler {
     if (!name || !namespace) return;
     await this.deps.launcher.unfence(name, namespace);
     this.deps.log.info({ job: `${namespace}/${name}` }, 'Lifted the launch fence of a Job whose HeldJob is gone');
+  }
+
+  /** The Job as the informer shows it, without a fence this operator has lifted and the cache still shows. */
+  private seenJob(key: string, job: ObservedJob | undefined): ObservedJob | undefined {
+    const lifted = this.unfenced.get(key);
+    if (!lifted) return job;
+    if (!job?.fenced || job.name !== lifted.jobName || this.deps.clock.now() - lifted.at > STALE_READ_MAX_AGE_MS) {
+      this.unfenced.delete(key);
+      return job;
+    }
+    return { ...job, fenced: false };
   }
 
   /**
@@ -282,6 +302,7 @@ export class Reconciler {
       case 'unfenceJob':
         await deps.launcher.unfence(action.jobName, current.metadata.namespace);
         this.created.delete(key);
+        this.unfenced.set(key, { jobName: action.jobName, at: deps.clock.now() });
         return next(current);
       case 'releaseScope':
         await deps.scope.release(action.scopeKey, uid, action.ended).catch((err: unknown) => {
