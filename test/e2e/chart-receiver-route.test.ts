@@ -219,8 +219,10 @@ describe('NOTES: the URL a forge must call', () => {
       expect(urls).toEqual([
         'https://hooks.example.com/webhooks/github',
         'https://hooks.example.com/webhooks/gitlab',
+        'https://hooks.example.com/webhooks/azure',
         'http://plain.example.com/webhooks/github',
         'http://plain.example.com/webhooks/gitlab',
+        'http://plain.example.com/webhooks/azure',
       ]);
       expect(notes).toMatch(/WARNING: no receiver\.ingress\.tls entry covers plain\.example\.com/);
       expect(notes).not.toMatch(/covers hooks\.example\.com/);
