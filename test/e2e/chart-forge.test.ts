@@ -19,14 +19,14 @@ async function deploymentEnv(component: 'operator' | 'receiver', args: readonly 
 }
 const operatorEnv = (args: readonly string[]) => deploymentEnv('operator', args);
 
-/** What a Pod would see: the plain values, and `secret-<key>` for each Secret key it reads. */
+/** What a Pod would see of the forges: the plain values, and `secret-<key>` for each forge Secret key it reads. */
 function seenBy(env: readonly EnvVar[]): Record<string, string> {
-  const seen: Record<string, string> = { VALKEY_URL: 'redis://valkey:6379' };
+  const seen: Record<string, string> = {};
   for (const e of env) {
     if (e.value !== undefined) seen[e.name] = e.value;
-    else if (e.valueFrom?.secretKeyRef) seen[e.name] = `secret-${e.valueFrom.secretKeyRef.key}`;
+    else if (e.valueFrom?.secretKeyRef && /GITHUB|GITLAB|AZURE/.test(e.name)) seen[e.name] = `secret-${e.valueFrom.secretKeyRef.key}`;
   }
-  return seen;
+  return { ...seen, VALKEY_URL: 'redis://valkey:6379' };
 }
 
 describe('the chart’s forge values', () => {
