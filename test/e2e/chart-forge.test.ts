@@ -121,7 +121,8 @@ describe('the chart’s forge values', () => {
         key: 'azure-webhook-secret',
       });
       const receiver = parseReceiverConfig(seenBy(rec));
-      expect(receiver.webhookSecrets.azure).toEqual(['secret-azure-webhook-secret']);
+      // The single secret's key and the optional list's, both read from the chart's Secret.
+      expect(receiver.webhookSecrets.azure).toEqual(['secret-azure-webhook-secret', 'secret-azure-webhook-secrets']);
       // The receiver faces the internet: no forge credentials unless a pinned issue needs them.
       expect(receiver.forgeApis).toEqual({});
       const withAccess = parseReceiverConfig(seenBy(await deploymentEnv('receiver', [...values, '--set', 'receiver.forgeApiAccess=true'])));
