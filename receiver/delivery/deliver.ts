@@ -419,7 +419,7 @@ export class Deliverer {
    * The revision a hold of a trigger that pins it records: the head of a pull or merge request
    * as the payload gave it, else the head of the default branch read from the forge now. A hold
    * that should be pinned is never made unpinned: when the head cannot be read, the delivery is
-   * answered 503 and nothing is created, so the forge (or the operator's redelivery) sends it again.
+   * answered 503 and nothing is created, as when the apiserver is down; it holds when it comes again.
    */
   private async revisionFor(event: LabelEvent, trigger: Trigger): Promise<string | undefined> {
     if (trigger.run.pinRevision !== true) return undefined;
