@@ -1,8 +1,10 @@
 // Azure DevOps through its REST API with plain fetch: comments on work items (`#`) and threads
-// on pull requests (`!`). Not azure-devops-node-api: it is CommonJS built on typed-rest-client,
-// whose requests go through its own http agent rather than fetch, and whose errors carry the
-// status but not the answer's headers, so the bounded, Retry-After-honouring retry the reporter
-// runs (retry-policy.ts) could not be built on it; and four endpoints need no client.
+// on pull requests (`!`). Not azure-devops-node-api: its REST layer (typed-rest-client) turns a
+// failed call into an Error that carries the status and the parsed body but not the answer's
+// headers, so Retry-After is lost and the bounded, Retry-After-honouring retry the reporter runs
+// (retry-policy.ts) could not be built on it; it answers a 404 with an empty result instead of
+// failing, which the reporter must see to give up; and its message is the forge's body text,
+// which would reach the logs and the Warning Event. Four endpoints need no client.
 import type { ForgeTarget } from '../decide/report.js';
 import type { ForgeComments } from './reporter.js';
 import { ForgeHttpError } from './retry-policy.js';
