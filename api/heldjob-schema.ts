@@ -73,6 +73,9 @@ const jobSpecSchema = z
     'x-kubernetes-preserve-unknown-fields': true,
   });
 
+/** A commit id: 40 hex digits (SHA-1), or 64 (SHA-256 repositories). */
+export const REVISION_PATTERN = '^[0-9a-f]{40}([0-9a-f]{24})?$';
+
 export const heldJobSpecSchema = z
   .object({
     target: z.string().max(TARGET_MAX_LENGTH).regex(new RegExp(TARGET_PATTERN)).meta({
@@ -81,6 +84,10 @@ export const heldJobSpecSchema = z
     trigger: z.string().min(1).max(253).meta({ description: 'The name of the trigger entry that fired.' }),
     waitFor: waitForSchema.optional(),
     job: jobSpecSchema,
+    revision: z.string().regex(new RegExp(REVISION_PATTERN)).optional().meta({
+      description:
+        "The commit the labeller saw, recorded at hold time when the trigger pins it (run.pinRevision): a pull or merge request's head, or an issue's default branch head. The Job is told it as WAITGATE_REVISION.",
+    }),
   })
   .strict();
 export type HeldJobSpec = z.infer<typeof heldJobSpecSchema>;

@@ -2,10 +2,11 @@ import { describe, expect, test } from '@jest/globals';
 import { JOB_ENV_NAMES, jobContextEnv, jobContextOf, type JobContext } from './job-context.js';
 import { targetParts } from './target.js';
 
-const source = (target: string, labels?: Record<string, string>, annotations?: Record<string, string>) => ({
+const source = (target: string, labels?: Record<string, string>, annotations?: Record<string, string>, revision?: string) => ({
   metadata: { name: 'web-7-deploy-1a2b3c', ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
-  spec: { target, trigger: 'deploy' },
+  spec: { target, trigger: 'deploy', ...(revision ? { revision } : {}) },
 });
+const SHA = 'a'.repeat(40);
 const forge = (f: string) => ({ 'waitgate.dev/forge': f });
 const recorded = (kind: string, delivery = 'd-1') => ({ 'waitgate.dev/target-kind': kind, 'waitgate.dev/delivery': delivery });
 const base = { trigger: 'deploy', heldJob: 'web-7-deploy-1a2b3c' };
@@ -36,9 +37,29 @@ describe('jobContextOf', () => {
       },
     ],
     [
-      'a hand-written HeldJob on a merge request: ! says GitLab and merge request',
+      // GitLab and Azure DevOps both write `!` (api/forges.ts): the shape names no forge.
+      'a hand-written HeldJob on a merge request: ! says merge request, not which forge',
       source('group/repo!12'),
-      { ...base, target: 'group/repo!12', forge: 'gitlab', repository: 'group/repo', number: '12', kind: 'merge_request' },
+      { ...base, target: 'group/repo!12', repository: 'group/repo', number: '12', kind: 'merge_request' },
+    ],
+    [
+      'an Azure DevOps pull request the receiver recorded, its revision pinned',
+      source('proj/web!12', forge('azure'), recorded('merge_request'), SHA),
+      {
+        ...base,
+        target: 'proj/web!12',
+        forge: 'azure',
+        repository: 'proj/web',
+        number: '12',
+        kind: 'merge_request',
+        delivery: 'd-1',
+        revision: SHA,
+      },
+    ],
+    [
+      'an Azure DevOps work item',
+      source('proj/proj#5', forge('azure'), recorded('issue')),
+      { ...base, target: 'proj/proj#5', forge: 'azure', repository: 'proj/proj', number: '5', kind: 'issue', delivery: 'd-1' },
     ],
     [
       'a hand-written HeldJob on a # target: issue or pull request cannot be told',
@@ -82,7 +103,7 @@ describe('jobContextOf', () => {
 
 describe('jobContextEnv', () => {
   test('every name, in its fixed order, when everything is known', () => {
-    const ctx = jobContextOf(source('acme/web#7', forge('github'), recorded('issue', 'abc')));
+    const ctx = jobContextOf(source('acme/web#7', forge('github'), recorded('issue', 'abc'), SHA));
     expect(jobContextEnv(ctx).map((e) => e.name)).toEqual(JOB_ENV_NAMES);
     expect(Object.fromEntries(jobContextEnv(ctx).map((e) => [e.name, e.value]))).toEqual({
       WAITGATE_TARGET: 'acme/web#7',
@@ -93,6 +114,7 @@ describe('jobContextEnv', () => {
       WAITGATE_TRIGGER: 'deploy',
       WAITGATE_DELIVERY: 'abc',
       WAITGATE_HELDJOB: 'web-7-deploy-1a2b3c',
+      WAITGATE_REVISION: SHA,
     });
   });
 

@@ -2,8 +2,8 @@
 // alone, so the operator (which sets it on every container) and the command line agree.
 // A HeldJob the receiver made carries all of it; one written by hand gets what its spec can
 // tell (target, trigger, its own name, and the repository and number the target spells).
-import { targetParts } from './target.js';
-import { Annotations, Forge, FORGES, Labels, TargetKind, TARGET_KINDS } from './vocabulary.js';
+import { placeOfTarget } from './forges.js';
+import { Annotations, Labels } from './vocabulary.js';
 
 /** The environment variables of a launched Job's containers, in the order they are set. */
 export const JobEnv = {
@@ -15,6 +15,8 @@ export const JobEnv = {
   trigger: 'WAITGATE_TRIGGER',
   delivery: 'WAITGATE_DELIVERY',
   heldJob: 'WAITGATE_HELDJOB',
+  /** The commit the labeller saw, when the trigger pins it (run.pinRevision): spec.revision. */
+  revision: 'WAITGATE_REVISION',
 } as const;
 export type JobEnvName = (typeof JobEnv)[keyof typeof JobEnv];
 export const JOB_ENV_NAMES: readonly JobEnvName[] = Object.values(JobEnv);
@@ -24,53 +26,30 @@ export type JobContext = { readonly [K in keyof typeof JobEnv]?: string };
 /** What the context is read from: the HeldJob's name, labels and annotations, and its spec. */
 export interface JobContextSource {
   readonly metadata: { readonly name: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
-  readonly spec: { readonly target: string; readonly trigger: string };
-}
-
-const isForge = (v: unknown): v is Forge => (FORGES as readonly unknown[]).includes(v);
-const isKind = (v: unknown): v is TargetKind => (TARGET_KINDS as readonly unknown[]).includes(v);
-
-/** Which kinds a forge has behind each separator. */
-function kindFits(forge: Forge | undefined, separator: '#' | '!', kind: TargetKind): boolean {
-  if (separator === '!') return kind === TargetKind.MergeRequest && forge !== Forge.GitHub;
-  switch (kind) {
-    case TargetKind.Issue:
-      return true;
-    case TargetKind.PullRequest:
-      return forge !== Forge.GitLab;
-    case TargetKind.MergeRequest:
-      return false;
-  }
+  readonly spec: { readonly target: string; readonly trigger: string; readonly revision?: string | undefined };
 }
 
 /**
- * The context of the HeldJob's Job. Recorded values (the forge label, the kind and delivery
- * annotations) count only where they agree with the target; what the target settles by
- * itself (`!` is a GitLab merge request, a GitLab `#` an issue) needs no record.
+ * The context of the HeldJob's Job. The forge and the kind are where the target is
+ * (api/forges.ts): the recorded forge label and kind annotation where they agree with the
+ * target, and what the target's shape settles by itself.
  */
 export function jobContextOf(source: JobContextSource): JobContext {
   const { metadata, spec } = source;
-  const parts = targetParts(spec.target);
-  const recordedForge = metadata.labels?.[Labels.forge];
-  let forge: Forge | undefined = isForge(recordedForge) ? recordedForge : undefined;
-  if (parts?.separator === '!') forge = forge === Forge.GitHub ? undefined : Forge.GitLab;
-  let kind: TargetKind | undefined;
-  if (parts) {
-    const recordedKind = metadata.annotations?.[Annotations.targetKind];
-    if (isKind(recordedKind) && kindFits(forge, parts.separator, recordedKind)) kind = recordedKind;
-    else if (parts.separator === '!') kind = TargetKind.MergeRequest;
-    else if (forge === Forge.GitLab) kind = TargetKind.Issue;
-  }
-  if (kind === TargetKind.PullRequest) forge = Forge.GitHub;
+  const place = placeOfTarget(spec.target, {
+    forge: metadata.labels?.[Labels.forge],
+    kind: metadata.annotations?.[Annotations.targetKind],
+  });
   const delivery = metadata.annotations?.[Annotations.delivery];
   return {
     target: spec.target,
-    ...(forge ? { forge } : {}),
-    ...(parts ? { repository: parts.repository, number: parts.number } : {}),
-    ...(kind ? { kind } : {}),
+    ...(place?.forge ? { forge: place.forge } : {}),
+    ...(place ? { repository: place.parts.repository, number: place.parts.number } : {}),
+    ...(place?.kind ? { kind: place.kind } : {}),
     trigger: spec.trigger,
     ...(delivery ? { delivery } : {}),
     heldJob: metadata.name,
+    ...(spec.revision ? { revision: spec.revision } : {}),
   };
 }
 

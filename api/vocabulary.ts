@@ -183,12 +183,20 @@ export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
-/** The forges a delivery comes from. */
-export const Forge = { GitHub: 'github', GitLab: 'gitlab' } as const;
+/**
+ * The forges a delivery comes from. Each has one module per program behind a table keyed by
+ * this vocabulary (api/forges.ts, receiver/forges/index.ts, operator/forge/index.ts), so a
+ * forge added here and missing from any of them is a type error.
+ */
+export const Forge = { GitHub: 'github', GitLab: 'gitlab', Azure: 'azure' } as const;
 export type Forge = (typeof Forge)[keyof typeof Forge];
 export const FORGES = Object.values(Forge);
 
-/** What a target is on its forge: `#` is a GitHub issue or pull request or a GitLab issue; `!` a GitLab merge request. */
+/**
+ * What a target is on its forge: `#` is an issue (on every forge; an Azure DevOps work item) or
+ * a GitHub pull request; `!` a merge request (GitLab's, or an Azure DevOps pull request).
+ * Which forge writes which is api/forges.ts's table.
+ */
 export const TargetKind = { Issue: 'issue', PullRequest: 'pull_request', MergeRequest: 'merge_request' } as const;
 export type TargetKind = (typeof TargetKind)[keyof typeof TargetKind];
 export const TARGET_KINDS = Object.values(TargetKind);

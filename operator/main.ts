@@ -43,7 +43,7 @@ import { createRootLogger } from '../lib/logger.js';
 import { OperatorMetrics } from './metrics.js';
 import { reportingForges } from '../api/config/operator-config.js';
 import { GitHubForge } from './forge/github.js';
-import { GitLabForge } from './forge/gitlab.js';
+import { forgeClientsOf } from './forge/index.js';
 import { Redeliverer } from './forge/redeliverer.js';
 import { ForgeReporter } from './forge/reporter.js';
 import { DEFAULT_RETRY_POLICY } from './forge/retry-policy.js';
@@ -240,13 +240,13 @@ async function main(): Promise<void> {
   // Reporting back to the forges: only those with credentials; only the leader (it alone runs
   // the reconciler and this loop). Both run beside the gate, never in its way.
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-  const github = config.forge.github ? new GitHubForge({ ...config.forge.github, timeoutMs: FORGE_CALL_TIMEOUT_MS }) : undefined;
-  const gitlab = config.forge.gitlab ? new GitLabForge({ ...config.forge.gitlab, timeoutMs: FORGE_CALL_TIMEOUT_MS }) : undefined;
+  const comments = forgeClientsOf(config.forge, FORGE_CALL_TIMEOUT_MS);
+  const github = comments.github instanceof GitHubForge ? comments.github : undefined;
   const forges = reportingForges(config.forge);
   const reporter =
     forges.length > 0
       ? new ForgeReporter({
-          comments: { ...(github ? { github } : {}), ...(gitlab ? { gitlab } : {}) },
+          comments,
           records: new StatusReportRecords(
             { get: (name, namespace) => heldJobInformer.get(name, namespace) },
             heldJobsApi,

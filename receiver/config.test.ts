@@ -16,8 +16,8 @@ describe('parseReceiverConfig', () => {
       port: 8080,
       metricsPort: 8082,
       limits: { headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, maxConnections: 256, maxInflightBodyBytes: 16 * 1024 * 1024 },
-      githubSecrets: [],
-      gitlabTokens: [],
+      webhookSecrets: { github: [], gitlab: [], azure: [] },
+      forgeApis: {},
     });
   });
 
@@ -30,8 +30,26 @@ describe('parseReceiverConfig', () => {
     ['empty strings are unset', { WAITGATE_GITHUB_WEBHOOK_SECRET: '', WAITGATE_GITHUB_WEBHOOK_SECRETS: '' }, [], []],
   ])('secrets: %s', (_n, e, github, gitlab) => {
     const c = parseReceiverConfig(env(e));
-    expect(c.githubSecrets).toEqual(github);
-    expect(c.gitlabTokens).toEqual(gitlab);
+    expect(c.webhookSecrets.github).toEqual(github);
+    expect(c.webhookSecrets.gitlab).toEqual(gitlab);
+  });
+
+  test.each<[string, Record<string, string>, string[]]>([
+    ['the single name', { WAITGATE_AZURE_WEBHOOK_SECRET: 'a' }, ['a']],
+    ['a list with the single name', { WAITGATE_AZURE_WEBHOOK_SECRET: 'a', WAITGATE_AZURE_WEBHOOK_SECRETS: 'b\na' }, ['a', 'b']],
+  ])('Azure DevOps secrets: %s', (_n, e, azure) => {
+    expect(parseReceiverConfig(env(e)).webhookSecrets.azure).toEqual(azure);
+  });
+
+  test('forge APIs: only those with a token; Azure needs its URL', () => {
+    const c = parseReceiverConfig(
+      env({ WAITGATE_GITLAB_TOKEN: 'glpat', WAITGATE_AZURE_TOKEN: 'pat', WAITGATE_AZURE_API_URL: 'https://dev.azure.com/acme' }),
+    );
+    expect(c.forgeApis).toEqual({
+      gitlab: { url: 'https://gitlab.com/api/v4', token: 'glpat', timeoutMs: 10_000 },
+      azure: { url: 'https://dev.azure.com/acme', token: 'pat', timeoutMs: 10_000 },
+    });
+    expect(() => parseReceiverConfig(env({ WAITGATE_AZURE_TOKEN: 'pat' }))).toThrow('WAITGATE_AZURE_API_URL');
   });
 
   test.each([

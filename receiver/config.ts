@@ -1,6 +1,7 @@
 // Receiver configuration, from the environment; parsed once, in main.ts. Empty strings
 // count as unset; a bad value stops the receiver naming the variable.
 import { z } from 'zod';
+import type { Forge } from '../api/vocabulary.js';
 import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
 
 /** A list of secrets, one a line or comma-separated; blanks around each are dropped. */
@@ -18,6 +19,8 @@ function secretList() {
       ),
   );
 }
+
+const httpUrl = (def: string) => textOr(def).pipe(z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL'));
 
 export const receiverEnvSchema = z.object({
   KUBECONFIG: text(),
@@ -42,6 +45,28 @@ export const receiverEnvSchema = z.object({
   WAITGATE_GITLAB_WEBHOOK_TOKEN: text(),
   /** More GitLab tokens (a rotation): one a line or comma-separated; any may be sent. */
   WAITGATE_GITLAB_WEBHOOK_TOKENS: secretList(),
+  /** The Azure DevOps service hook's secret: the basic-auth password, or the X-Waitgate-Token header. */
+  WAITGATE_AZURE_WEBHOOK_SECRET: text(),
+  /** More Azure DevOps secrets (a rotation): one a line or comma-separated; any may be sent. */
+  WAITGATE_AZURE_WEBHOOK_SECRETS: secretList(),
+  /**
+   * Read-only forge API access, the operator's names: only for triggers that pin the revision
+   * of an issue or work item (run.pinRevision), whose default branch's head is read at hold time.
+   */
+  WAITGATE_GITHUB_TOKEN: text(),
+  WAITGATE_GITHUB_API_URL: httpUrl('https://api.github.com'),
+  WAITGATE_GITLAB_TOKEN: text(),
+  WAITGATE_GITLAB_API_URL: httpUrl('https://gitlab.com/api/v4'),
+  WAITGATE_AZURE_TOKEN: text(),
+  /** The organisation's root, https://dev.azure.com/ORG; required with WAITGATE_AZURE_TOKEN. */
+  WAITGATE_AZURE_API_URL: text().pipe(
+    z
+      .string()
+      .regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL')
+      .optional(),
+  ),
+  /** How long one call to a forge's API may take. */
+  WAITGATE_FORGE_API_TIMEOUT_MS: integer(10_000, { min: 100, max: 120_000 }),
   WAITGATE_JOB_NAMESPACE: textOr('default'),
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
   /**
@@ -76,10 +101,13 @@ export interface ReceiverConfig {
   /** On SIGTERM, how long readiness fails before the listener closes, ms. */
   readonly drainMs: number;
   readonly limits: ReceiverLimits;
-  /** Every GitHub secret that may sign; empty refuses GitHub deliveries. */
-  readonly githubSecrets: readonly string[];
-  /** Every GitLab token that may be sent; empty refuses GitLab deliveries. */
-  readonly gitlabTokens: readonly string[];
+  /**
+   * Each forge's webhook credentials (GitHub's secrets that may sign, GitLab's tokens and Azure
+   * DevOps's secrets that may be sent); none refuses that forge's deliveries.
+   */
+  readonly webhookSecrets: Readonly<Record<Forge, readonly string[]>>;
+  /** Read-only API access to the forges that have a token (pinning an issue's revision). */
+  readonly forgeApis: Partial<Record<Forge, { readonly url: string; readonly token: string; readonly timeoutMs: number }>>;
   readonly jobNamespace: string;
   readonly namespace: string;
   /** The mounted triggers and profiles ConfigMaps; undefined: watch them through the API. */
@@ -108,11 +136,21 @@ function foldersTogether(
   }
 }
 
+const api = (forge: Forge, url: string | undefined, token: string | undefined, timeoutMs: number) =>
+  url !== undefined && token !== undefined ? { [forge]: { url, token, timeoutMs } } : {};
+
 export function parseReceiverConfig(env: Record<string, string | undefined>): ReceiverConfig {
   const e = parseEnv(
     receiverEnvSchema.superRefine((e, ctx) => {
       valkeyCaNeedsTls(e, ctx);
       foldersTogether(e, ctx);
+      if (e.WAITGATE_AZURE_TOKEN !== undefined && e.WAITGATE_AZURE_API_URL === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['WAITGATE_AZURE_API_URL'],
+          message: 'is required with WAITGATE_AZURE_TOKEN (https://dev.azure.com/ORG)',
+        });
+      }
     }),
     env,
   );
@@ -132,8 +170,16 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
       maxConnections: e.WAITGATE_RECEIVER_MAX_CONNECTIONS,
       maxInflightBodyBytes: e.WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES,
     },
-    githubSecrets: union(e.WAITGATE_GITHUB_WEBHOOK_SECRET, e.WAITGATE_GITHUB_WEBHOOK_SECRETS),
-    gitlabTokens: union(e.WAITGATE_GITLAB_WEBHOOK_TOKEN, e.WAITGATE_GITLAB_WEBHOOK_TOKENS),
+    webhookSecrets: {
+      github: union(e.WAITGATE_GITHUB_WEBHOOK_SECRET, e.WAITGATE_GITHUB_WEBHOOK_SECRETS),
+      gitlab: union(e.WAITGATE_GITLAB_WEBHOOK_TOKEN, e.WAITGATE_GITLAB_WEBHOOK_TOKENS),
+      azure: union(e.WAITGATE_AZURE_WEBHOOK_SECRET, e.WAITGATE_AZURE_WEBHOOK_SECRETS),
+    },
+    forgeApis: {
+      ...api('github', e.WAITGATE_GITHUB_API_URL, e.WAITGATE_GITHUB_TOKEN, e.WAITGATE_FORGE_API_TIMEOUT_MS),
+      ...api('gitlab', e.WAITGATE_GITLAB_API_URL, e.WAITGATE_GITLAB_TOKEN, e.WAITGATE_FORGE_API_TIMEOUT_MS),
+      ...api('azure', e.WAITGATE_AZURE_API_URL, e.WAITGATE_AZURE_TOKEN, e.WAITGATE_FORGE_API_TIMEOUT_MS),
+    },
     jobNamespace: e.WAITGATE_JOB_NAMESPACE,
     namespace: e.WAITGATE_NAMESPACE,
     configFolders:

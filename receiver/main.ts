@@ -1,4 +1,5 @@
 // The receiver's entry point: configuration, wiring, and nothing else.
+import { FORGES } from '../api/vocabulary.js';
 import { configOrExit } from '../lib/config/env.js';
 import { loadKubeConfig } from '../lib/kube/client.js';
 import { createRootLogger } from '../lib/logger.js';
@@ -12,6 +13,7 @@ import { KubeRecords } from './adapters/kube-records.js';
 import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
 import { parseReceiverConfig } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
+import { ForgeRevisions } from './forges/revisions.js';
 import { drainServer } from './http/drain.js';
 import { createMetricsServer, createReceiverServer } from './http/server.js';
 import { ReceiverMetrics } from './metrics.js';
@@ -22,8 +24,8 @@ const DELIVERY_HANDLING_MS = 10_000;
 async function main(): Promise<void> {
   const config = configOrExit('waitgate-receiver', () => parseReceiverConfig(process.env));
   const log = createRootLogger('waitgate-receiver', config.logLevel);
-  if (config.githubSecrets.length === 0 && config.gitlabTokens.length === 0) {
-    log.warn('No GitHub webhook secret and no GitLab webhook token is set: every delivery will be refused 401');
+  if (FORGES.every((f) => config.webhookSecrets[f].length === 0)) {
+    log.warn('No forge has a webhook secret or token: every delivery will be refused 401');
   }
   const kc = loadKubeConfig(config.kubeconfigPath);
   const metrics = new ReceiverMetrics();
@@ -43,12 +45,12 @@ async function main(): Promise<void> {
     namespace: config.jobNamespace,
     keys,
     afterMaxMs: config.afterMaxMs,
+    revisions: new ForgeRevisions(config.forgeApis),
     now: () => Date.now(),
     log,
   });
   const server = createReceiverServer({
-    githubSecrets: config.githubSecrets,
-    gitlabTokens: config.gitlabTokens,
+    secrets: config.webhookSecrets,
     limits: config.limits,
     deliver: (e) => deliverer.deliver(e),
     metrics,
@@ -95,8 +97,8 @@ async function main(): Promise<void> {
       jobNamespace: config.jobNamespace,
       triggersFrom: config.configFolders ? 'files' : 'api',
       limits: config.limits,
-      githubSecrets: config.githubSecrets.length,
-      gitlabTokens: config.gitlabTokens.length,
+      webhookSecrets: Object.fromEntries(FORGES.map((f) => [f, config.webhookSecrets[f].length])),
+      forgeApis: Object.keys(config.forgeApis),
     },
     'Listening',
   );

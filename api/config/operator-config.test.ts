@@ -126,7 +126,14 @@ describe('WAITGATE_VALKEY_CA_FILE', () => {
 describe('forge reporting and redelivery', () => {
   test('off unless credentials are given; refusals reported by default', () => {
     const f = parseOperatorConfig(BASE).forge;
-    expect(f).toEqual({ report: ['refused'], github: undefined, gitlab: undefined, redeliverHooks: [], redeliverIntervalMs: 300_000 });
+    expect(f).toEqual({
+      report: ['refused'],
+      github: undefined,
+      gitlab: undefined,
+      azure: undefined,
+      redeliverHooks: [],
+      redeliverIntervalMs: 300_000,
+    });
     expect(reportingForges(f)).toEqual([]);
   });
 
@@ -146,6 +153,12 @@ describe('forge reporting and redelivery', () => {
     expect(f.redeliverHooks).toHaveLength(2);
     expect(f.redeliverIntervalMs).toBe(60_000);
     expect(reportingForges(f)).toEqual(['github', 'gitlab']);
+  });
+
+  test('an Azure DevOps token with its organisation', () => {
+    const f = parseOperatorConfig({ ...BASE, WAITGATE_AZURE_TOKEN: 'pat', WAITGATE_AZURE_API_URL: 'https://dev.azure.com/acme' }).forge;
+    expect(f.azure).toEqual({ apiUrl: 'https://dev.azure.com/acme', token: 'pat' });
+    expect(reportingForges(f)).toEqual(['azure']);
   });
 
   test('a GitHub App: id, private key (\\n kept as line breaks) and installation', () => {
@@ -194,6 +207,8 @@ describe('forge reporting and redelivery', () => {
       "WAITGATE_GITHUB_REDELIVER_HOOKS: names the GitHub App's own webhook (app), which needs the GitHub App settings, not a token",
     ],
     [{ WAITGATE_GITLAB_TOKEN: 't', WAITGATE_GITLAB_API_URL: 'gitlab.example' }, 'WAITGATE_GITLAB_API_URL: must be an http'],
+    [{ WAITGATE_AZURE_TOKEN: 't' }, 'WAITGATE_AZURE_API_URL: is required with WAITGATE_AZURE_TOKEN'],
+    [{ WAITGATE_AZURE_TOKEN: 't', WAITGATE_AZURE_API_URL: 'dev.azure.com/acme' }, 'WAITGATE_AZURE_API_URL: must be an http'],
   ])('refuses %j', (env, message) => {
     expect(() => parseOperatorConfig({ ...BASE, ...env })).toThrow(message);
   });

@@ -16,7 +16,7 @@ import {
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
 import { parseReportTransitions, ReportTransition } from '../forge-reports.js';
-import { Forge } from '../vocabulary.js';
+import { FORGES, type Forge } from '../vocabulary.js';
 import { parseHookRefs, type HookRef } from '../github-hooks.js';
 
 export { ConfigError } from '../../lib/config/env.js';
@@ -130,6 +130,15 @@ export const operatorEnvSchema = z.object({
   WAITGATE_GITHUB_API_URL: httpUrl('https://api.github.com'),
   WAITGATE_GITLAB_TOKEN: text(),
   WAITGATE_GITLAB_API_URL: httpUrl('https://gitlab.com/api/v4'),
+  /** An Azure DevOps personal access token (Work Items read & write, Code read & write). */
+  WAITGATE_AZURE_TOKEN: text(),
+  /** The organisation's root, https://dev.azure.com/ORG: it names the organisation, so there is no default. */
+  WAITGATE_AZURE_API_URL: text().pipe(
+    z
+      .string()
+      .regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL')
+      .optional(),
+  ),
   WAITGATE_GITHUB_REDELIVER_HOOKS: hookRefs(),
   WAITGATE_GITHUB_REDELIVER_INTERVAL_MS: integer(300_000, { min: 1_000, max: 86_400_000 }),
 });
@@ -169,6 +178,17 @@ function githubAuthRule(e: OperatorEnv, ctx: z.RefinementCtx): void {
   }
 }
 
+/** Azure DevOps: the token names no organisation, so its API URL comes with it. */
+function azureRule(e: OperatorEnv, ctx: z.RefinementCtx): void {
+  if (e.WAITGATE_AZURE_TOKEN !== undefined && e.WAITGATE_AZURE_API_URL === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WAITGATE_AZURE_API_URL'],
+      message: 'is required with WAITGATE_AZURE_TOKEN (https://dev.azure.com/ORG)',
+    });
+  }
+}
+
 function githubAuthOf(e: OperatorEnv): GitHubAuthConfig | undefined {
   if (e.WAITGATE_GITHUB_TOKEN !== undefined) return { kind: 'token', token: e.WAITGATE_GITHUB_TOKEN };
   if (e.WAITGATE_GITHUB_APP_ID && e.WAITGATE_GITHUB_APP_PRIVATE_KEY && e.WAITGATE_GITHUB_APP_INSTALLATION_ID) {
@@ -187,20 +207,25 @@ export type GitHubAuthConfig =
   | { readonly kind: 'token'; readonly token: string }
   | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string; readonly installationId: number };
 
+/** Each forge's API credentials, by the Forge vocabulary: a forge missing here is a type error. */
+export interface ForgeCredential {
+  readonly github: { readonly apiUrl: string; readonly auth: GitHubAuthConfig };
+  readonly gitlab: { readonly apiUrl: string; readonly token: string };
+  readonly azure: { readonly apiUrl: string; readonly token: string };
+}
+
 /** Reporting back to the forges and asking GitHub for failed deliveries; each forge off without credentials. */
-export interface ForgeConfig {
+export type ForgeConfig = { readonly [F in Forge]: ForgeCredential[F] | undefined } & {
   /** The transitions reported (WAITGATE_FORGE_REPORT), to every forge with credentials. */
   readonly report: readonly ReportTransition[];
-  readonly github: { readonly apiUrl: string; readonly auth: GitHubAuthConfig } | undefined;
-  readonly gitlab: { readonly apiUrl: string; readonly token: string } | undefined;
   /** GitHub hooks whose failed deliveries are asked for again (needs GitHub credentials). */
   readonly redeliverHooks: readonly HookRef[];
   readonly redeliverIntervalMs: number;
-}
+};
 
 /** The forges that have credentials, so reports can go to them. */
 export function reportingForges(f: ForgeConfig): Forge[] {
-  return [...(f.github ? [Forge.GitHub] : []), ...(f.gitlab ? [Forge.GitLab] : [])];
+  return FORGES.filter((forge) => f[forge] !== undefined);
 }
 
 export interface OperatorConfig {
@@ -265,7 +290,10 @@ export interface OperatorConfig {
 
 export function parseOperatorConfig(env: Record<string, string | undefined>): OperatorConfig {
   const e = parseEnv(
-    operatorEnvSchema.superRefine(valkeyCaNeedsTls).superRefine((e, ctx) => githubAuthRule(e, ctx)),
+    operatorEnvSchema
+      .superRefine(valkeyCaNeedsTls)
+      .superRefine((e, ctx) => githubAuthRule(e, ctx))
+      .superRefine((e, ctx) => azureRule(e, ctx)),
     env,
   );
   const githubAuth = githubAuthOf(e);
@@ -307,6 +335,10 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
       report: e.WAITGATE_FORGE_REPORT,
       github: githubAuth ? { apiUrl: e.WAITGATE_GITHUB_API_URL, auth: githubAuth } : undefined,
       gitlab: e.WAITGATE_GITLAB_TOKEN !== undefined ? { apiUrl: e.WAITGATE_GITLAB_API_URL, token: e.WAITGATE_GITLAB_TOKEN } : undefined,
+      azure:
+        e.WAITGATE_AZURE_TOKEN !== undefined && e.WAITGATE_AZURE_API_URL !== undefined
+          ? { apiUrl: e.WAITGATE_AZURE_API_URL, token: e.WAITGATE_AZURE_TOKEN }
+          : undefined,
       redeliverHooks: e.WAITGATE_GITHUB_REDELIVER_HOOKS,
       redeliverIntervalMs: e.WAITGATE_GITHUB_REDELIVER_INTERVAL_MS,
     },

@@ -3,7 +3,7 @@
 // receiver (to match a delivery's forge and repository).
 //
 //   pattern   = [ forge ":" ] owner 1*( "/" segment )
-//   forge     = "github" / "gitlab"
+//   forge     = "github" / "gitlab" / "azure"
 //   owner     = 1*namechar              ; written out, never a wildcard
 //   segment   = "**" / 1*( namechar / "*" )
 //   namechar  = ALPHA / DIGIT / "_" / "." / "-"
@@ -15,6 +15,7 @@
 // group and project paths are unique regardless of case), so a match without case can never
 // reach a repository other than the one named, and `Acme/Web` does not silently miss `acme/web`.
 import { TARGET_MAX_LENGTH } from '../target.js';
+import { FORGE_NOTATION } from '../forges.js';
 import { FORGES, type Forge } from '../vocabulary.js';
 
 /** The longest repository a target can name: the target less `#1`. */
@@ -74,8 +75,9 @@ export function parseRepositoryPattern(text: string): RepositoryPatternCheck {
       );
     }
   }
-  if (forge === 'github' && segments.filter((s) => s !== '**').length > 2) {
-    return no('has more segments than a GitHub repository, which is owner/name');
+  const two = forge === undefined ? undefined : FORGE_NOTATION[forge].twoSegments;
+  if (forge !== undefined && two !== undefined && segments.filter((s) => s !== '**').length > 2) {
+    return no(`has more segments than a ${FORGE_NOTATION[forge].title} repository, which is ${two}`);
   }
   return { ok: true, pattern: { ...(forge === undefined ? {} : { forge }), segments: segments.map((s) => s.toLowerCase()) } };
 }

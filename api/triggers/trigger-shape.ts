@@ -56,6 +56,7 @@ export const runFieldsSchema = z
       .int({ error: (iss) => `run.replicas must be a whole number of at least 1, but it is ${show(iss.input)}` })
       .positive({ error: (iss) => `run.replicas must be at least 1, but it is ${show(iss.input)}` })
       .optional(),
+    pinRevision: flag('run.pinRevision').optional(),
   })
   .loose();
 

@@ -62,6 +62,7 @@ const rows: Row[] = [
   ['replicas of zero', file(label('deploy', { replicas: 0 })), at('deploy', '$[0].run.replicas', Code.Shape)],
   ['fractional replicas', file(label('deploy', { replicas: 1.5 })), at('deploy', '$[0].run.replicas', Code.Shape)],
   ['replicas as a string', file(label('deploy', { replicas: '2' })), at('deploy', '$[0].run.replicas', Code.Shape)],
+  ['pinRevision as a string', file(label('deploy', { pinRevision: 'yes' })), at('deploy', '$[0].run.pinRevision', Code.Shape)],
   [
     "replicas beside the JobSpec's own parallelism",
     file(label('deploy', { replicas: 3, job: { ...job, parallelism: 2 } })),
@@ -491,7 +492,7 @@ describe('files that load', () => {
   test('a loaded trigger keeps its fields, its conditions in order and unknown run keys', () => {
     const r = checkTriggers([
       label('deploy', { timeoutMinutes: 30, ...waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00-05:30' }) }, { once: false }),
-      label('nightly', { replicas: 2 }, { once: true }),
+      label('nightly', { replicas: 2, pinRevision: true }, { once: true }),
     ]);
     expect(r).toEqual({
       ok: true,
@@ -510,7 +511,7 @@ describe('files that load', () => {
         {
           name: 'nightly',
           on: { type: 'label', any: ['waitgate:deploy'], once: true },
-          run: { kind: 'github', flow: 'deploy', job, replicas: 2 },
+          run: { kind: 'github', flow: 'deploy', job, replicas: 2, pinRevision: true },
         },
       ],
     });

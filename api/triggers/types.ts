@@ -30,6 +30,11 @@ export interface TriggerRun {
   /** The Job runs this many Pods at once, each with its completion index (api/triggers/job-spec.ts). */
   readonly replicas?: number;
   readonly waitFor?: readonly WaitCondition[];
+  /**
+   * Pin the commit the labeller saw: the hold records it (spec.revision) and the Job is told it
+   * (WAITGATE_REVISION), so whoever clears the conditions later does not choose the commit.
+   */
+  readonly pinRevision?: boolean;
   /** A batch/v1 JobSpec, checked only for a `template` object; the apiserver checks the rest. */
   readonly job: Record<string, unknown> & { template: Record<string, unknown> };
   /** Keys this version does not know are kept, for forward compatibility. */

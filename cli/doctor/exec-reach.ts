@@ -35,6 +35,7 @@ export const CREDENTIAL_VARIABLES = [
   'WAITGATE_GITHUB_APP_PRIVATE_KEY',
   'WAITGATE_GITHUB_TOKEN',
   'WAITGATE_GITLAB_TOKEN',
+  'WAITGATE_AZURE_TOKEN',
 ] as const;
 
 /** True for a container that runs the operator (the chart's command, or one like it). */

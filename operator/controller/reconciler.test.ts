@@ -490,8 +490,10 @@ describe('the executor carries out the decisions, in order', () => {
 
 describe('reports to the forge', () => {
   test('a due report goes to the reporter without waiting for it, and the rest of the pass goes on', async () => {
+    const finished = heldJob({ finalizer: true, status: { ...confirmed, phase: Phase.Succeeded, finishedAt: iso(T0) } });
+    // The receiver's forge label names the forge of its `#` target (api/forges.ts).
     const w = fakeWorld({
-      heldJob: heldJob({ finalizer: true, status: { ...confirmed, phase: Phase.Succeeded, finishedAt: iso(T0) } }),
+      heldJob: { ...finished, metadata: { ...finished.metadata, labels: { 'waitgate.dev/forge': 'github' } } },
       now: T0,
     });
     const taken: string[] = [];

@@ -618,24 +618,37 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
 describe('reports to the forge', () => {
   const refused: HeldJobStatus = { phase: Phase.Refused, reason: RefusalToken.Expired, finishedAt: iso(T0) };
   const reports = { transitions: ['refused'] as const, forges: ['github'] as const };
+  /** The receiver's forge label: without it, a `#` target names no forge (api/forges.ts). */
+  const onGithub = (hj: Observed['heldJob']): Observed['heldJob'] => ({
+    ...hj,
+    metadata: { ...hj.metadata, labels: { 'waitgate.dev/forge': 'github' } },
+  });
 
   test('a refused HeldJob is reported, first in the pass, when the forge has credentials', () => {
-    const as = decide(observed(heldJob({ status: refused }), undefined, { config: { ...CONFIG, reports } }), T0 + 1000);
+    const as = decide(observed(onGithub(heldJob({ status: refused })), undefined, { config: { ...CONFIG, reports } }), T0 + 1000);
     expect(types(as)[0]).toBe('report');
     expect(types(as).slice(1)).toEqual(types(decide(observed(heldJob({ status: refused })), T0 + 1000)));
   });
 
   test('a refusal record whose spec fails its check is still reported to its target', () => {
-    const hj = heldJob({
-      status: refused,
-      spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: [{ until: 'x' }], job: JOB_TEMPLATE },
-    });
+    const hj = onGithub(
+      heldJob({
+        status: refused,
+        spec: { target: 'acme/web#7', trigger: 'deploy', waitFor: [{ until: 'x' }], job: JOB_TEMPLATE },
+      }),
+    );
     const as = decide(observed(hj, undefined, { config: { ...CONFIG, reports } }), T0 + 1000);
     expect(types(as)).toContain('report');
   });
 
   test('without credentials nothing is reported', () => {
-    expect(types(decide(observed(heldJob({ status: refused })), T0 + 1000))).not.toContain('report');
+    expect(types(decide(observed(onGithub(heldJob({ status: refused }))), T0 + 1000))).not.toContain('report');
+  });
+
+  test('a target whose forge cannot be told (no forge label on a `#`) is not reported', () => {
+    expect(types(decide(observed(heldJob({ status: refused }), undefined, { config: { ...CONFIG, reports } }), T0 + 1000))).not.toContain(
+      'report',
+    );
   });
 });
 

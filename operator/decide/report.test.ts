@@ -10,13 +10,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const ALL: ReportSettings = { transitions: ['refused', 'launched', 'finished'], forges: ['github', 'gitlab'] };
 const REFUSED_ONLY: ReportSettings = { transitions: ['refused'], forges: ['github', 'gitlab'] };
 
-function hj(status: HeldJobStatus, over: { forge?: string; deleted?: boolean } = {}): ObservedHeldJob {
+/** A HeldJob the receiver made: its forge label says where its target is (GitHub unless told; null: no label). */
+function hj(status: HeldJobStatus, over: { forge?: string | null; deleted?: boolean } = {}): ObservedHeldJob {
+  const forge = over.forge === undefined ? 'github' : over.forge;
   return {
     metadata: {
       name: 'web-7-deploy',
       namespace: 'team-a',
       uid: 'uid-1',
-      ...(over.forge ? { labels: { [Labels.forge]: over.forge } } : {}),
+      ...(forge ? { labels: { [Labels.forge]: forge } } : {}),
       ...(over.deleted ? { deletionTimestamp: iso(T0) } : {}),
     },
     status,
@@ -45,7 +47,24 @@ describe('nextReports', () => {
     ['a refusal is reported', hj(refused), 'acme/web#7', REFUSED_ONLY, T0, ['refused@github:acme/web']],
     ['nothing without settings (no credentials)', hj(refused), 'acme/web#7', undefined, T0, []],
     ['nothing to a forge without credentials', hj(refused), 'acme/web#7', { transitions: ['refused'], forges: ['gitlab'] }, T0, []],
-    ['a merge request goes to GitLab', hj(refused), 'group/sub/web!12', REFUSED_ONLY, T0, ['refused@gitlab:group/sub/web']],
+    [
+      'a merge request goes to GitLab',
+      hj(refused, { forge: 'gitlab' }),
+      'group/sub/web!12',
+      REFUSED_ONLY,
+      T0,
+      ['refused@gitlab:group/sub/web'],
+    ],
+    [
+      'an Azure DevOps pull request',
+      hj(refused, { forge: 'azure' }),
+      'proj/web!12',
+      { transitions: ['refused'], forges: ['azure'] },
+      T0,
+      ['refused@azure:proj/web'],
+    ],
+    ['an unlabelled # names no forge: nothing', hj(refused, { forge: null }), 'acme/web#7', REFUSED_ONLY, T0, []],
+    ['an unlabelled ! names no forge: nothing', hj(refused, { forge: null }), 'group/web!12', REFUSED_ONLY, T0, []],
     ['a GitLab issue by its label', hj(refused, { forge: 'gitlab' }), 'group/web#3', REFUSED_ONLY, T0, ['refused@gitlab:group/web']],
     [
       'a refusal already recorded is not reported again',
@@ -107,12 +126,18 @@ describe('nextReports', () => {
 
 describe('forgeTargetOf', () => {
   test.each<[string, string | undefined, object | undefined]>([
-    ['acme/web#7', undefined, { forge: 'github', repository: 'acme/web', number: 7, mergeRequest: false }],
+    // The reference: `#` is an issue on any forge and `!` GitLab's or Azure's, so without the
+    // receiver's forge label neither names a forge, and no comment is sent to a guessed one.
+    ['acme/web#7', undefined, undefined],
+    ['acme/web#7', 'github', { forge: 'github', repository: 'acme/web', number: 7, mergeRequest: false }],
     ['acme/web#7', 'gitlab', { forge: 'gitlab', repository: 'acme/web', number: 7, mergeRequest: false }],
-    ['g/s/p!12', undefined, { forge: 'gitlab', repository: 'g/s/p', number: 12, mergeRequest: true }],
+    ['g/s/p!12', undefined, undefined],
+    ['g/s/p!12', 'gitlab', { forge: 'gitlab', repository: 'g/s/p', number: 12, mergeRequest: true }],
+    ['proj/web!12', 'azure', { forge: 'azure', repository: 'proj/web', number: 12, mergeRequest: true }],
+    ['proj/proj#5', 'azure', { forge: 'azure', repository: 'proj/proj', number: 5, mergeRequest: false }],
     ['acme/web!12', 'github', undefined],
     ['nonsense', undefined, undefined],
   ])('%s (label %s)', (target, forge, expected) => {
-    expect(forgeTargetOf(hj({}, forge ? { forge } : {}), target)).toEqual(expected);
+    expect(forgeTargetOf(hj({}, { forge: forge ?? null }), target)).toEqual(expected);
   });
 });

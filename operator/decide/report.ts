@@ -4,8 +4,8 @@
 import { commentBody, reportMarker, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { epochOf, iso } from '../../api/time.js';
-import { targetParts } from '../../api/target.js';
-import { ConditionType, FailureReason, Forge, FORGES, isRefusalToken, Labels, Phase } from '../../api/vocabulary.js';
+import { placeOfTarget } from '../../api/forges.js';
+import { Annotations, ConditionType, FailureReason, isRefusalToken, Labels, Phase, type Forge } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 
@@ -21,10 +21,10 @@ export interface ReportSettings {
   readonly forges: readonly Forge[];
 }
 
-/** Where a comment goes: an issue or pull request (`#`), or a GitLab merge request (`!`). */
+/** Where a comment goes: an issue, work item or GitHub pull request (`#`), or a merge request (`!`: GitLab's, or an Azure DevOps pull request). */
 export interface ForgeTarget {
   readonly forge: Forge;
-  /** `owner/repo`, or a GitLab project path `group/sub/project`. */
+  /** `owner/repo`, a GitLab project path `group/sub/project`, or an Azure DevOps `project/repository`. */
   readonly repository: string;
   readonly number: number;
   readonly mergeRequest: boolean;
@@ -41,17 +41,20 @@ export interface ReportRequest {
   readonly since: string;
 }
 
-const isForge = (v: unknown): v is Forge => (FORGES as readonly unknown[]).includes(v);
-
-/** The forge and place of a HeldJob's target; the receiver's forge label first, else the target's shape. */
+/**
+ * The forge and place of a HeldJob's target, by the one rule of api/forges.ts: the receiver's
+ * forge label where it agrees with the target, else what the target's shape alone settles.
+ * Nothing when the forge cannot be told (an unlabelled `#` or `!`): a comment is never sent to a
+ * forge guessed at.
+ */
 export function forgeTargetOf(heldJob: ObservedHeldJob, target: string): ForgeTarget | undefined {
-  const parts = targetParts(target);
-  if (!parts) return undefined;
-  const label = heldJob.metadata.labels?.[Labels.forge];
-  const mergeRequest = parts.separator === '!';
-  const forge = isForge(label) ? label : mergeRequest ? Forge.GitLab : Forge.GitHub;
-  if (forge === Forge.GitHub && mergeRequest) return undefined;
-  return { forge, repository: parts.repository, number: Number(parts.number), mergeRequest };
+  const place = placeOfTarget(target, {
+    forge: heldJob.metadata.labels?.[Labels.forge],
+    kind: heldJob.metadata.annotations?.[Annotations.targetKind],
+  });
+  if (!place?.forge) return undefined;
+  const { parts } = place;
+  return { forge: place.forge, repository: parts.repository, number: Number(parts.number), mergeRequest: parts.separator === '!' };
 }
 
 /** The subject of a transition and when it happened, if the status shows it happened. */

@@ -824,3 +824,71 @@ describe('Deliverer: holds are read by name from the generation Valkey remembers
     expect(records.created).toEqual([]);
   });
 });
+
+describe('run.pinRevision: the hold records the commit the labeller saw', () => {
+  const SHA = 'c'.repeat(40);
+  const HEAD = 'd'.repeat(40);
+  const pinned = labelTrigger({ waitFor: [{ profile: 'jira' }], pinRevision: true });
+  const pinnedPlain = labelTrigger({ name: 'notify', pinRevision: true });
+
+  function setup(triggers: Trigger[], reader?: { head?: string; fails?: boolean }) {
+    const now = () => NOW;
+    const records = new FakeHeldJobRecords([]);
+    const reads: string[] = [];
+    const deliverer = new Deliverer({
+      view: new FakeTriggerView(triggers, profilesDeclaring('jira')),
+      records,
+      once: new FakeOnceRecords(),
+      leases: new FakeLeaseStore(now),
+      history: new FakeHoldHistory(),
+      namespace: 'jobs',
+      keys: new ValkeyKeys(PREFIX),
+      afterMaxMs: 30 * DAY,
+      now,
+      log: recordingLog().log,
+      lockWaitMs: 0,
+      ...(reader
+        ? {
+            revisions: {
+              defaultBranchHead: async (forge, repository) => {
+                reads.push(`${forge}:${repository}`);
+                if (reader.fails) throw new Error('HTTP 502');
+                return reader.head ?? HEAD;
+              },
+            },
+          }
+        : {}),
+    });
+    return { deliverer, records, reads };
+  }
+  const revisionOf = (r: FakeHeldJobRecords) => r.created.map((m) => m.spec['revision']);
+
+  test.each<[string, Trigger[], Partial<Parameters<typeof labelEvent>[0]>, string | undefined, string[]]>([
+    ['a pull request: the head the payload gave, no forge read', [pinned], { kind: 'pull_request', revision: SHA }, SHA, []],
+    ['an issue: the default branch’s head, read now', [pinned], {}, HEAD, ['github:acme/web']],
+    ['a trigger without conditions pins as well', [pinnedPlain], {}, HEAD, ['github:acme/web']],
+    [
+      'an Azure DevOps work item: read from Azure',
+      [labelTrigger({ kind: 'agent', pinRevision: true })],
+      { forge: 'azure', target: 'proj/proj#5' },
+      HEAD,
+      ['azure:proj/proj'],
+    ],
+    ['a trigger that does not pin records nothing, even given a head', [onJira], { revision: SHA }, undefined, []],
+  ])('%s', async (_n, triggers, event, revision, reads) => {
+    const s = setup(triggers, {});
+    const r = await s.deliverer.deliver(labelEvent(event));
+    expect(r).toMatchObject({ outcome: 'handled', results: [{ outcome: 'held' }] });
+    expect(revisionOf(s.records)).toEqual([revision]);
+    expect(s.reads).toEqual(reads);
+  });
+
+  test.each<[string, { fails?: boolean } | undefined]>([
+    ['the head cannot be read', { fails: true }],
+    ['no API token to read it with', undefined],
+  ])('%s: unavailable (the forge delivers again), nothing created unpinned', async (_n, reader) => {
+    const s = setup([pinned], reader);
+    await expect(s.deliverer.deliver(labelEvent())).rejects.toThrow(UnavailableError);
+    expect(s.records.created).toEqual([]);
+  });
+});

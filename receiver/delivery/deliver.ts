@@ -6,7 +6,8 @@ import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { countRefusal, hasCounted, tallyAnnotations } from '../../api/refusal-record.js';
 import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
-import { Annotations, RefusalToken } from '../../api/vocabulary.js';
+import { targetParts } from '../../api/target.js';
+import { Annotations, RefusalToken, type Forge } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
@@ -136,6 +137,14 @@ export interface DelivererDeps {
   readonly log: Logger;
   /** How long a delivery waits for another delivery of the same trigger and target. */
   readonly lockWaitMs?: number;
+  /** Reads a default branch's head, for a trigger that pins the revision of an issue; absent: none can be read. */
+  readonly revisions?: RevisionReader;
+}
+
+/** The forges' APIs, read only (receiver/forges/revisions.ts). */
+export interface RevisionReader {
+  /** The commit at the head of the repository's default branch now; throws when it cannot be read. */
+  defaultBranchHead(forge: Forge, repository: string): Promise<string>;
 }
 
 const INFLIGHT_MS = 60_000;
@@ -264,7 +273,7 @@ export class Deliverer {
         case 'superseded':
           return this.refuse(event, trigger.name, { token: RefusalToken.Superseded, message: decision.message }, live);
         case 'hold': {
-          const manifest = heldJobManifest(event, trigger, namespace, decision.generation);
+          const manifest = heldJobManifest(event, trigger, namespace, decision.generation, await this.revisionFor(event, trigger));
           tried = manifest.metadata.name;
           if ((await records.create(manifest)) === 'existed') {
             // Another delivery created that hold first (or this one did, its answer lost): look again.
@@ -407,12 +416,32 @@ export class Deliverer {
   }
 
   /**
+   * The revision a hold of a trigger that pins it records: the head of a pull or merge request
+   * as the payload gave it, else the head of the default branch read from the forge now. A hold
+   * that should be pinned is never made unpinned: when the head cannot be read, the delivery is
+   * answered 503 and nothing is created, as when the apiserver is down; it holds when it comes again.
+   */
+  private async revisionFor(event: LabelEvent, trigger: Trigger): Promise<string | undefined> {
+    if (trigger.run.pinRevision !== true) return undefined;
+    if (event.revision) return event.revision;
+    const repository = targetParts(event.target)?.repository;
+    if (!this.deps.revisions || repository === undefined) {
+      throw new UnavailableError(`trigger ${trigger.name} pins the revision, and no ${event.forge} API token is configured to read it`);
+    }
+    try {
+      return await this.deps.revisions.defaultBranchHead(event.forge, repository);
+    } catch (err) {
+      throw new UnavailableError(`trigger ${trigger.name} pins the revision, which could not be read from ${event.forge}`, { cause: err });
+    }
+  }
+
+  /**
    * Creates the hold of a trigger without conditions, named by the delivery. When the name is
    * taken, an earlier handling of this delivery made it.
    */
   private async record(event: LabelEvent, trigger: Trigger): Promise<TriggerOutcome> {
     const { namespace, records } = this.deps;
-    const manifest = heldJobManifest(event, trigger, namespace);
+    const manifest = heldJobManifest(event, trigger, namespace, undefined, await this.revisionFor(event, trigger));
     const name = manifest.metadata.name;
     const intended: TriggerOutcome = { trigger: trigger.name, outcome: 'held', heldJob: name };
     if ((await records.create(manifest)) === 'existed') {

@@ -47,6 +47,7 @@ describe('matchTriggers', () => {
     ['one label among several', [t('a', ['x', 'deploy'])], ['a']],
     ['another label', [t('a', ['x'])], []],
     ['a trigger for the other forge', [t('a', ['deploy'], {}, 'gitlab')], []],
+    ['a trigger for Azure DevOps', [t('a', ['deploy'], {}, 'azure')], []],
     ['a kind that names no forge', [t('a', ['deploy'], {}, 'agent')], ['a']],
     ['two matching triggers', [t('a', ['deploy']), t('b', ['deploy'])], ['a', 'b']],
   ])('%s', (_n, triggers, names) => {

@@ -5,6 +5,7 @@ import { firstRefusal, hasCounted, readTally, tallyAnnotations, type RefusalTall
 import { waitForRefusal, type DeclaredProfiles, type Refusal } from '../../api/refusal-rules.js';
 import { targetParts } from '../../api/target.js';
 import { jobSpecOf, repositoryAllowed, type Trigger } from '../../api/triggers/triggers-file.js';
+import { isForge } from '../../api/forges.js';
 import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
@@ -39,7 +40,7 @@ export function matchTriggers(event: LabelEvent, triggers: readonly Trigger[]): 
   return triggers.filter((t) => {
     if (t.on.type !== 'label') return false;
     const kind = t.run.kind;
-    if ((kind === 'github' || kind === 'gitlab') && kind !== event.forge) return false;
+    if (isForge(kind) && kind !== event.forge) return false;
     if (t.on.repositories !== undefined && (repository === undefined || !repositoryAllowed(t.on.repositories, event.forge, repository))) {
       return false;
     }
@@ -255,8 +256,15 @@ export interface HeldJobManifest {
 /**
  * The hold a trigger becomes. A hold given a generation is named by trigger, target and
  * generation (holdName); one without (a trigger without conditions) by the delivery (heldJobName).
+ * `revision`: the commit the labeller saw, for a trigger that pins it (run.pinRevision).
  */
-export function heldJobManifest(event: LabelEvent, trigger: Trigger, namespace: string, generation?: number): HeldJobManifest {
+export function heldJobManifest(
+  event: LabelEvent,
+  trigger: Trigger,
+  namespace: string,
+  generation?: number,
+  revision?: string,
+): HeldJobManifest {
   const annotations: Record<string, string> = {
     [Annotations.delivery]: event.deliveryId,
     [Annotations.targetKind]: event.kind,
@@ -282,6 +290,7 @@ export function heldJobManifest(event: LabelEvent, trigger: Trigger, namespace: 
       trigger: trigger.name,
       ...(trigger.run.waitFor && trigger.run.waitFor.length > 0 ? { waitFor: trigger.run.waitFor } : {}),
       job: jobSpecOf(trigger.run),
+      ...(revision !== undefined ? { revision } : {}),
     },
   };
 }

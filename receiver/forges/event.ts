@@ -11,12 +11,14 @@ export interface LabelEvent {
   readonly deliveryId: string;
   /** SHA-256 of the signed body, hex: the same body under another delivery id is the same delivery. */
   readonly bodyHash: string;
-  /** `owner/repo#7`, or `group/repo!12` for a GitLab merge request. */
+  /** `owner/repo#7`, or `group/repo!12` for a GitLab merge request or an Azure DevOps pull request. */
   readonly target: string;
   /** Whether the target is an issue, a pull request or a merge request. */
   readonly kind: TargetKind;
   /** Labels this event added; matched against triggers, never stored or logged. */
   readonly addedLabels: readonly string[];
+  /** The head commit of a pull or merge request, as the payload gave it; undefined for an issue. */
+  readonly revision?: string | undefined;
 }
 
 export type ParsedEvent =

@@ -2,9 +2,13 @@ import { describe, expect, test } from '@jest/globals';
 import { createHash, createHmac } from 'node:crypto';
 import { parseGithub } from './github.js';
 import { parseGitlab } from './gitlab.js';
+import { FORGES } from '../../api/vocabulary.js';
+import { AUTHOR_TEXT, azureBasic, azurePullRequest, azureWorkItemTagged } from '../../test/support/forge.js';
+import { parseAzure } from './azure.js';
 import { readDeliveryId } from './delivery-id.js';
 import type { Forge } from './event.js';
-import { githubSignatureDigest, verifyGithubSignature, verifyGitlabToken } from './signature.js';
+import { forgeOfRoute, RECEIVER_FORGES } from './index.js';
+import { githubSignatureDigest, verifyAzureCredentials, verifyGithubSignature, verifyGitlabToken } from './signature.js';
 
 const body = Buffer.from('{"a":1}');
 const sig = (secret: string, b: Buffer) => `sha256=${createHmac('sha256', secret).update(b).digest('hex')}`;
@@ -92,6 +96,7 @@ describe('readDeliveryId', () => {
     ['GitLab: Idempotency-Key', 'gitlab', { 'idempotency-key': [uuid] }, { kind: 'ok', id: uuid }],
     ['GitLab: a bad X-Gitlab-Event-UUID', 'gitlab', { 'x-gitlab-event-uuid': ['<script>'] }, { kind: 'malformed' }],
     ['GitLab: a GitHub header means nothing', 'gitlab', { 'x-github-delivery': [uuid] }, { kind: 'absent' }],
+    ['Azure DevOps: no header carries it (the body does)', 'azure', { 'x-github-delivery': [uuid] }, { kind: 'absent' }],
   ])('%s', (_n, forge, headers, expected) => {
     expect(readDeliveryId(forge, headers)).toEqual(expect.objectContaining(expected));
   });
@@ -208,5 +213,109 @@ describe('parseGitlab', () => {
     const b = parseGitlab('Issue Hook', 'id-b', body, gl({ previous: [], current: ['b'] }));
     expect(a.kind === 'label' && b.kind === 'label' && a.event.bodyHash === b.event.bodyHash).toBe(true);
     expect(a.kind === 'label' && a.event.bodyHash).toBe(createHash('sha256').update(body).digest('hex'));
+  });
+});
+
+describe('parseAzure (payloads shaped as Microsoft’s service hook samples)', () => {
+  const parsed = (d: { body: Buffer }, deliveryId?: string) => parseAzure(deliveryId, d.body, JSON.parse(d.body.toString('utf8')));
+  const EVENT = '27646e0e-b520-4d2b-9411-bba7524947cd';
+
+  test.each<[string, { body: Buffer }, object]>([
+    [
+      'a pull request updated with a label',
+      azurePullRequest({ project: 'Fabrikam', repo: 'web', id: 12, labels: ['waitgate:deploy'], eventId: EVENT, head: 'a'.repeat(40) }),
+      {
+        kind: 'label',
+        event: {
+          forge: 'azure',
+          target: 'Fabrikam/web!12',
+          kind: 'merge_request',
+          addedLabels: ['waitgate:deploy'],
+          deliveryId: EVENT,
+          revision: 'a'.repeat(40),
+        },
+      },
+    ],
+    [
+      'a pull request created with labels',
+      azurePullRequest({ labels: ['a', 'b'], event: 'git.pullrequest.created' }),
+      { kind: 'label', event: { target: 'Fabrikam/Fabrikam!1', addedLabels: ['a', 'b'] } },
+    ],
+    [
+      'a pull request without labels',
+      azurePullRequest({ labels: [] }),
+      { kind: 'unhandled', eventName: 'git.pullrequest.updated without labels' },
+    ],
+    [
+      'a project name with a space cannot be a target',
+      azurePullRequest({ project: 'Fabrikam Fiber', labels: ['x'] }),
+      { kind: 'malformed', problem: expect.stringContaining('resource.repository.project.name') },
+    ],
+    [
+      'a work item tagged: its new tags only',
+      azureWorkItemTagged({ project: 'FabrikamCloud', id: 5, before: ['old'], after: ['old', 'waitgate:deploy'], eventId: EVENT }),
+      {
+        kind: 'label',
+        event: {
+          forge: 'azure',
+          target: 'FabrikamCloud/FabrikamCloud#5',
+          kind: 'issue',
+          addedLabels: ['waitgate:deploy'],
+          deliveryId: EVENT,
+        },
+      },
+    ],
+    ['a work item whose first tags were set', azureWorkItemTagged({ after: ['x'] }), { kind: 'label', event: { addedLabels: ['x'] } }],
+    ['a tag removed', azureWorkItemTagged({ before: ['a', 'b'], after: ['a'] }), { kind: 'unhandled' }],
+  ])('%s', (_n, d, expected) => {
+    expect(parsed(d)).toMatchObject(expected);
+  });
+
+  test('a work item updated without a tag change, and other events, are not for waitgate', () => {
+    const wi = JSON.parse(azureWorkItemTagged({ after: ['x'] }).body.toString('utf8')) as { resource: { fields: Record<string, unknown> } };
+    delete wi.resource.fields['System.Tags'];
+    expect(parseAzure(undefined, body, wi)).toMatchObject({ kind: 'unhandled' });
+    expect(parseAzure(undefined, body, { eventType: 'git.push', resource: {} })).toEqual({ kind: 'unhandled', eventName: 'git.push' });
+    expect(parseAzure(undefined, body, { resource: {} })).toMatchObject({ kind: 'malformed' });
+  });
+
+  test('the event id stands for the delivery, lowercased; without one the body hash does', () => {
+    const d = azurePullRequest({ labels: ['x'], eventId: EVENT.toUpperCase() });
+    expect(parsed(d)).toMatchObject({ event: { deliveryId: EVENT } });
+    const raw = JSON.parse(d.body.toString('utf8')) as Record<string, unknown>;
+    delete raw['id'];
+    const r = parseAzure(undefined, d.body, raw);
+    expect(r.kind === 'label' && r.event.deliveryId).toBe(createHash('sha256').update(d.body).digest('hex'));
+  });
+
+  test('no title, description or message reaches the event', () => {
+    expect(JSON.stringify(parsed(azurePullRequest({ labels: ['x'] })))).not.toContain(AUTHOR_TEXT);
+    expect(JSON.stringify(parsed(azureWorkItemTagged({ after: ['x'] })))).not.toContain(AUTHOR_TEXT);
+  });
+});
+
+describe('verifyAzureCredentials', () => {
+  test.each<[string, Record<string, string[]>, readonly string[], boolean]>([
+    ['basic credentials with the secret', { authorization: [azureBasic('s3')] }, ['s3'], true],
+    ['the old secret of a rotation', { authorization: [azureBasic('old')] }, ['old', 'new'], true],
+    ['a password with a colon', { authorization: [azureBasic('a:b')] }, ['a:b'], true],
+    ['the shared header', { 'x-waitgate-token': ['s3'] }, ['s3'], true],
+    ['the wrong password', { authorization: [azureBasic('nope')] }, ['s3'], false],
+    ['basic without a colon', { authorization: [`Basic ${Buffer.from('s3').toString('base64')}`] }, ['s3'], false],
+    ['Authorization sent twice', { authorization: [azureBasic('s3'), azureBasic('s3')] }, ['s3'], false],
+    ['no secret configured', { 'x-waitgate-token': [''] }, [], false],
+    ['nothing', {}, ['s3'], false],
+  ])('%s → %s', (_n, headers, secrets, ok) => {
+    expect(verifyAzureCredentials(secrets, headers)).toBe(ok);
+  });
+});
+
+describe('the forge table', () => {
+  test('every forge has a route of its own under /webhooks, and the route leads back to it', () => {
+    const routes = FORGES.map((f) => RECEIVER_FORGES[f].route);
+    expect(new Set(routes).size).toBe(FORGES.length);
+    for (const f of FORGES) expect(forgeOfRoute(RECEIVER_FORGES[f].route)).toBe(f);
+    expect(forgeOfRoute('/webhooks/azure')).toBe('azure');
+    expect(forgeOfRoute('/webhooks')).toBeUndefined();
   });
 });

@@ -2,12 +2,18 @@ import { z } from 'zod';
 import { targetProblem } from '../../api/target.js';
 import { TargetKind } from '../../api/vocabulary.js';
 import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
+import { commitIdOf, getJson } from './forge-api.js';
+import type { ForgeApi, ReceiverForgeModule } from './forge-module.js';
+import { verifyGitlabToken } from './signature.js';
 
 const labelList = z.array(z.object({ title: z.string() })).optional();
 const hook = z.object({
   object_kind: z.string(),
   project: z.object({ path_with_namespace: z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/) }),
-  object_attributes: z.object({ iid: z.number().int().positive() }),
+  object_attributes: z.object({
+    iid: z.number().int().positive(),
+    last_commit: z.object({ id: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/) }).optional(),
+  }),
   changes: z.object({ labels: z.object({ previous: labelList, current: labelList }).optional() }).optional(),
 });
 
@@ -34,6 +40,33 @@ export function parseGitlab(eventName: string | undefined, deliveryId: string | 
       target,
       kind: sep === '!' ? TargetKind.MergeRequest : TargetKind.Issue,
       addedLabels: added,
+      ...(sep === '!' && p.object_attributes.last_commit ? { revision: p.object_attributes.last_commit.id } : {}),
     },
   };
 }
+
+/** The head of a project's default branch: the project names its branch, the branch its commit. */
+async function defaultBranchHead(api: ForgeApi, repository: string): Promise<string> {
+  const project = `${api.url.replace(/\/+$/, '')}/projects/${encodeURIComponent(repository)}`;
+  const headers = { 'private-token': api.token };
+  const p = (await getJson('read project', project, headers, api.timeoutMs)) as { default_branch?: unknown };
+  if (typeof p.default_branch !== 'string') throw new Error('read project: no default branch');
+  const branch = (await getJson(
+    'read default branch',
+    `${project}/repository/branches/${encodeURIComponent(p.default_branch)}`,
+    headers,
+    api.timeoutMs,
+  )) as { commit?: { id?: unknown } };
+  return commitIdOf('read default branch', branch.commit?.id);
+}
+
+const first = (values: readonly string[] | undefined) => (values?.length === 1 ? values[0] : undefined);
+
+/** GitLab: X-Gitlab-Token carries the shared token itself. */
+export const gitlabForge: ReceiverForgeModule = {
+  route: '/webhooks/gitlab',
+  deliveryIdHeaders: ['x-gitlab-event-uuid', 'idempotency-key'],
+  checkHeaders: (headers, secrets) => (verifyGitlabToken(secrets, headers['x-gitlab-token']) ? { ok: true } : { ok: false }),
+  parse: ({ headers, deliveryId, body, payload }) => parseGitlab(first(headers['x-gitlab-event']), deliveryId, body, payload),
+  defaultBranchHead,
+};

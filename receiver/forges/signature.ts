@@ -45,13 +45,44 @@ export function githubDigestMatches(secrets: readonly string[], body: Buffer, di
 export function verifyGitlabToken(tokens: string | readonly string[], header: string | readonly string[] | undefined): boolean {
   const values = typeof header === 'string' ? [header] : header;
   if (!values || values.length !== 1) return false;
-  // Hash both sides so the comparison takes the same time whatever the lengths.
-  const a = createHash('sha256')
-    .update(values[0] ?? '')
-    .digest();
+  return secretMatches(typeof tokens === 'string' ? [tokens] : tokens, values[0] ?? '');
+}
+
+/**
+ * Whether `given` equals any of `secrets`, in constant time: both sides are hashed, so the
+ * comparison takes the same time whatever the lengths, and every secret is tried.
+ */
+function secretMatches(secrets: readonly string[], given: string): boolean {
+  const a = createHash('sha256').update(given).digest();
   let ok = false;
-  for (const token of typeof tokens === 'string' ? [tokens] : tokens) {
-    ok = timingSafeEqual(a, createHash('sha256').update(token).digest()) || ok;
+  for (const secret of secrets) {
+    ok = timingSafeEqual(a, createHash('sha256').update(secret).digest()) || ok;
   }
+  return ok;
+}
+
+/** The header an Azure DevOps service hook may carry the shared secret in (its "HTTP headers" setting). */
+export const AZURE_SECRET_HEADER = 'x-waitgate-token';
+
+/**
+ * Azure DevOps: a service hook authenticates with basic credentials (any user name, the secret
+ * as the password; Authorization sent once) or the shared secret in X-Waitgate-Token (sent
+ * once). Either one that carries a secret is enough; each is compared in constant time.
+ */
+export function verifyAzureCredentials(
+  secrets: readonly string[],
+  headers: Readonly<Record<string, readonly string[] | undefined>>,
+): boolean {
+  if (secrets.length === 0) return false;
+  let ok = false;
+  const auth = headers['authorization'];
+  if (auth?.length === 1) {
+    const m = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(auth[0] ?? '');
+    const decoded = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : undefined;
+    const colon = decoded?.indexOf(':') ?? -1;
+    if (decoded !== undefined && colon >= 0) ok = secretMatches(secrets, decoded.slice(colon + 1)) || ok;
+  }
+  const token = headers[AZURE_SECRET_HEADER];
+  if (token?.length === 1) ok = secretMatches(secrets, token[0] ?? '') || ok;
   return ok;
 }

@@ -3,8 +3,8 @@
 // id has the forge's shape, whether its declared length fits, and whether there is room for
 // it. Pure: the caller passes in the counts it keeps.
 import { readDeliveryId } from '../forges/delivery-id.js';
-import { Forge } from '../forges/event.js';
-import { githubSignatureDigest, verifyGitlabToken } from '../forges/signature.js';
+import type { Forge } from '../forges/event.js';
+import { RECEIVER_FORGES } from '../forges/index.js';
 import { DeliveryOutcome } from '../metrics.js';
 
 /** The largest body the receiver reads. */
@@ -14,8 +14,8 @@ export interface AdmissionInput {
   readonly forge: Forge;
   /** Every copy of every header (IncomingMessage.headersDistinct). */
   readonly headers: Readonly<Record<string, readonly string[] | undefined>>;
-  readonly githubSecrets: readonly string[];
-  readonly gitlabTokens: readonly string[];
+  /** Every secret (or token) of each forge that may authenticate a delivery; none refuses that forge's. */
+  readonly secrets: Readonly<Record<Forge, readonly string[]>>;
   /** Connections open now, this request's own included. */
   readonly openConnections: number;
   readonly maxConnections: number;
@@ -27,8 +27,8 @@ export interface AdmissionInput {
 export type Admission =
   | {
       readonly kind: 'admit';
-      /** GitHub: the digest the signature header carries, checked once the body is read. */
-      readonly digest: Buffer | undefined;
+      /** What the raw body must pass before it is parsed, where the forge signs it (GitHub's HMAC). */
+      readonly verifyBody: ((body: Buffer) => boolean) | undefined;
       /** The delivery id, when the forge sent one. */
       readonly deliveryId: string | undefined;
     }
@@ -48,17 +48,10 @@ const refuse = (status: 400 | 401 | 413 | 503, outcome: DeliveryOutcome, error: 
 
 export function admit(a: AdmissionInput): Admission {
   if (a.openConnections > a.maxConnections) return refuse(503, DeliveryOutcome.Busy, 'too many connections');
-  const github = a.forge === Forge.GitHub;
-  if ((github ? a.githubSecrets : a.gitlabTokens).length === 0) {
-    return refuse(401, DeliveryOutcome.Unauthorized, `no ${a.forge} webhook secret is configured`);
-  }
-  let digest: Buffer | undefined;
-  if (github) {
-    digest = githubSignatureDigest(a.headers['x-hub-signature-256']);
-    if (!digest) return refuse(401, DeliveryOutcome.Unauthorized, 'bad or missing signature');
-  } else if (!verifyGitlabToken(a.gitlabTokens, a.headers['x-gitlab-token'])) {
-    return refuse(401, DeliveryOutcome.Unauthorized, 'bad or missing signature');
-  }
+  const secrets = a.secrets[a.forge];
+  if (secrets.length === 0) return refuse(401, DeliveryOutcome.Unauthorized, `no ${a.forge} webhook secret is configured`);
+  const check = RECEIVER_FORGES[a.forge].checkHeaders(a.headers, secrets);
+  if (!check.ok) return refuse(401, DeliveryOutcome.Unauthorized, 'bad or missing signature');
   const id = readDeliveryId(a.forge, a.headers);
   if (id.kind === 'malformed') return refuse(400, DeliveryOutcome.Malformed, id.problem);
   const lengths = a.headers['content-length'];
@@ -68,5 +61,5 @@ export function admit(a: AdmissionInput): Admission {
   // refuses a body that would pass the cap), so a sender that declares 1 MiB and trickles
   // holds only what it has sent.
   if (a.inflightBodyBytes + (declared ?? 0) > a.maxInflightBodyBytes) return refuse(503, DeliveryOutcome.Busy, 'too many bodies in flight');
-  return { kind: 'admit', digest, deliveryId: id.kind === 'ok' ? id.id : undefined };
+  return { kind: 'admit', verifyBody: check.verifyBody, deliveryId: id.kind === 'ok' ? id.id : undefined };
 }

@@ -1,5 +1,5 @@
-// The receiver's HTTP surface. The public webhook port has the two webhook routes and
-// /healthz; /metrics and /readyz are on a port of their own (createMetricsServer), so the
+// The receiver's HTTP surface. The public webhook port has a webhook route per forge
+// (receiver/forges/index.ts) and /healthz; /metrics and /readyz are on a port of their own (createMetricsServer), so the
 // internet never reaches them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -7,27 +7,20 @@ import type { Logger } from 'pino';
 import type { ReceiverLimits } from '../config.js';
 import type { DeliveryResult } from '../delivery/deliver.js';
 import { UnavailableError } from '../delivery/deliver.js';
-import { Forge, type LabelEvent, type ParsedEvent } from '../forges/event.js';
-import { parseGithub } from '../forges/github.js';
-import { parseGitlab } from '../forges/gitlab.js';
-import { githubDigestMatches } from '../forges/signature.js';
+import type { Forge, LabelEvent, ParsedEvent } from '../forges/event.js';
+import { forgeOfRoute, RECEIVER_FORGES } from '../forges/index.js';
 import { DeliveryOutcome, type ReceiverMetrics } from '../metrics.js';
 import { admit, MAX_BODY_BYTES } from './admission.js';
 import { ConnectionSlots } from './connection-slots.js';
 import { readBody } from './read-body.js';
 
 export interface ServerDeps {
-  readonly githubSecrets: readonly string[];
-  readonly gitlabTokens: readonly string[];
+  /** Every secret (or token) of each forge that may authenticate a delivery; none refuses that forge's. */
+  readonly secrets: Readonly<Record<Forge, readonly string[]>>;
   readonly limits: ReceiverLimits;
   readonly deliver: (event: LabelEvent) => Promise<DeliveryResult>;
   readonly metrics: ReceiverMetrics;
   readonly log: Logger;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -60,8 +53,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
     const admission = admit({
       forge,
       headers: req.headersDistinct,
-      githubSecrets: deps.githubSecrets,
-      gitlabTokens: deps.gitlabTokens,
+      secrets: deps.secrets,
       openConnections: connections.size,
       maxConnections: limits.maxConnections,
       inflightBodyBytes,
@@ -94,7 +86,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
         return sendAndClose(res, 503, { error: 'too many bodies in flight' });
       }
       // Authenticate the raw bytes before reading a single field.
-      if (admission.digest && !githubDigestMatches(deps.githubSecrets, body, admission.digest)) {
+      if (admission.verifyBody && !admission.verifyBody(body)) {
         count(DeliveryOutcome.Unauthorized);
         log.warn({ forge }, 'Refused delivery with a bad signature');
         return send(res, 401, { error: 'bad or missing signature' });
@@ -120,10 +112,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
       count(DeliveryOutcome.Malformed);
       return send(res, 400, { error: 'body is not JSON' });
     }
-    const parsed: ParsedEvent =
-      forge === Forge.GitHub
-        ? parseGithub(header(req, 'x-github-event'), deliveryId, body, payload)
-        : parseGitlab(header(req, 'x-gitlab-event'), deliveryId, body, payload);
+    const parsed: ParsedEvent = RECEIVER_FORGES[forge].parse({ headers: req.headersDistinct, deliveryId, body, payload });
     if (parsed.kind === 'malformed') {
       count(DeliveryOutcome.Malformed);
       return send(res, 400, { error: parsed.problem });
@@ -197,7 +186,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
       const path = (req.url ?? '/').split('?')[0];
       const route = async () => {
         if (path === '/healthz') return send(res, 200, { status: 'ok' });
-        const forge = path === '/webhooks/github' ? Forge.GitHub : path === '/webhooks/gitlab' ? Forge.GitLab : undefined;
+        const forge = forgeOfRoute(path ?? '');
         if (!forge) return sendAndClose(res, 404, { error: 'not found' });
         if (req.method !== 'POST') return sendAndClose(res, 405, { error: 'POST only' });
         return webhook(forge, req, res);

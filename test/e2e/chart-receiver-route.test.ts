@@ -189,7 +189,7 @@ describe('NOTES: the URL a forge must call', () => {
         /Its Service waitgate-receiver\.team-a\.svc is cluster-internal: a forge outside the\s+cluster cannot reach it/,
       );
       expect(notes).toMatch(/^ +kubectl -n team-a port-forward svc\/waitgate-receiver 8080:80$/m);
-      expect(notes).toMatch(/http:\/\/localhost:8080\/webhooks\/github or http:\/\/localhost:8080\/webhooks\/gitlab/);
+      expect(notes).toMatch(/http:\/\/localhost:8080\/webhooks\/github, \/webhooks\/gitlab or \/webhooks\/azure/);
       // No forge is told to call a name only the cluster resolves.
       expect(notes).not.toMatch(/Point forge webhooks at/);
       expect(notes).not.toMatch(/https?:\/\/waitgate-receiver/);
@@ -219,8 +219,10 @@ describe('NOTES: the URL a forge must call', () => {
       expect(urls).toEqual([
         'https://hooks.example.com/webhooks/github',
         'https://hooks.example.com/webhooks/gitlab',
+        'https://hooks.example.com/webhooks/azure',
         'http://plain.example.com/webhooks/github',
         'http://plain.example.com/webhooks/gitlab',
+        'http://plain.example.com/webhooks/azure',
       ]);
       expect(notes).toMatch(/WARNING: no receiver\.ingress\.tls entry covers plain\.example\.com/);
       expect(notes).not.toMatch(/covers hooks\.example\.com/);
@@ -256,7 +258,7 @@ describe('NOTES: the URL a forge must call', () => {
       expect(ingress).toMatch(/Ingress waitgate-receiver, which names no host/);
       expect(ingress).toMatch(/kubectl -n team-a get ingress waitgate-receiver/);
       const lb = receiverSection(await installNotes('team-a', [...VALKEY, '--set', 'receiver.service.type=LoadBalancer']));
-      expect(lb).toMatch(/http:\/\/ADDRESS:80\/webhooks\/github \(or \/webhooks\/gitlab\)/);
+      expect(lb).toMatch(/http:\/\/ADDRESS:80\/webhooks\/github \(or \/webhooks\/gitlab, \/webhooks\/azure\)/);
       expect(lb).not.toMatch(/cluster-internal/);
     },
     Timeouts.testMs,

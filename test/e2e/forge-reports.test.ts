@@ -15,8 +15,12 @@ import { eventually, staysTrue } from '../support/wait.js';
 const THREAD = 'github:acme/web#7';
 const COMMENTS = /^\/repos\/acme\/web\/issues\/7\/comments$/;
 
-/** A hold the operator refuses at once: its `after` lies years beyond the longest wait allowed. */
-const refusedHold = (name: string) => heldJob({ name, waitFor: [{ after: '2099-01-01T00:00:00Z' }] });
+/**
+ * A hold the operator refuses at once: its `after` lies years beyond the longest wait allowed.
+ * It carries the forge label the receiver gives a GitHub delivery's HeldJob: a `#` target alone
+ * names no forge (api/forges.ts), and nothing is reported to a forge guessed at.
+ */
+const refusedHold = (name: string) => heldJob({ name, forge: 'github', waitFor: [{ after: '2099-01-01T00:00:00Z' }] });
 
 async function withForge(body: (forge: FakeForge) => Promise<void>, opts: { app?: FakeApp } = {}): Promise<void> {
   const forge = await FakeForge.start(opts);
@@ -260,7 +264,7 @@ describe('reports to the forge', () => {
           async (s) => {
             await s.kube.createHeldJob(
               s.namespace,
-              heldJob({ name: 'mr', target: 'group/web!12', waitFor: [{ after: afterIn(1000).after }] }),
+              heldJob({ name: 'mr', target: 'group/web!12', forge: 'gitlab', waitFor: [{ after: afterIn(1000).after }] }),
             );
             await phaseReached(s, 'mr', Phase.Succeeded);
             await eventually('both reports recorded', async () => ((await reportsOf(s, 'mr')).length === 2 ? true : undefined));
@@ -289,7 +293,7 @@ describe('reports to the forge', () => {
           async (s) => {
             forge.fail({ path: /./, hang: true, times: 1000 });
             const { after, atMs } = afterIn(2000);
-            await s.kube.createHeldJob(s.namespace, heldJob({ name: 'go', waitFor: [{ after }] }));
+            await s.kube.createHeldJob(s.namespace, heldJob({ name: 'go', forge: 'github', waitFor: [{ after }] }));
             const running = await eventually(
               'the Job launched',
               async () => {

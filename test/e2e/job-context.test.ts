@@ -128,11 +128,11 @@ describe('the launched Job knows what it is for', () => {
             const everyJob = JSON.stringify((await s.kube.batch.listNamespacedJob({ namespace: s.namespace })).items);
             expect(everyJob).not.toMatch(/AUTHOR|someone/);
 
-            // By hand: what the spec tells. `!` says GitLab and merge request; a `#` alone says neither.
+            // By hand: what the spec tells. `!` says merge request, on GitLab or Azure DevOps, so no
+            // forge (api/forges.ts); a `#` alone says neither forge nor kind.
             const byHandMr = envOf((await jobOf(s, 'by-hand-mr')).spec!.template.spec!.containers[0]!);
             expect(byHandMr).toEqual({
               WAITGATE_TARGET: 'group/proj!4',
-              WAITGATE_FORGE: 'gitlab',
               WAITGATE_REPOSITORY: 'group/proj',
               WAITGATE_NUMBER: '4',
               WAITGATE_KIND: 'merge_request',

@@ -3,9 +3,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GitHubForge } from '../../operator/forge/github.js';
 import { GitLabForge } from '../../operator/forge/gitlab.js';
+import { AzureDevOpsForge } from '../../operator/forge/azure.js';
+import { RECEIVER_FORGES } from '../../receiver/forges/index.js';
+import { FORGES } from '../../api/vocabulary.js';
 import { ForgeHttpError } from '../../operator/forge/retry-policy.js';
 import type { ForgeTarget } from '../../operator/decide/report.js';
-import { APP_HOOK_KEY, FAKE_INSTALLATION_TOKEN, FakeForge, fakeGitHubApp } from '../support/fake-forge.js';
+import { APP_HOOK_KEY, DEFAULT_HEAD, FAKE_INSTALLATION_TOKEN, FakeForge, fakeGitHubApp } from '../support/fake-forge.js';
 
 let forge: FakeForge;
 beforeAll(async () => {
@@ -130,5 +133,59 @@ describe('GitLab', () => {
       .post({ forge: 'gitlab', repository: 'g/p', number: 1, mergeRequest: false }, 'x')
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503 });
+  });
+});
+
+describe('Azure DevOps', () => {
+  const azure = () => new AzureDevOpsForge({ apiUrl: forge.azureApiUrl, token: 'ado-pat', timeoutMs: 2000 });
+  const basic = `Basic ${Buffer.from(':ado-pat').toString('base64')}`;
+
+  test.each<[string, ForgeTarget, string, RegExp]>([
+    [
+      'a work item: a comment',
+      { forge: 'azure', repository: 'proj/proj', number: 5, mergeRequest: false },
+      'azure:proj/proj#5',
+      /\/proj\/_apis\/wit\/workItems\/5\/comments$/,
+    ],
+    [
+      'a pull request: a thread',
+      { forge: 'azure', repository: 'proj/web', number: 12, mergeRequest: true },
+      'azure:proj/web!12',
+      /\/proj\/_apis\/git\/repositories\/web\/pullRequests\/12\/threads$/,
+    ],
+  ])('%s, with the token as basic credentials, found again by its marker', async (_n, target, thread, path) => {
+    const id = await azure().post(target, 'hello\n<!-- waitgate:u2:refused -->');
+    expect(forge.comments(thread).map((c) => String(c.id))).toEqual([id]);
+    expect(await azure().findMarked(target, '<!-- waitgate:u2:refused -->', SINCE)).toBe(id);
+    expect(await azure().findMarked(target, '<!-- waitgate:u2:launched -->', SINCE)).toBeUndefined();
+    const [posted] = forge.callsTo('POST', path);
+    expect(posted?.authorization).toBe(basic);
+    expect(posted?.query['api-version']).toMatch(/^7\.1/);
+  });
+
+  test('a rate limit comes back with its headers', async () => {
+    forge.fail({ method: 'GET', path: /workItems\/6\/comments$/, status: 429, headers: { 'retry-after': '7' } });
+    const err = await azure()
+      .findMarked({ forge: 'azure', repository: 'proj/proj', number: 6, mergeRequest: false }, 'x', SINCE)
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 429, headers: { 'retry-after': '7' } });
+  });
+});
+
+describe('the head of a default branch (the receiver, for run.pinRevision on an issue)', () => {
+  test.each(FORGES)('%s: read with the token, the head the forge names', async (f) => {
+    const repository = f === 'gitlab' ? 'group/sub/proj' : 'proj/web';
+    const head = 'b'.repeat(40);
+    forge.heads.set(`${f}:${repository}`, head);
+    const url = { github: forge.githubApiUrl, gitlab: forge.gitlabApiUrl, azure: forge.azureApiUrl }[f];
+    expect(await RECEIVER_FORGES[f].defaultBranchHead({ url, token: 'tok', timeoutMs: 2000 }, repository)).toBe(head);
+    expect(await RECEIVER_FORGES[f].defaultBranchHead({ url, token: 'tok', timeoutMs: 2000 }, 'other/repo')).toBe(DEFAULT_HEAD);
+  });
+
+  test('a forge that fails says so', async () => {
+    forge.fail({ method: 'GET', path: /^\/repos\/acme\/broken$/, status: 502 });
+    await expect(
+      RECEIVER_FORGES.github.defaultBranchHead({ url: forge.githubApiUrl, token: 't', timeoutMs: 2000 }, 'acme/broken'),
+    ).rejects.toThrow('read repository: HTTP 502');
   });
 });

@@ -12,6 +12,8 @@ export interface HeldJobFixture {
   runFor?: string;
   /** The Job's ttlSecondsAfterFinished: the TTL controller removes it that long after it ends. */
   jobTtlSeconds?: number;
+  /** The forge label the receiver puts on what it makes (waitgate.dev/forge); none by hand. */
+  forge?: string;
 }
 
 export function heldJob(f: HeldJobFixture = {}): Record<string, unknown> {
@@ -21,7 +23,7 @@ export function heldJob(f: HeldJobFixture = {}): Record<string, unknown> {
   return {
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: HELDJOB_KIND,
-    metadata: { name: f.name ?? 'web-7-deploy' },
+    metadata: { name: f.name ?? 'web-7-deploy', ...(f.forge ? { labels: { 'waitgate.dev/forge': f.forge } } : {}) },
     spec: {
       target: f.target ?? 'acme/web#7',
       trigger: f.trigger ?? 'deploy',

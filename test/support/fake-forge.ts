@@ -8,6 +8,12 @@
 //   Given an App (FakeForge.start({ app })), the /app routes take only a JWT that App signed
 //   (RS256, iss the App id, not expired), and only its installation gets a token.
 //   GitLab:  GET/POST /api/v4/projects/{id}/(issues|merge_requests)/{iid}/notes
+//   Azure DevOps (under /{org}, azureApiUrl): GET/POST /{project}/_apis/wit/workItems/{id}/comments,
+//            GET/POST /{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads
+//   Default branches (a trigger that pins an issue's revision): GitHub GET /repos/{o}/{r} and
+//            /repos/{o}/{r}/branches/{b}; GitLab GET /api/v4/projects/{id} and .../repository/branches/{b};
+//            Azure GET /{org}/{project}/_apis/git/repositories/{repo} and .../refs. Every repository's
+//            default branch is `main`, its head `heads` has for `forge:repository`, else DEFAULT_HEAD.
 import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,6 +58,11 @@ export interface Fault {
 
 export const FAKE_INSTALLATION_TOKEN = 'ghs_fake-installation-token';
 
+/** The head of every default branch the fake is not told otherwise of. */
+export const DEFAULT_HEAD = 'fa4efa4efa4efa4efa4efa4efa4efa4efa4efa4e';
+/** The Azure DevOps organisation the fake serves. */
+export const FAKE_AZURE_ORG = 'fabrikam';
+
 /** A GitHub App the fake knows: its JWTs are checked against the public key. */
 export interface FakeApp {
   readonly appId: string;
@@ -92,10 +103,15 @@ function jwtProblem(authorization: string | undefined, appId: string, key: KeyOb
 
 export class FakeForge {
   readonly calls: ForgeCall[] = [];
-  /** Comments by thread: `github:owner/repo#7`, `gitlab:group/project#3`, `gitlab:group/project!12`. */
+  /**
+   * Comments by thread: `github:owner/repo#7`, `gitlab:group/project#3`, `gitlab:group/project!12`,
+   * `azure:project/repo!12` (a pull request), `azure:project/project#5` (a work item).
+   */
   readonly threads = new Map<string, FakeComment[]>();
   /** Deliveries by hook: `owner/repo:123`, `org:456`, or `app` (APP_HOOK_KEY). */
   readonly deliveries = new Map<string, FakeDelivery[]>();
+  /** Default branch heads by `forge:repository` (`github:acme/web`, `azure:proj/web`). */
+  readonly heads = new Map<string, string>();
   private readonly faults: Fault[] = [];
   private readonly hanging = new Set<ServerResponse>();
   private nextId = 1000;
@@ -127,6 +143,13 @@ export class FakeForge {
   }
   get gitlabApiUrl(): string {
     return `${this.url}/api/v4`;
+  }
+  get azureApiUrl(): string {
+    return `${this.url}/${FAKE_AZURE_ORG}`;
+  }
+
+  private headOf(key: string): string {
+    return this.heads.get(key) ?? DEFAULT_HEAD;
   }
 
   async stop(): Promise<void> {
@@ -207,6 +230,19 @@ export class FakeForge {
       if (method === 'GET') return this.send(res, 200, [...this.comments(thread)].reverse());
       if (method === 'POST') return this.post(thread, (body as { body: string }).body, res);
     }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)$/.exec(path)) && method === 'GET')
+      return this.send(res, 200, { full_name: m[1], default_branch: 'main' });
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/branches\/main$/.exec(path)) && method === 'GET') {
+      return this.send(res, 200, { name: 'main', commit: { sha: this.headOf(`github:${m[1]}`) } });
+    }
+    if ((m = /^\/api\/v4\/projects\/([^/]+(?:\/[^/]+)*?)\/repository\/branches\/main$/.exec(path)) && method === 'GET') {
+      return this.send(res, 200, { name: 'main', commit: { id: this.headOf(`gitlab:${m[1]}`) } });
+    }
+    if ((m = /^\/api\/v4\/projects\/([^/]+(?:\/[^/]+)*)$/.exec(path)) && method === 'GET' && !path.includes('/issues/')) {
+      return this.send(res, 200, { path_with_namespace: m[1], default_branch: 'main' });
+    }
+    const azure = `/${FAKE_AZURE_ORG}`;
+    if (path.startsWith(`${azure}/`)) return this.azure(method, path.slice(azure.length), q, body, res);
     if ((m = /^\/(?:repos\/([^/]+\/[^/]+)|orgs\/([^/]+))\/hooks\/(\d+)\/deliveries(?:\/(\d+)\/attempts)?$/.exec(path))) {
       const hook = `${m[1] ?? m[2]}:${m[3]}`;
       if (method === 'GET' && !m[4]) return this.send(res, 200, this.newestFirst(hook));
@@ -223,6 +259,48 @@ export class FakeForge {
     return this.send(res, 404, { message: 'Not Found' });
   }
 
+  /** Azure DevOps, below the organisation. */
+  private async azure(method: string, path: string, q: URLSearchParams, body: unknown, res: ServerResponse): Promise<void> {
+    let m: RegExpExecArray | null;
+    if (!q.get('api-version')) return this.send(res, 400, { message: 'api-version is required' });
+    if ((m = /^\/([^/]+)\/_apis\/wit\/workItems\/(\d+)\/comments$/.exec(path))) {
+      const thread = `azure:${m[1]}/${m[1]}#${m[2]}`;
+      const list = this.comments(thread).map((c) => ({ id: c.id, text: c.body, createdDate: c.created_at }));
+      if (method === 'GET') return this.send(res, 200, { totalCount: list.length, count: list.length, comments: [...list].reverse() });
+      if (method === 'POST') {
+        const c = await this.store(thread, (body as { text: string }).text);
+        return this.send(res, 200, { id: c.id, text: c.body, createdDate: c.created_at });
+      }
+    }
+    if ((m = /^\/([^/]+)\/_apis\/git\/repositories\/([^/]+)\/pullRequests\/(\d+)\/threads$/.exec(path))) {
+      const thread = `azure:${m[1]}/${m[2]}!${m[3]}`;
+      const threadOf = (c: FakeComment) => ({
+        id: c.id,
+        publishedDate: c.created_at,
+        comments: [{ id: 1, parentCommentId: 0, content: c.body, publishedDate: c.created_at, commentType: 'text' }],
+        status: 'closed',
+      });
+      if (method === 'GET') return this.send(res, 200, { count: this.comments(thread).length, value: this.comments(thread).map(threadOf) });
+      if (method === 'POST') {
+        const first = (body as { comments?: { content?: string }[] }).comments?.[0]?.content ?? '';
+        return this.send(res, 200, threadOf(await this.store(thread, first)));
+      }
+    }
+    if ((m = /^\/([^/]+)\/_apis\/git\/repositories\/([^/]+)$/.exec(path)) && method === 'GET') {
+      return this.send(res, 200, { id: 'repo-id', name: m[2], project: { name: m[1] }, defaultBranch: 'refs/heads/main' });
+    }
+    if ((m = /^\/([^/]+)\/_apis\/git\/repositories\/([^/]+)\/refs$/.exec(path)) && method === 'GET') {
+      const heads = [
+        { name: 'refs/heads/main', objectId: this.headOf(`azure:${m[1]}/${m[2]}`) },
+        { name: 'refs/heads/main-old', objectId: 'f'.repeat(40) },
+      ];
+      const filter = `refs/${q.get('filter') ?? ''}`;
+      const value = heads.filter((h) => h.name.startsWith(filter));
+      return this.send(res, 200, { count: value.length, value });
+    }
+    return this.send(res, 404, { message: 'Not Found' });
+  }
+
   private newestFirst(hook: string): FakeDelivery[] {
     return [...(this.deliveries.get(hook) ?? [])].sort((a, b) => b.delivered_at.localeCompare(a.delivered_at));
   }
@@ -233,9 +311,15 @@ export class FakeForge {
   }
 
   private async post(thread: string, text: string, res: ServerResponse): Promise<void> {
+    const c = await this.store(thread, text);
+    return this.send(res, 201, thread.startsWith('gitlab:') ? { id: c.id, body: c.body, created_at: c.created_at } : c);
+  }
+
+  /** Keeps a posted comment and runs onPost before the answer goes. */
+  private async store(thread: string, text: string): Promise<FakeComment> {
     const c = this.addComment(thread, text);
     await this.onPost?.(thread, c);
-    return this.send(res, 201, thread.startsWith('gitlab:') ? { id: c.id, body: c.body, created_at: c.created_at } : c);
+    return c;
   }
 
   private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -33,7 +33,9 @@ export function labelEvent(over: Partial<LabelEvent> = {}): LabelEvent {
 }
 
 /** A label trigger `deploy` on the label `deploy`, for GitHub, with the given conditions. */
-export function labelTrigger(over: { name?: string; labels?: string[]; kind?: string; waitFor?: Trigger['run']['waitFor'] } = {}): Trigger {
+export function labelTrigger(
+  over: { name?: string; labels?: string[]; kind?: string; waitFor?: Trigger['run']['waitFor']; pinRevision?: boolean } = {},
+): Trigger {
   return {
     name: over.name ?? 'deploy',
     on: { type: 'label', any: over.labels ?? ['deploy'] },
@@ -42,6 +44,7 @@ export function labelTrigger(over: { name?: string; labels?: string[]; kind?: st
       flow: 'deploy',
       job: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'deploy', image: 'busybox' }] } } },
       ...(over.waitFor ? { waitFor: over.waitFor } : {}),
+      ...(over.pinRevision === undefined ? {} : { pinRevision: over.pinRevision }),
     },
   };
 }

@@ -1,8 +1,11 @@
-// Builders for forge deliveries, signed as GitHub and GitLab sign them.
+// Builders for forge deliveries, signed as GitHub and GitLab sign them, and authenticated as an
+// Azure DevOps service hook is (basic credentials); Azure's payloads keep the shape of the
+// samples in Microsoft's service hook events reference.
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 
 export const GITHUB_SECRET = 'test-github-secret';
 export const GITLAB_TOKEN = 'test-gitlab-token';
+export const AZURE_SECRET = 'test-azure-secret';
 /** Author-typed text planted in every payload; it must never reach a HeldJob or a log line. */
 export const AUTHOR_TEXT = 'PLEASE-DO-NOT-COPY-this-title-or-body';
 
@@ -71,6 +74,137 @@ export function gitlabMergeRequestLabeled(opts: { project?: string; iid?: number
     },
     body,
   };
+}
+
+/** An Azure DevOps service hook's basic credentials: a user name of the subscription's choosing and the secret. */
+export function azureBasic(secret: string = AZURE_SECRET, user = 'waitgate'): string {
+  return `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
+}
+
+function azureDelivery(payload: unknown, auth: Record<string, string> = { authorization: azureBasic() }): Delivery {
+  return { path: '/webhooks/azure', headers: { 'content-type': 'application/json', ...auth }, body: Buffer.from(JSON.stringify(payload)) };
+}
+
+/** A commit id made from a readable name. */
+export function commitOf(name: string): string {
+  return createHash('sha1').update(name).digest('hex');
+}
+
+/**
+ * git.pullrequest.created or .updated for `project/repo!id`, carrying `labels` (Azure's pull
+ * request tags), as Microsoft's sample has it with its labels added.
+ */
+export function azurePullRequest(opts: {
+  project?: string;
+  repo?: string;
+  id?: number;
+  labels: string[];
+  event?: 'git.pullrequest.created' | 'git.pullrequest.updated';
+  eventId?: string;
+  head?: string;
+  auth?: Record<string, string>;
+}): Delivery {
+  const project = opts.project ?? 'Fabrikam';
+  const repo = opts.repo ?? 'Fabrikam';
+  const id = opts.id ?? 1;
+  const org = 'https://dev.azure.com/fabrikam/DefaultCollection';
+  const repoUrl = `${org}/_apis/repos/git/repositories/4bc14d40-c903-45e2-872e-0462c7748079`;
+  const payload = {
+    subscriptionId: '00000000-0000-0000-0000-000000000000',
+    notificationId: 1,
+    id: opts.eventId ?? randomUUID(),
+    eventType: opts.event ?? 'git.pullrequest.updated',
+    publisherId: 'tfs',
+    message: { text: `Jamal Hartnett updated ${AUTHOR_TEXT}`, html: AUTHOR_TEXT, markdown: AUTHOR_TEXT },
+    detailedMessage: { text: AUTHOR_TEXT, html: AUTHOR_TEXT, markdown: AUTHOR_TEXT },
+    resource: {
+      repository: {
+        id: '4bc14d40-c903-45e2-872e-0462c7748079',
+        name: repo,
+        url: repoUrl,
+        project: { id: '6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c', name: project, url: `${org}/_apis/projects/6ce954b1`, state: 'wellFormed' },
+        defaultBranch: 'refs/heads/master',
+        remoteUrl: `${org}/_git/${repo}`,
+      },
+      pullRequestId: id,
+      status: 'active',
+      createdBy: { id: '54d125f7-69f7-4191-904f-c5b96b6261c8', displayName: 'Jamal Hartnett', uniqueName: 'someone@example.com' },
+      creationDate: updatedAt(),
+      title: AUTHOR_TEXT,
+      description: AUTHOR_TEXT,
+      sourceRefName: 'refs/heads/mytopic',
+      targetRefName: 'refs/heads/master',
+      mergeStatus: 'succeeded',
+      mergeId: 'a10bb228-6ba6-4362-abd7-49ea21333dbd',
+      lastMergeSourceCommit: { commitId: opts.head ?? commitOf(`${project}/${repo}!${id}`), url: `${repoUrl}/commits/x` },
+      lastMergeTargetCommit: { commitId: commitOf('target'), url: `${repoUrl}/commits/y` },
+      reviewers: [],
+      labels: opts.labels.map((name, i) => ({ id: `0000000${i}-0000-0000-0000-000000000000`, name, active: true })),
+      url: `${repoUrl}/pullRequests/${id}`,
+    },
+    resourceVersion: '1.0',
+    resourceContainers: {
+      collection: { id: 'c12d0eb8-e382-443b-9f9c-c52cba5014c2' },
+      account: { id: 'f844ec47-a9db-4511-8281-8b63f4eaf94e' },
+    },
+    createdDate: updatedAt(),
+  };
+  return azureDelivery(payload, opts.auth);
+}
+
+/** workitem.updated for work item `id` of `project`, its System.Tags changed from `before` to `after`, as Microsoft's sample has it. */
+export function azureWorkItemTagged(opts: {
+  project?: string;
+  id?: number;
+  before?: string[];
+  after: string[];
+  eventId?: string;
+  auth?: Record<string, string>;
+}): Delivery {
+  const project = opts.project ?? 'FabrikamCloud';
+  const id = opts.id ?? 5;
+  const org = 'https://dev.azure.com/fabrikam-fiber-inc/DefaultCollection';
+  const payload = {
+    id: opts.eventId ?? randomUUID(),
+    eventType: 'workitem.updated',
+    publisherId: 'tfs',
+    scope: 'all',
+    message: { text: `Bug #${id} (${AUTHOR_TEXT}) updated by Jamal Hartnett.`, html: AUTHOR_TEXT, markdown: AUTHOR_TEXT },
+    detailedMessage: { text: AUTHOR_TEXT, html: AUTHOR_TEXT, markdown: AUTHOR_TEXT },
+    resource: {
+      id: 2,
+      workItemId: id,
+      rev: 2,
+      revisedBy: null,
+      revisedDate: '0001-01-01T00:00:00',
+      fields: {
+        'System.Rev': { oldValue: '1', newValue: '2' },
+        'System.ChangedDate': { oldValue: '2014-07-15T16:48:44.663Z', newValue: updatedAt() },
+        'System.Tags': { ...(opts.before ? { oldValue: opts.before.join('; ') } : {}), newValue: opts.after.join('; ') },
+      },
+      url: `${org}/_apis/wit/workItems/${id}/updates/2`,
+      revision: {
+        id,
+        rev: 2,
+        fields: {
+          'System.AreaPath': project,
+          'System.TeamProject': project,
+          'System.WorkItemType': 'Bug',
+          'System.State': 'New',
+          'System.Title': AUTHOR_TEXT,
+          'System.Tags': opts.after.join('; '),
+        },
+        url: `${org}/_apis/wit/workItems/${id}/revisions/2`,
+      },
+    },
+    resourceVersion: '1.0',
+    resourceContainers: {
+      collection: { id: 'c12d0eb8-e382-443b-9f9c-c52cba5014c2' },
+      account: { id: 'f844ec47-a9db-4511-8281-8b63f4eaf94e' },
+    },
+    createdDate: updatedAt(),
+  };
+  return azureDelivery(payload, opts.auth);
 }
 
 /** X-Hub-Signature-256 of `body` under `secret`. */

@@ -2,7 +2,7 @@
 // HeldJobs, a Valkey key prefix of its own, and a receiver process configured for both.
 import { TestKube } from './kube.js';
 import { requireEnv } from './env.js';
-import { GITHUB_SECRET, GITLAB_TOKEN } from './forge.js';
+import { AZURE_SECRET, GITHUB_SECRET, GITLAB_TOKEN } from './forge.js';
 import { receiverProcess, receiverUrls, type ServiceProcess } from './service-process.js';
 import { eventually } from './wait.js';
 
@@ -29,6 +29,8 @@ export function trigger(
     /** Further keys under on, as written (misspelt ones included). */
     onExtra?: Record<string, unknown>;
     replicas?: number;
+    /** run.pinRevision: the hold records the commit the labeller saw. */
+    pinRevision?: boolean;
     containers?: object[];
     initContainers?: object[];
     /** Exit code the kwok Stage ends the Job's Pod with; "never" keeps it running (as in builders.ts). */
@@ -49,6 +51,7 @@ export function trigger(
       flow: 'deploy',
       ...(opts.waitFor ? { waitFor: opts.waitFor } : {}),
       ...(opts.replicas === undefined ? {} : { replicas: opts.replicas }),
+      ...(opts.pinRevision === undefined ? {} : { pinRevision: opts.pinRevision }),
       job: {
         backoffLimit: 0,
         template: {
@@ -124,6 +127,7 @@ export async function withReceiver(
     WAITGATE_JOB_NAMESPACE: namespace,
     WAITGATE_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET,
     WAITGATE_GITLAB_WEBHOOK_TOKEN: GITLAB_TOKEN,
+    WAITGATE_AZURE_WEBHOOK_SECRET: AZURE_SECRET,
     ...envOverrides,
   };
   const receiver = receiverProcess(env, `${namespace}-receiver`);
