@@ -100,7 +100,7 @@ export const ConditionReason = {
   NotYet: 'NotYet',
   CouldNotTell: 'CouldNotTell',
   ScopeQueued: 'ScopeQueued',
-  /** The create got no answer or a passing error (429, 5xx): nothing is held, tried again. */
+  /** The create got no answer or a passing error (408, 429, 5xx): nothing is held, tried again. */
   LaunchRetrying: 'LaunchRetrying',
   // Waiting, False: it stopped waiting because every condition cleared.
   Cleared: 'Cleared',

@@ -11,7 +11,6 @@ import {
   afterJobRead,
   afterScope,
   isNeverValid,
-  isTransient,
   JOB_READ_AGAIN_MS,
   launchedStatus,
   launchingStatus,
@@ -311,19 +310,18 @@ describe('the launch records its scope', () => {
   });
 });
 
-describe('isTransient and isNeverValid', () => {
-  test.each<[number | undefined, boolean, boolean]>([
-    [undefined, true, false],
-    [400, false, true],
-    [403, false, false],
-    [408, true, false],
-    [409, false, false],
-    [422, false, true],
-    [429, true, false],
-    [500, true, false],
-    [503, true, false],
-  ])('%s: transient %s, never valid %s', (code, transient, never) => {
-    expect(isTransient(code)).toBe(transient);
+describe('isNeverValid', () => {
+  test.each<[number | undefined, boolean]>([
+    [undefined, false],
+    [400, true],
+    [403, false],
+    [408, false],
+    [409, false],
+    [422, true],
+    [429, false],
+    [500, false],
+    [503, false],
+  ])('%s: never valid %s', (code, never) => {
     expect(isNeverValid(code)).toBe(never);
   });
 });

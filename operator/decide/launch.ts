@@ -13,6 +13,7 @@
 // before the instant and the instant costs no write of its own.
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
+import { isTransient } from '../../api/apiserver-answers.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
 import { iso } from '../../api/time.js';
 import {
@@ -146,11 +147,6 @@ export function failHold(
     updateStatus(failed, now, generation, { event: { type: EventType.Warning, reason, message } }),
     ...removeFinalizer(o.heldJob),
   ];
-}
-
-/** Whether an apiserver error may go away by itself (no answer, a timeout, 429, 5xx). */
-export function isTransient(code: number | undefined): boolean {
-  return code === undefined || code === 408 || code === 429 || code >= 500;
 }
 
 /** Whether a dry run's refusal means the Job can never be created (invalid or malformed). */

@@ -1,5 +1,6 @@
 // HeldJob records on the apiserver, with retries for brief outages.
 import * as k8s from '@kubernetes/client-node';
+import { isTransient } from '../../api/apiserver-answers.js';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { refusedStatus, type Refusal } from '../../api/refusal-rules.js';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../../api/vocabulary.js';
@@ -10,15 +11,13 @@ import type { HeldJobManifest } from '../delivery/plan.js';
 
 const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
 
-/** Retries what a brief apiserver outage explains (no answer, 429, 5xx); then gives up as unavailable. */
+/** Retries what a brief apiserver outage explains (isTransient: no answer, 408, 429, 5xx); then gives up as unavailable. */
 export async function withRetries<T>(op: () => Promise<T>, delaysMs: readonly number[] = [100, 300, 900, 2000]): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await op();
     } catch (err) {
-      const code = statusCodeOf(err);
-      const transient = code === undefined || code === 429 || code >= 500;
-      if (!transient) throw err;
+      if (!isTransient(statusCodeOf(err))) throw err;
       const delay = delaysMs[attempt];
       if (delay === undefined) throw new UnavailableError('the apiserver is unavailable', { cause: err });
       await new Promise((r) => setTimeout(r, delay));
