@@ -7,7 +7,7 @@
 // whatever the time to live: deleting it sooner would let a relabel inside the window run again.
 import { findCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
-import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
+import { supersedeWindowEnd } from '../../api/supersede-window.js';
 import { epochOf, iso } from '../../api/time.js';
 import { ConditionType } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
@@ -39,7 +39,7 @@ export function retentionOf(status: HeldJobStatus, waited: boolean, ttlMs: numbe
   const byTtl = finishedAt + ttlMs;
   if (!waited || status.launchedAt === undefined) return { kind: 'deleteAt', at: byTtl };
   const windowFrom = epochOf(status.launchedAt) ?? finishedAt;
-  return { kind: 'deleteAt', at: Math.max(byTtl, windowFrom + SUPERSEDE_WINDOW_MS) };
+  return { kind: 'deleteAt', at: Math.max(byTtl, supersedeWindowEnd(windowFrom)) };
 }
 
 /** A terminal HeldJob: deleted once its time is up, otherwise woken then (never polled). */

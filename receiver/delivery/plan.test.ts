@@ -3,6 +3,7 @@ import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import type { LabelEvent } from '../forges/event.js';
 import type { DeclaredProfiles } from '../../api/refusal-rules.js';
+import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
 import {
   decideHold,
   generationOf,
@@ -18,7 +19,6 @@ import {
   siblingSelector,
   tallyOf,
   supersededBy,
-  SUPERSEDE_WINDOW_MS,
   verdictFor,
   type HoldDecision,
   type Remembered,

@@ -8,13 +8,12 @@ import { jobSpecOf, repositoryAllowed, type Trigger } from '../../api/triggers/t
 import { isForge } from '../../api/forges.js';
 import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
-import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
+import { insideSupersedeWindow } from '../../api/supersede-window.js';
 import type { LabelEvent } from '../forges/event.js';
 
 /** Bumped whenever what the receiver writes into a HeldJob changes meaning. */
 export const RECEIVER_SCHEMA_VERSION = '1';
 
-export { SUPERSEDE_WINDOW_MS };
 /** Identical redeliveries (same delivery id) are dropped for this long. */
 export const DEDUP_WINDOW_MS = 10 * 60_000;
 /**
@@ -87,7 +86,7 @@ export function supersededBy(records: readonly HeldJobObject[], now: number): st
     const phase = r.status?.phase;
     if (phase === undefined || phase === Phase.Pending || phase === Phase.Held) return r.metadata.name;
     const launched = r.status?.launchedAt ? Date.parse(r.status.launchedAt) : NaN;
-    if (!Number.isNaN(launched) && now - launched < SUPERSEDE_WINDOW_MS) return r.metadata.name;
+    if (!Number.isNaN(launched) && insideSupersedeWindow(launched, now)) return r.metadata.name;
   }
   return undefined;
 }

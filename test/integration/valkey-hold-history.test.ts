@@ -2,7 +2,8 @@
 // Valkey/Redis at $VALKEY_URL: the launch marker as the operator leaves it, and the highest
 // hold generation, which only ever rises.
 import { describe, expect, test } from '@jest/globals';
-import { MARKER_TTL_MS, ValkeyMarkers } from '../../operator/adapters/valkey-markers.js';
+import { SUPERSEDE_WINDOW_MS } from '../../api/supersede-window.js';
+import { ValkeyMarkers } from '../../operator/adapters/valkey-markers.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { GENERATION_MEMORY_MS, ValkeyHoldHistory } from '../../receiver/adapters/valkey-hold-history.js';
 import { withValkey } from '../support/valkey.js';
@@ -35,7 +36,10 @@ describe('ValkeyHoldHistory', () => {
       const history = new ValkeyHoldHistory(v.redis, keys);
       expect(await history.recall('deploy', 'acme/web#7')).toMatchObject({ launched: 'web-7-deploy-1a2b3c4d-1' });
       expect(await history.recall('deploy', 'acme/web#8')).toMatchObject({ launched: undefined });
-      expect(await v.redis.pttl(keys.finishedMarker('deploy', 'acme/web#7'))).toBeLessThanOrEqual(MARKER_TTL_MS);
+      // It lives as long as the supersede window, no longer and not much shorter.
+      const ttl = await v.redis.pttl(keys.finishedMarker('deploy', 'acme/web#7'));
+      expect(ttl).toBeLessThanOrEqual(SUPERSEDE_WINDOW_MS);
+      expect(ttl).toBeGreaterThan(SUPERSEDE_WINDOW_MS - 10_000);
     }));
 
   test('the generation only ever rises, and is kept for its memory from the last one handed out', () =>
