@@ -23,6 +23,27 @@ describe('the refusal rules', () => {
     expect(afterBeyondMax('2026-02-31T09:00:00Z', T0, DAY)).toBeUndefined();
   });
 
+  // The receiver, the operator and doctor all say it in these words: the instant as written.
+  test.each<[string, string, string | undefined]>([
+    [
+      'a day and a millisecond out',
+      iso(T0 + DAY + 1),
+      `after ${iso(T0 + DAY + 1)} lies more than ${DAY} ms beyond the delivery at ${iso(T0)}`,
+    ],
+    ['exactly a day out', iso(T0 + DAY), undefined],
+    ['in the past', iso(T0 - 2 * DAY), undefined],
+    [
+      'written with an offset, a day and a second out: named as written',
+      '2026-09-02T10:00:01+02:00',
+      `after 2026-09-02T10:00:01+02:00 lies more than ${DAY} ms beyond the delivery at ${iso(T0)}`,
+    ],
+    ['written with an offset, exactly a day out', '2026-09-02T10:00:00+02:00', undefined],
+  ])('after %s: %s', (_n, after, message) => {
+    const r = afterBeyondMax(after, T0, DAY);
+    expect(r?.message).toBe(message);
+    if (message !== undefined) expect(r?.token).toBe(RefusalToken.AfterBeyondMax);
+  });
+
   test('the messages name what was refused', () => {
     expect(unknownProfile('ci', declared)?.message).toContain('"ci"');
     expect(afterBeyondMax(iso(T0 + 2 * DAY), T0, DAY)?.message).toContain(iso(T0));

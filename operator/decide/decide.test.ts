@@ -257,6 +257,18 @@ describe('decide: after', () => {
       { phase: Phase.Refused, reason: RefusalToken.AfterBeyondMax },
     ],
     [
+      // The receiver's words (api/refusal-rules.ts): the instant as written, not as parsed.
+      'after beyond the maximum, written with an offset: refused in the same words as the receiver',
+      observed(heldJob({ waitFor: [{ after: '2026-10-02T11:00:00+02:00' }] })),
+      T0,
+      ['updateStatus'],
+      {
+        phase: Phase.Refused,
+        reason: RefusalToken.AfterBeyondMax,
+        message: 'after 2026-10-02T11:00:00+02:00 lies more than 2592000000 ms beyond the delivery at 2026-09-01T08:00:00.000Z',
+      },
+    ],
+    [
       'after exactly 30 days out: held',
       observed(heldJob({ waitFor: [{ after: iso(T0 + 30 * DAY) }] })),
       T0,

@@ -4,7 +4,7 @@ import { conditionChanged, findCondition, setCondition, type ConditionInput } fr
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { pausedUntil } from '../../api/pause-windows.js';
 import type { Profile } from '../../api/profiles.js';
-import { unknownProfile } from '../../api/refusal-rules.js';
+import { afterBeyondMax, unknownProfile } from '../../api/refusal-rules.js';
 import { epochOf, iso } from '../../api/time.js';
 import { ConditionReason, ConditionType, EventReason, EventType, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { waitLabel } from '../../api/wait-label.js';
@@ -34,15 +34,12 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   }
   const { spec, conditions, afterMs, jobName, generation } = view;
 
+  // The receiver's rule, asked again from the HeldJob's creation: a HeldJob made by hand, or by
+  // a receiver whose maximum was higher, meets it here.
   const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
-  if (afterMs !== undefined && afterMs - createdMs > config.afterMaxMs) {
-    return refuse(
-      status,
-      RefusalToken.AfterBeyondMax,
-      `after ${iso(afterMs)} lies more than ${config.afterMaxMs} ms beyond the delivery at ${iso(createdMs)}`,
-      now,
-      generation,
-    );
+  for (const c of conditions) {
+    const beyond = 'after' in c ? afterBeyondMax(c.after, createdMs, config.afterMaxMs) : undefined;
+    if (beyond) return refuse(status, beyond.token, beyond.message, now, generation);
   }
 
   // The stale-receiver trap: the file says wait, the HeldJob carries none. Before any spend.
