@@ -191,6 +191,8 @@ export interface HeldJobMetadata {
   deletionTimestamp?: string | Date;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** The operator's own (FINALIZER) while it holds one; others' are left alone. */
+  finalizers?: string[];
 }
 
 /** A HeldJob as read from the apiserver; spec is unknown until checked. */

@@ -58,7 +58,7 @@ const SHUTDOWN_DRAIN_MS = 20_000;
 /** One call to a forge's API gives up after this long (and may be tried again). */
 const FORGE_CALL_TIMEOUT_MS = 10_000;
 
-type HeldJobK8s = HeldJobObject & k8s.KubernetesObject & { metadata: { finalizers?: string[] } };
+type HeldJobK8s = HeldJobObject & k8s.KubernetesObject;
 
 async function main(): Promise<void> {
   const config = configOrExit('waitgate-operator', () => parseOperatorConfig(process.env));

@@ -8,7 +8,8 @@ import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from 
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
 import type { ReportRequest } from '../decide/report.js';
 
-export type HeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
+/** A HeldJob as the informer and the writes give it back (api/heldjob-schema.ts). */
+export type HeldJob = HeldJobObject;
 
 export interface HeldJobSource {
   get(name: string, namespace: string): HeldJob | undefined;

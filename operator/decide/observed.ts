@@ -42,7 +42,8 @@ export type TriggersView =
   | { readonly state: 'missing' }
   | { readonly state: 'unreadable'; readonly problem: string };
 
-export type ObservedHeldJob = HeldJobObject & { metadata: { finalizers?: string[] } };
+/** The HeldJob a pass decides about, as read (api/heldjob-schema.ts). */
+export type ObservedHeldJob = HeldJobObject;
 
 export interface Observed {
   readonly heldJob: ObservedHeldJob;

@@ -3,6 +3,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { FINALIZER, Phase } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { kubeconfigPath } from '../support/env.js';
@@ -36,8 +37,7 @@ async function runningJob(s: Scenario): Promise<string> {
   return jobName;
 }
 
-/** metadata.finalizers, which the HeldJob schema does not model. */
-const finalizersOf = (hj: { metadata: object }): string[] => (hj.metadata as { finalizers?: string[] }).finalizers ?? [];
+const finalizersOf = (hj: HeldJobObject): string[] => hj.metadata.finalizers ?? [];
 
 const gone = (s: Scenario) => async () => ((await s.kube.getHeldJob(s.namespace, NAME)) ? undefined : true);
 const jobGone = (s: Scenario, jobName: string) => async () => ((await s.kube.jobExists(s.namespace, jobName)) ? undefined : true);

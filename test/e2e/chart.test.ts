@@ -741,7 +741,7 @@ describe("the operator, run as the chart's ServiceAccount, does its whole job", 
         // Finished: the operator takes its finalizer off again (a metadata patch).
         await eventually('the finalizer to be removed', async () => {
           const now = await r.kube.getHeldJob(r.namespace, NAME);
-          return ((now?.metadata as { finalizers?: string[] } | undefined)?.finalizers ?? []).length === 0 ? true : undefined;
+          return (now?.metadata.finalizers ?? []).length === 0 ? true : undefined;
         });
         // Events go out just after the status they tell of.
         await eventually('the Launched and Succeeded Events', async () => {

@@ -206,9 +206,7 @@ describe('waitgate cancel', () => {
         // A hold that only sleeps carries no finalizer (nothing to clean up); nor does a running
         // one once its Job is seen: the garbage collector takes the Job with it, operator or not.
         await eventually('the running one to carry no finalizer', async () =>
-          ((await s.kube.getHeldJob(s.namespace, 'busy'))?.metadata as { finalizers?: string[] }).finalizers?.includes(FINALIZER)
-            ? undefined
-            : true,
+          (await s.kube.getHeldJob(s.namespace, 'busy'))?.metadata.finalizers?.includes(FINALIZER) ? undefined : true,
         );
 
         const held = await waitgate(['cancel', 'waiting', '-n', s.namespace]);
