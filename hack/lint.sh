@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make lint`: ESLint with the type-checked rules (eslint.config.js), Prettier's check
-# (.prettierrc.json, .prettierignore), and actionlint over .github/workflows. All always run;
-# exits 1 if any found something.
+# `make lint`: ESLint with the type-checked rules (eslint.config.js), the import map of
+# docs/development.md (hack/import-map.ts), Prettier's check (.prettierrc.json, .prettierignore),
+# and actionlint over .github/workflows. All always run; exits 1 if any found something.
 # `npm run format` rewrites what Prettier would change.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +15,14 @@ if npx --no -- eslint .; then
   echo "lint: eslint: clean" >&2
 else
   echo "lint: eslint found problems (above)" >&2
+  rc=1
+fi
+# Which top-level folder may import which (docs/development.md, "The map"); Node runs the
+# TypeScript file itself, no build needed.
+if node hack/import-map.ts; then
+  echo "lint: import map: every import keeps to the map of docs/development.md" >&2
+else
+  echo "lint: import map: the imports above break the map of docs/development.md" >&2
   rc=1
 fi
 if npx --no -- prettier --check --log-level warn .; then
