@@ -144,11 +144,10 @@ describe('after: held until the instant, then launched exactly once', () => {
         expect(created(jobs[0]!)).toBeGreaterThanOrEqual(atMs);
         // It launched at the instant, not at some later poll; or, where the new process took
         // longer than the lead to start (a busy machine), as soon as it had started.
-        const startedLine = second.logLines().find((l) => l['msg'] === 'Started');
-        const startedAt = startedLine ? Date.parse(String(startedLine['time'])) : atMs;
+        const startedAt = Date.parse(String((await second.logged('Started'))['time']));
         expect(created(jobs[0]!)).toBeLessThan(Math.max(atMs, startedAt) + 3000);
         expect((await s.kube.getHeldJob(s.namespace, NAME))?.status?.heldSince).toBe(heldSince);
-        expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+        expect(await second.loggedTimes('Created Job', 1)).toHaveLength(1);
       }),
     Timeouts.testMs,
   );
@@ -189,9 +188,7 @@ describe('after: held until the instant, then launched exactly once', () => {
             // Created while the operator cannot see the apiserver.
             const { after } = afterIn(1000);
             await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }] }));
-            await eventually('the operator to notice the broken watch', () =>
-              s.operator.logLines().some((l) => l['msg'] === 'Informer stopped; restarting') ? true : undefined,
-            );
+            await s.operator.logged('Informer stopped; restarting');
             await proxy.restore();
             await reaches(s, Phase.Succeeded);
             expect(await s.kube.listJobs(s.namespace)).toHaveLength(1);

@@ -69,7 +69,7 @@ describe('a cancel while the Job watch lags', () => {
             expect(reasons).toContain(EventReason.OperatorCancel);
             // The HeldJob carried no finalizer (the launch takes none): it went at once, and the
             // operator, which knew of the Job it had created, deleted it and lifted its fence.
-            expect(s.operator.logLines().some((l) => l['msg'] === 'Deleted Job of a cancelled HeldJob')).toBe(true);
+            await s.operator.logged('Deleted Job of a cancelled HeldJob');
           },
           { env: { KUBECONFIG: kubeconfig } },
         ),

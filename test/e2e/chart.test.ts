@@ -766,9 +766,7 @@ describe("the operator, run as the chart's ServiceAccount, does its whole job", 
         await eventually('one Event for the one check', async () =>
           (await r.kube.eventsFor(r.namespace, NAME)).filter((e) => (e.reason ?? '').startsWith('Check')).length === 1 ? true : undefined,
         );
-        expect(r.operator.logLines().some((l) => l['msg'] === 'Checked profile' && l['profile'] === PROFILE && l['exitCode'] === 0)).toBe(
-          true,
-        );
+        await r.operator.logged((l) => l['msg'] === 'Checked profile' && l['profile'] === PROFILE && l['exitCode'] === 0);
       }),
     Timeouts.testMs,
   );
@@ -837,7 +835,7 @@ describe("the operator, run as the chart's ServiceAccount, does its whole job", 
     () =>
       withChartOperator('chart-op-leader', chartTriggers, async (r) => {
         // The first replica (withChartOperator's) leads; the chart renders election on for 2 replicas.
-        expect(r.operator.logLines().some((l) => l['msg'] === 'Became leader')).toBe(true);
+        await r.operator.logged('Became leader');
         const env = await chartEnv(r, 'waitgate-operator', r.operatorKubeconfig);
         expect(env['WAITGATE_LEADER_ELECTION']).toBe('true');
         const follower = operatorProcess(
@@ -848,17 +846,13 @@ describe("the operator, run as the chart's ServiceAccount, does its whole job", 
           await follower.startAndWaitFor('Waiting to lead');
           await r.operator.kill('SIGKILL');
           const killedAt = Date.now();
-          await eventually(
-            'the follower to lead',
-            () => (follower.logLines().some((l) => l['msg'] === 'Became leader') ? true : undefined),
-            30_000,
-          );
+          await follower.logged('Became leader', 30_000);
           // A 15 s lease, seen at most a 2 s retry late, taken at the first look after it.
           expect(Date.now() - killedAt).toBeLessThan(22_000);
           const { after } = afterIn(1000);
           await r.kube.createHeldJob(r.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
           await ends(r, NAME, Phase.Succeeded);
-          expect(follower.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+          expect(await follower.loggedTimes('Created Job', 1)).toHaveLength(1);
           expect(follower.logText()).not.toMatch(/forbidden/i);
         } catch (err) {
           throw new Error(`${(err as Error).message}\n(follower log: ${follower.logPath})`, { cause: err });

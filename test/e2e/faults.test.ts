@@ -258,11 +258,7 @@ describe('a Job that disappears under a Running hold ends it', () => {
             // The operator has seen the Job gone with the end still unwritten. Waited for by what the
             // operator says, not by its next retry: after a slow Job its work-queue backoff may
             // already be past 15 s (it was 16 s in a CI run on a loaded machine).
-            await eventually(
-              'the operator to find the Job gone',
-              async () => (s.operator.logLines().some((l) => l['msg'] === 'Found the Job gone') ? true : undefined),
-              Timeouts.jobMs,
-            );
+            await s.operator.logged('Found the Job gone', Timeouts.jobMs);
             // The end was seen and its write refused before the Job went.
             expect(proxy.answeredCount).toBeGreaterThan(0);
             proxy.heal();
@@ -316,7 +312,7 @@ describe('an operator stopped between recording a launch and creating its Job', 
         const second = await s.restartOperator();
         const hj = await reaches(s, 'first', Phase.Succeeded);
         expect(hj.status?.jobName).toBe(jobName);
-        expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+        expect(await second.loggedTimes('Created Job', 1)).toHaveLength(1);
       }),
     Timeouts.testMs,
   );
@@ -362,7 +358,7 @@ describe('a profiles ConfigMap that cannot be read pauses profile holds; it refu
           await s.kube.createHeldJob(s.namespace, heldJob({ name: 'p', waitFor: [{ profile: 'go' }] }));
           await heldWaiting(s, 'p', ConditionReason.ProfilesUnreadable);
           await eventSaid(s, 'p', 'ProfilesUnreadable');
-          const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
+          const port = (await s.operator.logged('Started'))['metricsPort'];
           expect(await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text()).toContain('waitgate_profiles_readable 0');
           await staysTrue(
             'no refusal, no check',
@@ -422,9 +418,7 @@ describe('a profiles ConfigMap that cannot be read pauses profile holds; it refu
           profilesData: { 'profiles.json': UNPARSABLE, 'go.sh': fixtureScript('exit-0.sh') },
         },
         async (s) => {
-          await eventually('the receiver to have read the profiles ConfigMap', () =>
-            s.receiver.logLines().some((l) => String(l['msg']).startsWith('Profiles ConfigMap does not load')) ? true : undefined,
-          );
+          await s.receiver.logged((l) => String(l['msg']).startsWith('Profiles ConfigMap does not load'));
           const answer = await post(s.url, githubLabeled({ label: 'waitgate:deploy' }));
           expect(answer.status).toBe(202);
           expect(answer.json['results']).toEqual([{ trigger: 'deploy', outcome: 'held', heldJob: expect.any(String) }]);

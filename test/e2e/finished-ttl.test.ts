@@ -215,7 +215,7 @@ describe('the time to live does not reopen the supersede window', () => {
             `HeldJob ${first.heldJob} already holds deploy for this target`,
           );
           expect(await metricValue(s.metricsUrl, `waitgate_receiver_refusals_total{token="${RefusalToken.Superseded}"}`)).toBe(1);
-          expect(s.receiver.logLines().some((l) => l['msg'] === 'Refused delivery' && l['reason'] === RefusalToken.Superseded)).toBe(true);
+          await s.receiver.logged((l) => l['msg'] === 'Refused delivery' && l['reason'] === RefusalToken.Superseded);
 
           // The refusal record itself goes at its time to live (it superseded nothing); no second Job ever.
           await eventually(

@@ -114,11 +114,11 @@ describe('profile checks: the exit-code contract, end to end', () => {
         async (s) => {
           await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ profile: 'chatty' }] }));
           await ends(s, NAME, Phase.Refused);
-          const ran = s.operator.logLines().find((l) => l['msg'] === 'Ran check');
+          const ran = await s.operator.logged('Ran check');
           expect(ran).toMatchObject({ profile: 'chatty', exitCode: 3, stdoutBytes: 100000, stderrBytes: 70000 });
           expect(s.operator.logText()).not.toContain('chatty.sh');
           expect(s.operator.logText()).not.toContain('waitgate-profiles-');
-          const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
+          const port = (await s.operator.logged('Started'))['metricsPort'];
           // The counters follow the status write that ends() saw, so they are polled for.
           const metrics = await eventually('the refusal counted in /metrics', async () => {
             const text = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
@@ -356,13 +356,16 @@ describe('profile checks: the exit-code contract, end to end', () => {
           },
           90_000,
         );
-        const events = readFileSync(log, 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => {
-            const [kind, t] = l.split(' ');
-            return { kind, t: BigInt(t as string) };
-          });
+        // Each check writes its end line before it exits, so before its hold launched; waited
+        // for all the same, as every read of a process's log is.
+        const lines = await eventually('six starts and six ends in the checks log', () => {
+          const all = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+          return all.length >= 12 ? all : undefined;
+        });
+        const events = lines.map((l) => {
+          const [kind, t] = l.split(' ');
+          return { kind, t: BigInt(t as string) };
+        });
         events.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
         expect(events.filter((e) => e.kind === 'start')).toHaveLength(6);
         let running = 0;
@@ -370,7 +373,10 @@ describe('profile checks: the exit-code contract, end to end', () => {
           running += e.kind === 'start' ? 1 : -1;
           expect(running).toBeLessThanOrEqual(1);
         }
-        const ran = operators.flatMap((o) => o.logLines()).filter((l) => l['msg'] === 'Ran check');
+        const ran = await eventually('six checks logged across the operators', () => {
+          const all = operators.flatMap((o) => o.logLines()).filter((l) => l['msg'] === 'Ran check');
+          return all.length >= 6 ? all : undefined;
+        });
         expect(ran).toHaveLength(6);
       } finally {
         await Promise.all(operators.map((o) => o.stop()));
@@ -423,7 +429,7 @@ describe('refusals, skew and cancel', () => {
             reason: 'TriggersUnreadable',
           });
           expect((await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason)).toContain('TriggersUnreadable');
-          expect(s.operator.logLines().some((l) => l['msg'] === 'Cannot compare holds with their triggers')).toBe(true);
+          await s.operator.logged('Cannot compare holds with their triggers');
         },
         { configMaps: { 'waitgate-triggers': { 'triggers.json': '[{"name": "broken"' } } },
       ),

@@ -12,7 +12,7 @@ import { eventually } from '../support/wait.js';
 
 /** Polls /metrics until each series reads as given; a timeout says what they last read. */
 async function gaugesRead(s: Scenario, what: string, want: Record<string, number>): Promise<void> {
-  const url = operatorMetricsUrl(s.operator.logLines().find((l) => l['msg'] === 'Started'));
+  const url = operatorMetricsUrl(await s.operator.logged('Started'));
   await eventually(
     `the gauges to read ${what}: ${JSON.stringify(want)}`,
     async () => {

@@ -269,8 +269,10 @@ describe('helm install on the real node', () => {
         expect(job).toBeDefined();
         const jobPods = (await kube.core.listNamespacedPod({ namespace, labelSelector: `job-name=${job?.metadata?.name ?? ''}` })).items;
         expect(jobPods.map((p) => p.spec?.nodeName)).toEqual([REAL_NODE_NAME]);
-        const log = await kube.core.readNamespacedPodLog({ namespace, name: jobPods[0]?.metadata?.name ?? '' });
-        expect(log).toContain('deploying acme/helm#5');
+        await eventually("the Job's output to say what it deployed", async () => {
+          const log = await kube.core.readNamespacedPodLog({ namespace, name: jobPods[0]?.metadata?.name ?? '' });
+          return log.includes('deploying acme/helm#5') ? true : undefined;
+        });
         expect((await kube.getHeldJob(namespace, delivered))?.status?.checks).toBeGreaterThanOrEqual(1);
 
         // An exec check in the operator's container: curl (by the receiver's Service name) and jq say go.

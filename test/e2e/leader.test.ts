@@ -23,10 +23,9 @@ const SLACK_MS = 3_000;
 /** How long the slow check runs. */
 const SLOW_CHECK_S = 3;
 
-/** When a process first logged `msg` (its pino time), if it has. */
-function timeOf(o: ServiceProcess, msg: string): number | undefined {
-  const line = o.logLines().find((l) => l['msg'] === msg);
-  return line ? Date.parse(line['time'] as string) : undefined;
+/** When a process first logged `msg` (its pino time), waiting for the line: it may reach the file late, even after the exit. */
+async function loggedAt(o: ServiceProcess, msg: string, timeoutMs?: number): Promise<number> {
+  return Date.parse((await o.logged(msg, timeoutMs))['time'] as string);
 }
 
 /** When a process last logged anything. */
@@ -64,7 +63,7 @@ describe('leader election', () => {
         // Start one, then the other: the first leads.
         await replicas[0]!.start();
         await replicas[1]!.startAndWaitFor('Waiting to lead');
-        expect(led(replicas[0]!)).toBe(true);
+        await replicas[0]!.logged('Became leader');
         expect(led(replicas[1]!)).toBe(false);
 
         const first = afterIn(1000);
@@ -119,9 +118,7 @@ describe('leader election', () => {
           async () => ((await checkPods()).includes(left) ? undefined : true),
           TAKEOVER_MS + SLACK_MS * 2 + Timeouts.shortMs,
         );
-        expect(
-          replicas[1]!.logLines().some((l) => l['msg'] === 'Deleted orphaned check Pod' && l['pod'] === left && l['sweep'] === 'start'),
-        ).toBe(true);
+        await replicas[1]!.logged((l) => l['msg'] === 'Deleted orphaned check Pod' && l['pod'] === left && l['sweep'] === 'start');
       } finally {
         await Promise.all(replicas.map((o) => o.stop()));
         await kube.deleteNamespace(ns);
@@ -150,28 +147,27 @@ describe('leader election', () => {
         await follower.startAndWaitFor('Waiting to lead');
         await kube.createHeldJob(ns, heldJob({ name: 'before', waitFor: [{ after: afterIn(1000).after }] }));
         await succeeds(kube, ns, 'before');
-        expect(leader.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+        expect(await leader.loggedTimes('Created Job', 1)).toHaveLength(1);
 
         proxy.stall();
         const stalledAt = Date.now();
-        const ledAt = await eventually('the follower to lead', () => timeOf(follower, 'Became leader'), TAKEOVER_MS + SLACK_MS * 3);
+        const ledAt = await loggedAt(follower, 'Became leader', TAKEOVER_MS + SLACK_MS * 3);
 
         // The stalled leader stepped down on its own timer within a renew deadline of its
         // last renewal, and its process was gone before the follower led.
-        const lostAt = timeOf(leader, 'Lost leadership');
-        expect(lostAt).toBeDefined();
-        expect(lostAt as number).toBeLessThanOrEqual(stalledAt + RENEW_DEADLINE_MS + SLACK_MS);
+        const lostAt = await loggedAt(leader, 'Lost leadership');
+        expect(lostAt).toBeLessThanOrEqual(stalledAt + RENEW_DEADLINE_MS + SLACK_MS);
         expect(leader.exitedAt).toBeDefined();
         expect(await leader.exitCode()).toBe(1);
         expect(leader.exitedAt as number).toBeLessThan(ledAt);
         // Nothing at all from the old leader once the new one led: never two at once.
         expect(lastLogAt(leader)).toBeLessThan(ledAt);
-        expect(leader.logLines().find((l) => l['msg'] === 'Lost leadership')).toMatchObject({ reason: 'renew deadline passed' });
+        expect(await leader.logged('Lost leadership')).toMatchObject({ reason: 'renew deadline passed' });
 
         await kube.createHeldJob(ns, heldJob({ name: 'after' }));
         await succeeds(kube, ns, 'after');
         expect(await kube.listJobs(ns)).toHaveLength(2);
-        expect(follower.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+        expect(await follower.loggedTimes('Created Job', 1)).toHaveLength(1);
       } catch (err) {
         throw new Error(`${(err as Error).message}\n(logs: ${leader.logPath}, ${follower.logPath})`, { cause: err });
       } finally {
@@ -211,14 +207,12 @@ describe('leader election', () => {
         const stoppedAt = Date.now();
         await leader.kill('SIGTERM');
         expect(await leader.exitCode()).toBe(0);
-        const checkedAt = timeOf(leader, 'Checked profile');
-        const releasedAt = timeOf(leader, 'Released the Lease');
-        expect(checkedAt).toBeDefined();
-        expect(releasedAt).toBeDefined();
-        expect(checkedAt as number).toBeLessThanOrEqual(releasedAt as number);
+        const checkedAt = await loggedAt(leader, 'Checked profile');
+        const releasedAt = await loggedAt(leader, 'Released the Lease');
+        expect(checkedAt).toBeLessThanOrEqual(releasedAt);
 
-        const ledAt = await eventually('the follower to lead', () => timeOf(follower, 'Became leader'), TAKEOVER_MS + SLACK_MS);
-        expect(releasedAt as number).toBeLessThanOrEqual(ledAt);
+        const ledAt = await loggedAt(follower, 'Became leader', TAKEOVER_MS + SLACK_MS);
+        expect(releasedAt).toBeLessThanOrEqual(ledAt);
         expect(lastLogAt(leader)).toBeLessThanOrEqual(ledAt);
         // Released, not left to lapse: the follower led within a look of the release.
         expect(ledAt - stoppedAt).toBeLessThan(SLOW_CHECK_S * 1000 + RETRY_PERIOD_MS + SLACK_MS);

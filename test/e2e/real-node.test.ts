@@ -85,9 +85,15 @@ async function checkPods(s: Scenario): Promise<k8s.V1Pod[]> {
   return (await s.kube.core.listNamespacedPod({ namespace: s.namespace, labelSelector: 'waitgate.dev/check=true' })).items;
 }
 
-/** The log of a Pod's container, through the apiserver and the real node's kubelet (`kubectl logs`). */
-async function podLog(s: Scenario, name: string): Promise<string> {
-  return s.kube.core.readNamespacedPodLog({ namespace: s.namespace, name });
+/**
+ * The log of a Pod's container, through the apiserver and the real node's kubelet (`kubectl
+ * logs`), polled until it holds `last`, the last line the container writes.
+ */
+function podLog(s: Scenario, name: string, last: RegExp): Promise<string> {
+  return eventually(`the log of ${name} to hold ${String(last)}`, async () => {
+    const text = await s.kube.core.readNamespacedPodLog({ namespace: s.namespace, name });
+    return last.test(text) ? text : undefined;
+  });
 }
 
 /** What waitgate itself recorded about a scenario: the operator's log, the HeldJob, the namespace's Events. */
@@ -140,7 +146,8 @@ describe('the real node', () => {
           const { items } = await s.kube.core.listNamespacedPod({ namespace: s.namespace, labelSelector: `waitgate.dev/heldjob=${NAME}` });
           const jobPod = items.find((p) => p.metadata?.labels?.['waitgate.dev/check'] !== 'true');
           expect(jobPod?.spec?.nodeName).toBe(REAL_NODE_NAME);
-          const jobOutput = await podLog(s, jobPod?.metadata?.name ?? '');
+          // Sorted, WAITGATE_TRIGGER comes last.
+          const jobOutput = await podLog(s, jobPod?.metadata?.name ?? '', /^WAITGATE_TRIGGER=/m);
           process.stdout.write(`Job output, from the real node:\n${jobOutput}`);
           const env = Object.fromEntries(
             jobOutput
@@ -226,7 +233,7 @@ describe('the real node', () => {
           const term = items[0]?.status?.containerStatuses?.[0]?.state?.terminated;
           expect(items[0]?.spec?.nodeName).toBe(REAL_NODE_NAME);
           expect(term?.exitCode).toBe(2);
-          const output = await podLog(s, items[0]?.metadata?.name ?? '');
+          const output = await podLog(s, items[0]?.metadata?.name ?? '', /^root (filesystem|mounted)/m);
           process.stdout.write(`failing Job output, from the real node:\n${output}`);
           expect(output.split('\n')).toEqual(expect.arrayContaining(['uid 0', 'runs as root', 'token mounted']));
           expect(output).toMatch(/^root filesystem writable \(rw,/m);

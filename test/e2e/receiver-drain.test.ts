@@ -71,9 +71,9 @@ describe('receiver: draining on SIGTERM', () => {
           await eventually('the listener to close', async () => ((await accepts('127.0.0.1', port)) ? undefined : true), Timeouts.shortMs);
           await stopped;
           expect(await s.receiver.exitCode()).toBe(0);
-          const lines = s.receiver.logLines();
-          expect(lines.find((l) => l['msg'] === 'Draining')).toMatchObject({ signal: 'SIGTERM', drainMs: 2000 });
-          expect(lines.find((l) => l['msg'] === 'Stopped')).toMatchObject({ drained: true });
+          // Its last lines may reach the log file after the exit: waited for too.
+          expect(await s.receiver.logged('Draining')).toMatchObject({ signal: 'SIGTERM', drainMs: 2000 });
+          expect(await s.receiver.logged('Stopped')).toMatchObject({ drained: true });
         },
         { WAITGATE_RECEIVER_DRAIN_MS: '2000' },
       ),
@@ -89,7 +89,7 @@ describe('receiver: every address', () => {
         'dual-stack',
         { triggers: [trigger({ labels: [LABEL] })] },
         async (s) => {
-          expect(s.receiver.logLines().find((l) => l['msg'] === 'Listening')).toMatchObject({ host: '(every address)' });
+          expect(await s.receiver.logged('Listening')).toMatchObject({ host: '(every address)' });
           for (const base of [s.url, s.metricsUrl]) {
             const port = portOf(base);
             for (const host of ['127.0.0.1', '[::1]']) {

@@ -74,7 +74,7 @@ describe('receiver: a once trigger fires at most once per target', () => {
         expect(results(second)).toEqual([{ trigger: 'release', outcome: 'once-spent', spentBy: heldJob }]);
         expect((await s.kube.listHeldJobs(s.namespace)).map((h) => h.metadata.name)).toEqual([heldJob]);
         expect(await metric(s.metricsUrl, 'waitgate_receiver_deliveries_total', 'forge="github",outcome="once_spent"')).toBe(1);
-        expect(s.receiver.logText()).toMatch(/Found once trigger already fired for this target/);
+        await s.receiver.loggedText(/Found once trigger already fired for this target/);
 
         // Nothing that held the first delivery's traces is needed: HeldJob, Valkey and receiver all gone.
         await s.kube.custom.deleteNamespacedCustomObject({

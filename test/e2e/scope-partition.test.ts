@@ -106,7 +106,7 @@ describe('a Valkey-only partition longer than the lease', () => {
           const redis = connectValkey(process.env['VALKEY_URL'] as string);
           redis.on('error', () => undefined);
           const [all, web] = new ValkeyKeys(`test-${s.namespace}`).scopeSlots('acme/web');
-          const metricsUrl = operatorMetricsUrl(s.operator.logLines().find((l) => l['msg'] === 'Started'));
+          const metricsUrl = operatorMetricsUrl(await s.operator.logged('Started'));
           try {
             const jobName = await firstRunning(s);
 
@@ -172,7 +172,7 @@ describe('a Valkey-only partition longer than the lease', () => {
             await proxy.restore();
             // Its place lives a day; only the leader's reclaim, from its cache, frees it.
             await phaseReached(s, 'second', Phase.Succeeded);
-            expect(s.operator.logLines().some((l) => l['msg'] === 'Reclaimed the scope places of ended or deleted holds')).toBe(true);
+            await s.operator.logged('Reclaimed the scope places of ended or deleted holds');
           },
           { env: { ...LIMITS, VALKEY_URL: valkeyUrl } },
         );

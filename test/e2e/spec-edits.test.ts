@@ -140,9 +140,9 @@ describe('a spec edited under the operator', () => {
         );
 
         // The log says what happened.
-        const lines = s.operator.logLines().filter((l) => l['heldjob'] === `${s.namespace}/first`);
-        expect(lines.find((l) => l['msg'] === `Said ${EventReason.SpecChangeIgnored}`)?.['message']).toMatch(/no longer reads/);
-        expect(lines.find((l) => l['msg'] === 'Moved to Succeeded')).toBeDefined();
+        const ofFirst = (msg: string) => (l: Record<string, unknown>) => l['heldjob'] === `${s.namespace}/first` && l['msg'] === msg;
+        expect((await s.operator.logged(ofFirst(`Said ${EventReason.SpecChangeIgnored}`)))['message']).toMatch(/no longer reads/);
+        await s.operator.logged(ofFirst('Moved to Succeeded'));
       }),
     Timeouts.testMs,
   );
@@ -194,7 +194,7 @@ describe('a message over 32 KiB never keeps a hold from ending', () => {
         await phaseReached(s, 'web-next', Phase.Succeeded);
         await phaseReached(s, 'api-next', Phase.Succeeded);
         // Said once each, not on every try.
-        const rejected = s.operator.logLines().filter((l) => l['msg'] === 'Moved to Failed');
+        const rejected = await s.operator.loggedTimes('Moved to Failed', 2);
         expect(rejected).toHaveLength(2);
       }),
     Timeouts.testMs,

@@ -23,10 +23,7 @@ interface Refused {
 
 /** The receiver's log line for the `n`th triggers file it refused. */
 function refusedFile(p: ServiceProcess, n = 1): Promise<Refused> {
-  return eventually(`refused triggers file #${n} logged`, () => {
-    const lines = p.logLines().filter((l) => l['msg'] === 'Refused triggers file');
-    return lines[n - 1] as Refused | undefined;
-  });
+  return p.loggedTimes('Refused triggers file', n).then((lines) => lines[n - 1] as unknown as Refused);
 }
 
 const putTriggers = (s: ReceiverScenario, triggers: object[]) =>
@@ -106,12 +103,12 @@ describe('a cron trigger is refused at load', () => {
       withScenario(
         'cron-operator',
         async (s) => {
-          const metricsUrl = operatorMetricsUrl(s.operator.logLines().find((l) => l['msg'] === 'Started'));
+          const metricsUrl = operatorMetricsUrl(await s.operator.logged('Started'));
           await eventually('waitgate_triggers_readable 0', async () =>
             (await metricValue(metricsUrl, 'waitgate_triggers_readable')) === 0 ? true : undefined,
           );
-          const logged = s.operator.logLines().find((l) => l['msg'] === 'Cannot compare holds with their triggers');
-          expect(logged?.['triggers']).toEqual({ state: 'unreadable', problem: `1 refusal(s), first: ${Code.Cron} at $[0].on.type` });
+          const logged = await s.operator.logged('Cannot compare holds with their triggers');
+          expect(logged['triggers']).toEqual({ state: 'unreadable', problem: `1 refusal(s), first: ${Code.Cron} at $[0].on.type` });
 
           await s.kube.createHeldJob(s.namespace, heldJob({ name: 'by-hand', trigger: 'deploy', exitCode: 0 }));
           const hj = await phaseReached(s, 'by-hand', 'Succeeded');

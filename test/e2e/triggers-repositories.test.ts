@@ -26,10 +26,7 @@ interface Refused {
 
 /** The receiver's log line for the first triggers file it refused. */
 function refusedFile(p: ServiceProcess): Promise<Refused> {
-  return eventually('a refused triggers file logged', () => {
-    const line = p.logLines().find((l) => l['msg'] === 'Refused triggers file');
-    return line as Refused | undefined;
-  });
+  return p.logged('Refused triggers file').then((line) => line as unknown as Refused);
 }
 
 /** [trigger, target] of every HeldJob of the scenario, sorted. */
@@ -116,12 +113,12 @@ describe('on.repos (a misspelt on.repositories) is refused at load, not ignored'
       withScenario(
         'repos-operator',
         async (s) => {
-          const metricsUrl = operatorMetricsUrl(s.operator.logLines().find((l) => l['msg'] === 'Started'));
+          const metricsUrl = operatorMetricsUrl(await s.operator.logged('Started'));
           await eventually('waitgate_triggers_readable 0', async () =>
             (await metricValue(metricsUrl, 'waitgate_triggers_readable')) === 0 ? true : undefined,
           );
-          const logged = s.operator.logLines().find((l) => l['msg'] === 'Cannot compare holds with their triggers');
-          expect(logged?.['triggers']).toEqual({
+          const logged = await s.operator.logged('Cannot compare holds with their triggers');
+          expect(logged['triggers']).toEqual({
             state: 'unreadable',
             problem: `1 refusal(s), first: ${Code.OnUnknownKey} at $[0].on.repos`,
           });

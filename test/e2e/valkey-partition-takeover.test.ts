@@ -114,7 +114,7 @@ describe('a leader killed during a Valkey-only partition', () => {
           await leader.kill('SIGKILL');
           await eventually('the standby to lead', () => (led(standby) ? true : undefined), TAKEOVER_MS + Timeouts.shortMs);
           await keepsAnswering(standby, metricsUrl, 'while Valkey was black-holed', Date.now() + 10_000);
-          expect(standby.logLines().some((l) => l['msg'] === 'Started')).toBe(true);
+          await standby.logged('Started');
           // Then the stalled connections cut, and new ones refused.
           await proxy.cut();
           await keepsAnswering(standby, metricsUrl, 'while Valkey was refused', Date.now() + 6_000);

@@ -94,7 +94,11 @@ export class ServiceProcess {
     }
   }
 
-  /** Every JSON log line written so far. */
+  /**
+   * Every JSON log line written so far. A line the process is about to write is not here yet
+   * (it may come after what the test saw, even after the process exited): to assert on a
+   * line, wait for it with logged() or loggedTimes(); read this once only to see what is absent.
+   */
   logLines(): Record<string, unknown>[] {
     return this.logText()
       .split('\n')
@@ -102,10 +106,47 @@ export class ServiceProcess {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
+  /** Polls the log until a line matches (a `msg`, or a test of the whole line); the first such line. */
+  logged(match: string | LineMatch, timeoutMs: number = Timeouts.shortMs): Promise<Record<string, unknown>> {
+    const test = lineMatch(match);
+    return eventually(`${this.entry} to log ${describeMatch(match)} (${this.logPath})`, () => this.logLines().find(test), timeoutMs);
+  }
+
+  /** Polls the log until at least `count` lines match; every matching line then (more, if more came). */
+  loggedTimes(match: string | LineMatch, count: number, timeoutMs: number = Timeouts.shortMs): Promise<Record<string, unknown>[]> {
+    const test = lineMatch(match);
+    return eventually(
+      `${this.entry} to log ${describeMatch(match)} ${count} times (${this.logPath})`,
+      () => {
+        const lines = this.logLines().filter(test);
+        return lines.length >= count ? lines : undefined;
+      },
+      timeoutMs,
+    );
+  }
+
+  /** Polls the raw log text until it matches; that text. */
+  loggedText(pattern: RegExp, timeoutMs: number = Timeouts.shortMs): Promise<string> {
+    return eventually(
+      `${this.entry} to log text matching ${String(pattern)} (${this.logPath})`,
+      () => {
+        const text = this.logText();
+        return pattern.test(text) ? text : undefined;
+      },
+      timeoutMs,
+    );
+  }
+
   private linesWith(msg: string): Record<string, unknown>[] {
     return this.logLines().filter((l) => l['msg'] === msg);
   }
 }
+
+/** A test of one log line. */
+export type LineMatch = (line: Record<string, unknown>) => boolean;
+
+const lineMatch = (match: string | LineMatch): LineMatch => (typeof match === 'string' ? (l) => l['msg'] === match : match);
+const describeMatch = (match: string | LineMatch): string => (typeof match === 'string' ? `"${match}"` : 'a line that matches');
 
 export function operatorProcess(env: Record<string, string>, label: string): ServiceProcess {
   return new ServiceProcess(
