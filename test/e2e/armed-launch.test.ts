@@ -59,7 +59,7 @@ describe('arm, then fire', () => {
         expect(createdAt(jobs[0]!)).toBeGreaterThanOrEqual(Math.floor(atMs / 1000) * 1000);
         expect(launchedCondition(done)).toMatchObject({ status: 'True', reason: 'JobCreated' });
         expect(s.operator.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
-        expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(1);
+        expect(await second.loggedTimes('Created Job', 1)).toHaveLength(1);
         const events = (await s.kube.eventsFor(s.namespace, NAME)).map((e) => e.reason);
         expect(events.filter((r) => r === 'Launched')).toHaveLength(1);
         expect(events.filter((r) => r === 'Succeeded')).toHaveLength(1);
@@ -74,11 +74,7 @@ describe('arm, then fire', () => {
         const { after } = afterIn(3000);
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
         await armed(s);
-        await eventually(
-          'the first leader to create the Job',
-          () => (s.operator.logLines().some((l) => l['msg'] === 'Created Job') ? true : undefined),
-          Timeouts.shortMs,
-        );
+        await s.operator.logged('Created Job', Timeouts.shortMs);
         await s.operator.kill('SIGKILL');
         const second = await s.restartOperator();
         const done = await reaches(s, Phase.Succeeded);
