@@ -214,7 +214,7 @@ describe('profile checks: the exit-code contract, end to end', () => {
       withScenario(
         'gate-overload',
         async (s) => {
-          const port = s.operator.logLines().find((l) => l['msg'] === 'Started')?.['metricsPort'];
+          const port = (await s.operator.logged('Started'))['metricsPort'];
           const scrape = async () => (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
           const value = (text: string, series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
           const holds = Array.from({ length: 10 }, (_, i) => `slow-${i}`);
@@ -241,7 +241,7 @@ describe('profile checks: the exit-code contract, end to end', () => {
           expect(value(metrics, 'waitgate_checks_queued_total')).toBeGreaterThanOrEqual(5);
           expect(value(metrics, 'waitgate_wait_capacity_exceeded_total')).toBeGreaterThanOrEqual(1);
           expect(value(metrics, 'waitgate_check_slot_denials_total')).toBe(0);
-          const alarm = s.operator.logLines().find((l) => l['event'] === 'wait_capacity_exceeded');
+          const alarm = await s.operator.logged((l) => l['event'] === 'wait_capacity_exceeded');
           expect(alarm).toMatchObject({
             shortage: 'own-slots',
             checkSlots: 1,
@@ -249,7 +249,7 @@ describe('profile checks: the exit-code contract, end to end', () => {
             concurrency: 'none',
             knobs: ['WAITGATE_WAIT_CHECK_SLOTS', 'WAITGATE_WAIT_INTERVAL_MS', 'WAITGATE_CONCURRENCY'],
           });
-          expect(alarm?.['msg']).toMatch(/^wait_capacity_exceeded: checks wait past a quarter of their cadence/);
+          expect(alarm['msg']).toMatch(/^wait_capacity_exceeded: checks wait past a quarter of their cadence/);
         },
         {
           env: { WAITGATE_WAIT_CHECK_SLOTS: '1', WAITGATE_WAIT_INTERVAL_MS: '30000', WAITGATE_SCOPE_LIMIT: '10' },
@@ -272,7 +272,7 @@ describe('profile checks: the exit-code contract, end to end', () => {
             const running = (await s.kube.listHeldJobs(s.namespace)).filter((h) => h.status?.phase === Phase.Running);
             return running.length === 6 ? true : undefined;
           });
-          expect(s.operator.logLines().find((l) => l['msg'] === 'Started')).toMatchObject({ concurrency: 'none', scopeLimit: 1 });
+          expect(await s.operator.logged('Started')).toMatchObject({ concurrency: 'none', scopeLimit: 1 });
         },
         {},
       ),
