@@ -6,6 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Redis } from 'ioredis';
+import { disconnectValkey } from '../../lib/valkey/connection.js';
 import { fail, ok, warn, type Finding } from './findings.js';
 
 export type PingResult = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly problem: string };
@@ -41,7 +42,7 @@ export async function pingValkey(url: string, timeoutMs: number, ca?: Buffer): P
     return { ok: false, problem: message.replace(/\.+$/, '') };
   } finally {
     clearTimeout(timer);
-    redis.disconnect();
+    disconnectValkey(redis);
   }
 }
 

@@ -32,3 +32,13 @@ export function connectValkey(url: string, options: ValkeyOptions = {}): Redis {
     ...(options.caFile !== undefined ? { tls: { ca: readFileSync(options.caFile) } } : {}),
   });
 }
+
+/**
+ * Disconnects, with the socket's late errors answered: a server that refused the TLS handshake
+ * may send its alert after the client has let go of the socket, and an 'error' nobody listens
+ * to would end the process (doctor with the wrong CA) or fail a test.
+ */
+export function disconnectValkey(redis: Redis): void {
+  (redis as unknown as { stream?: NodeJS.EventEmitter }).stream?.on('error', () => undefined);
+  redis.disconnect();
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { valkeyFindings } from '../../cli/doctor/valkey.js';
-import { connectValkey } from '../../lib/valkey/connection.js';
+import { connectValkey, disconnectValkey } from '../../lib/valkey/connection.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { Leases } from '../../lib/valkey/leases.js';
 import { Slots } from '../../lib/valkey/slots.js';
@@ -61,6 +61,8 @@ function makeCa(dir: string, name: string): { ca: string; key: string; cert: str
 }
 
 /** The first error the client reports, or PONG once it is connected. */
+const letGo = disconnectValkey;
+
 async function firstOutcome(redis: Redis): Promise<string> {
   const errors: string[] = [];
   redis.on('error', (err: Error) => errors.push(err.message));
@@ -123,7 +125,7 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
       try {
         return (await firstOutcome(probe)) === 'PONG' ? true : undefined;
       } finally {
-        probe.disconnect();
+        letGo(probe);
       }
     });
   }, Timeouts.startMs);
@@ -145,7 +147,7 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
       await redis.set('waitgate-test:tls', 'yes');
       expect(await redis.get('waitgate-test:tls')).toBe('yes');
     } finally {
-      redis.disconnect();
+      letGo(redis);
     }
   });
 
@@ -158,7 +160,7 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
     try {
       expect(await firstOutcome(redis)).toMatch(problem);
     } finally {
-      redis.disconnect();
+      letGo(redis);
     }
   });
 
@@ -167,7 +169,7 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
     try {
       expect(await firstOutcome(redis)).toMatch(/WRONGPASS|invalid username-password/i);
     } finally {
-      redis.disconnect();
+      letGo(redis);
     }
   });
 
@@ -202,8 +204,8 @@ describe('Valkey over TLS (rediss://) with a CA of its own', () => {
       expect(lease).toBeDefined();
       await expect(user.set('other-prefix:x', '1')).rejects.toThrow(/NOPERM/);
     } finally {
-      admin.disconnect();
-      user?.disconnect();
+      letGo(admin);
+      if (user) letGo(user);
     }
   });
 
