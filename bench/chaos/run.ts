@@ -662,19 +662,42 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         if (ok) redeliveries.answered2xx++;
       }
     })();
-    /** The next hold seen in the middle of its launch (Launched Unknown) that nothing else has touched. */
+    /**
+     * The next hold seen in the middle of its launch (Launched Unknown: armed ahead of its
+     * instant, or launched by an older operator and not yet recorded) that nothing else has
+     * touched. An armed hold is armed in the write that holds it, long before its instant, so
+     * the ones already armed are looked at first, the one whose instant is nearest first.
+     */
     const touched = new Set<string>();
-    const nextLaunching = (): Promise<HeldJobObject> =>
-      new Promise((resolve) =>
+    const launching = (h: HeldJobObject): boolean => {
+      const launched = h.status?.conditions?.find((c) => c.type === ConditionType.Launched);
+      const target = (h.spec as { target?: string } | undefined)?.target ?? '';
+      return launched?.status === 'Unknown' && !touched.has(h.metadata.name) && planByTarget.has(target) && !h.metadata.deletionTimestamp;
+    };
+    const instantOf = (h: HeldJobObject): number => {
+      const after = (h.spec as { waitFor?: { after?: string }[] } | undefined)?.waitFor?.find((c) => c.after !== undefined)?.after;
+      const ms = after === undefined ? Number.NaN : Date.parse(after);
+      return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
+    };
+    const nextLaunching = (): Promise<HeldJobObject> => {
+      const now = Date.now();
+      const armed = heldJobs
+        .list(ns)
+        .filter((h) => launching(h) && instantOf(h) > now)
+        .sort((a, b) => instantOf(a) - instantOf(b))[0];
+      if (armed) {
+        touched.add(armed.metadata.name);
+        return Promise.resolve(armed);
+      }
+      return new Promise((resolve) =>
         heldJobWaiters.push((h) => {
-          const launched = h.status?.conditions?.find((c) => c.type === ConditionType.Launched);
-          const target = (h.spec as { target?: string } | undefined)?.target ?? '';
-          if (launched?.status !== 'Unknown' || touched.has(h.metadata.name) || !planByTarget.has(target)) return false;
+          if (!launching(h)) return false;
           touched.add(h.metadata.name);
           resolve(h);
           return true;
         }),
       );
+    };
     const midLaunch = (count: number, first: number, act: (h: HeldJobObject) => Promise<void>) =>
       (async () => {
         for (let i = 0; i < count; i++) {

@@ -138,7 +138,8 @@ describe('profile checks: the exit-code contract, end to end', () => {
           expect(metrics).toMatch(/^waitgate_reconcile_total\{result="success"\} [1-9]/m);
           expect(metrics).toMatch(/^waitgate_reconcile_duration_seconds_count\{result="success"\} [1-9]/m);
           expect(metrics).toMatch(/^waitgate_workqueue_depth \d+$/m);
-          expect(metrics).toContain('waitgate_informer_restarts_total{informer="heldjobs"} 0');
+          // Exported, from 0 (a watch the apiserver ends under load restarts it; what is checked is the name).
+          expect(metrics).toMatch(/^waitgate_informer_restarts_total\{informer="heldjobs"\} \d+$/m);
           expect(metrics).not.toMatch(/^waitgate_operator_/m);
         },
         {
