@@ -44,7 +44,9 @@ describe('Valkey command timeout', () => {
       const r = await settle(redis.get('waitgate-test:never-answered'));
       expect(r.outcome).toBe('rejected');
       expect((r.err as Error).message).toMatch(/timed out/i);
-      expect(r.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 5);
+      // After the timeout, not at once: a timer may fire a few ms early on the clock read here
+      // (seen 294 ms of 300 under load in make test).
+      expect(r.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 25);
       expect(r.ms).toBeLessThan(COMMAND_TIMEOUT_MS + 2_000);
     } finally {
       redis?.disconnect();
