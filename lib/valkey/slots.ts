@@ -75,6 +75,7 @@ interface SlotCommands {
   ): Promise<number[]>;
   openEpoch(key: string, candidate: string): Promise<string>;
   releaseSlot2(key1: string, key2: string, token: string): Promise<number>;
+  handOnSlot(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<number[]>;
   releaseHeld(key1: string, key2: string, index: string, ended: string, token: string, mark: '0' | '1', keepMs: number): Promise<number>;
 }
 
@@ -143,6 +144,7 @@ export class Slots {
     redis.defineCommand('renewSlot', { numberOfKeys: 1, lua: script('renewSlot-1.lua') });
     redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: script('releaseSlot-1.lua') });
     redis.defineCommand('releaseSlot2', { numberOfKeys: 2, lua: script('releaseSlot-2.lua') });
+    redis.defineCommand('handOnSlot', { numberOfKeys: 1, lua: script('handOnSlot-1.lua') });
     redis.defineCommand('countSlots', { numberOfKeys: 1, lua: script('countSlots-1.lua') });
     redis.defineCommand('acquireSlot3', { numberOfKeys: 3, lua: script('acquireSlot-3.lua') });
     redis.defineCommand('openEpoch', { numberOfKeys: 1, lua: script('openEpoch-1.lua') });
@@ -226,6 +228,21 @@ export class Slots {
     const pipeline = this.redis.pipeline() as SlotPipeline;
     for (const key of keys) pipeline.releaseSlot(key, token);
     await replies(pipeline);
+  }
+
+  /**
+   * Gives `from`'s place in `key` back and takes one for `to`, in one script: a place freed goes
+   * straight to the holder it is handed to, with no moment in which another could take it. As
+   * `acquire` for `to` (renewed when it held one already; refused when `key` is full even
+   * without `from`'s place, which is given back all the same).
+   */
+  async handOn(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<AcquireResult> {
+    checkKeys([key]);
+    checkLimits([key], [limit]);
+    checkToken(from);
+    checkToken(to);
+    checkTtl(ttlMs);
+    return acquireResultOf([key], await this.redis.handOnSlot(key, from, to, limit, ttlMs));
   }
 
   /** Live holders of one key. */

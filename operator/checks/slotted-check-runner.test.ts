@@ -208,12 +208,18 @@ describe('SlottedCheckGate.run', () => {
 
     finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
     await a;
-    // Handed on after the slot went back, first come first (c was cancelled).
-    expect(slots.callsOf('release')).toHaveLength(1);
+    // Handed on, first come first (c was cancelled): a's place given back and taken for d in one
+    // call, so d's check starts without asking Valkey, and no other operator could take it between.
+    expect(slots.callsOf('release')).toHaveLength(0);
+    expect(slots.callsOf('handOn')).toEqual([
+      { op: 'handOn', key: SLOT_KEY, from: `${WORKER}/ns/a/uid-of-ns/a`, to: `${WORKER}/ns/d/uid-of-ns/d`, limit: 2, ttlMs: TTL },
+    ]);
     expect(freed).toEqual(['ns/d']);
     await expect(Promise.race([gate.run('ns/d', PROFILE, TARGET), until(() => finish.has('ns/d')).then(() => 'started')])).resolves.toBe(
       'started',
     );
+    expect(slots.callsOf('acquire')).toHaveLength(2);
+    expect(slots.holders(SLOT_KEY).sort()).toEqual([`${WORKER}/ns/b/uid-of-ns/b`, `${WORKER}/ns/d/uid-of-ns/d`]);
     finish.get('ns/b')?.(checkAnswer({ exitCode: 3 }));
     await b;
     expect(freed).toEqual(['ns/d']);
@@ -225,7 +231,7 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     const finish = new Map<string, (a: CheckAnswer) => void>();
     const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
     const freed: string[] = [];
-    const { gate, clock } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
+    const { gate, clock, slots } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
     const a = gate.run('ns/a', PROFILE, TARGET);
     await until(() => finish.has('ns/a'));
     await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
@@ -233,12 +239,54 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
     await a;
     expect(freed).toEqual(['ns/b']);
-    // b's place is kept for it: c still waits.
+    // b's place is kept for it, in Valkey too: c still waits.
+    expect(slots.holders(SLOT_KEY)).toEqual([`${WORKER}/ns/b/uid-of-ns/b`]);
     await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     clock.advance(HAND_ON_MS + 1);
-    // b never came: c takes the place.
+    // b never came: its place goes back to the fleet, and c takes one.
     void gate.run('ns/c', PROFILE, TARGET);
     await until(() => finish.has('ns/c'));
+    expect(slots.holders(SLOT_KEY)).toEqual([`${WORKER}/ns/c/uid-of-ns/c`]);
+  });
+
+  test.each<[string, (gate: SlottedCheckGate) => void]>([
+    ['cancelled (its HeldJob deleted)', (gate) => gate.cancel('ns/b')],
+    ['made again under its name (a new uid): the new one asks for a place of its own', (gate) => void gate.run('ns/b', PROFILE, TARGET)],
+  ])('a place taken for a waiting HeldJob that is then %s is given back to the fleet', async (_name, after) => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    let uidOfB = 'uid-1';
+    const { gate, slots } = gateWith({ slotLimit: 1, runner, uidOf: (key) => (key === 'ns/b' ? uidOfB : `uid-of-${key}`) });
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    expect(slots.holders(SLOT_KEY)).toEqual([`${WORKER}/ns/b/uid-1`]);
+    uidOfB = 'uid-2';
+    after(gate);
+    await until(() => !slots.holders(SLOT_KEY).includes(`${WORKER}/ns/b/uid-1`));
+    expect(slots.callsOf('release').map((c) => c.token)).toContain(`${WORKER}/ns/b/uid-1`);
+  });
+
+  test('a hand-on Valkey fails: the waiting HeldJob is still told, and its pass asks for a place itself', async () => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const freed: string[] = [];
+    const { gate, slots, lines } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
+    const a = gate.run('ns/a', PROFILE, TARGET);
+    await until(() => finish.has('ns/a'));
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    slots.failing.handOn = new Error('connection reset');
+    finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
+    await a;
+    expect(freed).toEqual(['ns/b']);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: LogLevel.warn, msg: 'Failed to hand check slot on; its lease expires by itself' }),
+    );
+    // a's place was not given back (the script failed): here it lapses only with its lease, so b is denied by Valkey.
+    await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(slots.callsOf('acquire').map((c) => c.token)).toEqual([`${WORKER}/ns/a/uid-of-ns/a`, `${WORKER}/ns/b/uid-of-ns/b`]);
   });
 
   /** One check slot, taken by ns/a's check (its answer in `finish`); places freed are noted in `freed`. */
@@ -264,6 +312,7 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     expect(freed).toEqual(['ns/b']);
     // b's next pass skipped (a stale version, say) and ended: c is handed the place, no lapse waited.
     gate.passEnded('ns/b');
+    await until(() => freed.length === 2);
     expect(freed).toEqual(['ns/b', 'ns/c']);
     // A pass of one not handed anything changes nothing.
     gate.passEnded('ns/x');

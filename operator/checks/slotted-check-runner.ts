@@ -17,6 +17,8 @@ import { slotDeniedDelayMs } from '../../api/cadence.js';
 export interface SlotLeases {
   acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<{ acquired: boolean }>;
   release(keys: readonly string[], token: string): Promise<void>;
+  /** Gives `from`'s place in `key` back and takes one for `to`, in one round trip. */
+  handOn(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<{ acquired: boolean }>;
 }
 
 export interface CheckRunner {
@@ -95,6 +97,18 @@ interface PutOff {
   /** Counted late past a quarter of its cadence (wait_capacity_exceeded). */
   late: boolean;
 }
+/** A place handed to a waiting HeldJob (SlottedCheckGate.handed). */
+interface Handed {
+  readonly at: number;
+  forNextPass: boolean;
+  /**
+   * The token its place is held under in Valkey, taken for it in the script that gave the
+   * finished check's place back: its pass runs the check without asking. Undefined: the place
+   * is only this process's count; its pass asks Valkey as any other.
+   */
+  token?: string;
+}
+
 /** How long a place handed to a waiting HeldJob is kept for it. */
 export const HAND_ON_MS = 2_000;
 const ALARM_EVERY_MS = 60_000;
@@ -117,7 +131,7 @@ export class SlottedCheckGate implements CheckGate {
    * on). A place is kept for one only HAND_ON_MS: one that never comes (its pass decided
    * something else, or skipped a stale version) lets the next one have it.
    */
-  private readonly handed = new Map<string, { at: number; forNextPass: boolean }>();
+  private readonly handed = new Map<string, Handed>();
   /** HeldJobs whose pass has asked for a check and not ended yet (run ... passEnded). */
   private readonly inPass = new Set<string>();
   /** HeldJobs whose check was put off and has not started: since when (its lateness so far). */
@@ -135,6 +149,7 @@ export class SlottedCheckGate implements CheckGate {
     this.running.get(key)?.abort();
     this.denials.delete(key);
     this.waiting.delete(key);
+    this.forget(this.handed.get(key));
     this.handed.delete(key);
     this.putOff.delete(key);
   }
@@ -159,7 +174,7 @@ export class SlottedCheckGate implements CheckGate {
       return;
     }
     this.handed.delete(key);
-    this.handOn();
+    void this.passOn(handed.token);
   }
 
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
@@ -177,7 +192,10 @@ export class SlottedCheckGate implements CheckGate {
     if (uid === undefined) return { kind: 'cancelled' };
     const token = `${this.o.workerName}/${key}/${uid}`;
     this.inPass.add(key);
+    const given = this.handed.get(key);
     this.handed.delete(key);
+    // A place taken for an earlier HeldJob of this name (deleted and made again) is not this one's.
+    if (given?.token !== undefined && given.token !== token) this.forget(given);
     if (!this.running.has(key) && this.running.size + this.liveHanded() >= this.o.slotLimit) {
       // Every place is this process's own (or handed to one waiting before): no need to ask,
       // and no denial to count; but it is queued, and late if it waits long.
@@ -195,7 +213,9 @@ export class SlottedCheckGate implements CheckGate {
     this.running.set(key, abort);
     let acquired: boolean;
     try {
-      acquired = (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.leaseTtlMs)).acquired;
+      // Handed a place already taken for it: no round trip before the check starts.
+      acquired =
+        given?.token === token || (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.leaseTtlMs)).acquired;
     } catch (err) {
       this.settle(key, abort);
       this.handOn();
@@ -240,11 +260,58 @@ export class SlottedCheckGate implements CheckGate {
       return { kind: 'answered', result };
     } finally {
       this.settle(key, abort);
-      await this.o.slots.release([this.o.slotKey], token).catch((err: unknown) => {
-        this.o.log.warn({ err }, 'Failed to release check slot; its lease expires by itself');
-      });
-      this.handOn();
+      await this.passOn(token);
     }
+  }
+
+  /**
+   * A place this process holds in Valkey under `freed` (a check ended), or none: goes to the
+   * HeldJob waiting longest here whose check can start, in one script that gives it back and
+   * takes it for that one, so its pass starts the check without asking and no other operator
+   * takes the place between; given back when none waits. Then the other free places are handed on.
+   */
+  private async passOn(freed: string | undefined): Promise<void> {
+    const next = freed === undefined ? undefined : this.nextReady();
+    if (freed !== undefined && next === undefined) await this.giveBack(freed);
+    if (freed !== undefined && next !== undefined) {
+      // Counted as handed from now on, so no check that comes meanwhile takes its place.
+      const handed: Handed = { at: this.o.now(), forNextPass: this.inPass.has(next.key) };
+      this.waiting.delete(next.key);
+      this.handed.set(next.key, handed);
+      try {
+        const { acquired } = await this.o.slots.handOn(this.o.slotKey, freed, next.token, this.o.slotLimit, this.o.leaseTtlMs);
+        if (acquired && this.handed.get(next.key) === handed) handed.token = next.token;
+        // Cancelled, or its pass came, while the place was being taken: a pass that came took
+        // it by asking (the same token); a cancelled one gives it back.
+        else if (acquired && !this.running.has(next.key)) void this.giveBack(next.token);
+      } catch (err) {
+        // Its pass asks Valkey as any other; the place given back lapses by itself if it was not.
+        this.o.log.warn({ err, heldjob: next.key }, 'Failed to hand check slot on; its lease expires by itself');
+      }
+      this.o.onPlaceFreed?.(next.key);
+    }
+    this.handOn();
+  }
+
+  /** The first waiting HeldJob still in the cache, with the token its place is taken under; the gone ones forgotten. */
+  private nextReady(): { key: string; token: string } | undefined {
+    for (const key of this.waiting) {
+      const uid = this.o.uidOf(key);
+      if (uid !== undefined) return { key, token: `${this.o.workerName}/${key}/${uid}` };
+      this.waiting.delete(key);
+    }
+    return undefined;
+  }
+
+  /** A handed place not come for: its Valkey place, if one was taken for it, is given back. */
+  private forget(handed: Handed | undefined): void {
+    if (handed?.token !== undefined) void this.giveBack(handed.token);
+  }
+
+  private async giveBack(token: string): Promise<void> {
+    await this.o.slots.release([this.o.slotKey], token).catch((err: unknown) => {
+      this.o.log.warn({ err }, 'Failed to release check slot; its lease expires by itself');
+    });
   }
 
   /** The check of `key` is put off: since the first time, for its lateness. */
@@ -287,7 +354,11 @@ export class SlottedCheckGate implements CheckGate {
   /** Handed places still kept for the HeldJob they were handed to; the lapsed ones forgotten. */
   private liveHanded(): number {
     const now = this.o.now();
-    for (const [key, { at }] of this.handed) if (now - at > HAND_ON_MS) this.handed.delete(key);
+    for (const [key, handed] of this.handed) {
+      if (now - handed.at <= HAND_ON_MS) continue;
+      this.handed.delete(key);
+      this.forget(handed);
+    }
     return this.handed.size;
   }
 

@@ -19,6 +19,8 @@ const ENDED_KEEP_MS = 100 * TTL;
 type Step =
   | { op: 'acquire'; keys: string[]; limits: number[]; token: string; at: number; ttl?: number }
   | { op: 'release'; keys: string[]; token: string }
+  /** `from`'s place given back and one taken for `to`, in one call. */
+  | { op: 'handOn'; key: string; from: string; to: string; limit: number; at: number }
   | { op: 'renewMany'; entries: { keys: string[]; token: string }[]; at: number; ttl?: number }
   | { op: 'openEpoch'; key: string }
   /** In the epoch last opened, or (`stale`) in none. */
@@ -34,6 +36,7 @@ interface SlotsLike {
   acquireInEpoch(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number, epoch: Epoch): Promise<unknown>;
   openEpoch(key: string): Promise<string>;
   release(keys: readonly string[], token: string): Promise<void>;
+  handOn(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<unknown>;
   renewMany(entries: readonly { keys: readonly string[]; token: string }[], ttlMs: number): Promise<string[]>;
   holdMany(
     entries: readonly { keys: readonly string[]; token: string; note: string }[],
@@ -59,6 +62,7 @@ const namesOf = (steps: readonly Step[]): string[] => [
         case 'heldIn':
           return [];
         case 'openEpoch':
+        case 'handOn':
           return [s.key];
         case 'acquireInEpoch':
           return [...s.keys, s.epochKey];
@@ -109,6 +113,8 @@ async function play(
       answers.push(named(await slots.acquireInEpoch(s.keys.map(k), s.limits, s.token, TTL, { key: k(s.epochKey), id }), s.keys, k));
     } else if (s.op === 'acquire') {
       answers.push(named(await slots.acquire(s.keys.map(k), s.limits, s.token, s.ttl ?? TTL), s.keys, k));
+    } else if (s.op === 'handOn') {
+      answers.push(named(await slots.handOn(k(s.key), s.from, s.to, s.limit, TTL), [s.key], k));
     } else if (s.op === 'release') {
       await slots.release(s.keys.map(k), s.token);
       answers.push('released');
@@ -272,6 +278,31 @@ const scenarios: [string, Step[]][] = [
       { op: 'holdMany', entries: [{ keys: ['all', 's'], token: 't2', note: 'acme/web' }], index: 'idx', at: 4, ttl: 3 * TTL },
       { op: 'heldIn', index: 'idx' },
       acquire(['all', 's'], [5, 1], 't3', 5),
+    ],
+  ],
+  [
+    'a place handed on: the giver loses it, the taker holds it, a third finds it full',
+    [
+      acquire(['a'], [1], 't1'),
+      { op: 'handOn', key: 'a', from: 't1', to: 't2', limit: 1, at: 1_000 },
+      acquire(['a'], [1], 't3', 1_000),
+      acquire(['a'], [1], 't1', 1_000),
+      // Held for TTL from the hand-on, not from t1's acquire.
+      acquire(['a'], [1], 't3', TTL + 500),
+      acquire(['a'], [1], 't3', TTL + 1_000),
+    ],
+  ],
+  [
+    'handing on a place to a holder that has one renews it; from a holder without one, it takes a free place or finds it full',
+    [
+      acquire(['a'], [2], 't1'),
+      acquire(['a'], [2], 't2'),
+      { op: 'handOn', key: 'a', from: 't1', to: 't2', limit: 2, at: 10 },
+      { op: 'handOn', key: 'a', from: 'ghost', to: 't3', limit: 2, at: 10 },
+      { op: 'handOn', key: 'a', from: 'ghost', to: 't4', limit: 2, at: 10 },
+      // A lowered limit: the giver's place goes back all the same, the taker gets none.
+      { op: 'handOn', key: 'a', from: 't3', to: 't5', limit: 1, at: 20 },
+      acquire(['a'], [2], 't6', 20),
     ],
   ],
   ['release of a place not held is a no-op', [{ op: 'release', keys: ['a'], token: 'ghost' }, acquire(['a'], [1], 't1')]],

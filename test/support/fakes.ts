@@ -40,6 +40,14 @@ export type SlotsCall =
   | { readonly op: 'openEpoch'; readonly key: string }
   | { readonly op: 'release'; readonly keys: readonly string[]; readonly token: string }
   | {
+      readonly op: 'handOn';
+      readonly key: string;
+      readonly from: string;
+      readonly to: string;
+      readonly limit: number;
+      readonly ttlMs: number;
+    }
+  | {
       readonly op: 'renewMany';
       readonly entries: readonly { keys: readonly string[]; token: string }[];
       readonly ttlMs: number;
@@ -77,6 +85,7 @@ export class FakeSlots implements SlotLeases, PairLeases {
     acquireInEpoch?: Error;
     openEpoch?: Error;
     release?: Error;
+    handOn?: Error;
     renewMany?: Error;
     holdMany?: Error;
     releaseHeld?: Error;
@@ -191,6 +200,14 @@ export class FakeSlots implements SlotLeases, PairLeases {
   /** The epoch open on `key`, if any. */
   epochOf(key: string): string | undefined {
     return this.epochs.get(key);
+  }
+
+  async handOn(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<FakeSlotsAcquire> {
+    this.calls.push({ op: 'handOn', key, from, to, limit, ttlMs });
+    await Promise.resolve();
+    if (this.failing.handOn) throw this.failing.handOn;
+    this.of(key).delete(from);
+    return this.take([key], [limit], to, ttlMs);
   }
 
   async release(keys: readonly string[], token: string): Promise<void> {
