@@ -60,7 +60,7 @@ function script(name: string): string {
 }
 
 interface SlotCommands {
-  acquireSlot1(key: string, token: string, limit: number, ttlMs: number): Promise<number[]>;
+  acquireSlot1(key: string, token: string, limit: number, ttlMs: number, giveBack?: string): Promise<number[]>;
   acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, ttlMs: number): Promise<number[]>;
   countSlots(key: string): Promise<number>;
   acquireSlot3(
@@ -75,7 +75,6 @@ interface SlotCommands {
   ): Promise<number[]>;
   openEpoch(key: string, candidate: string): Promise<string>;
   releaseSlot2(key1: string, key2: string, token: string): Promise<number>;
-  handOnSlot(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<number[]>;
   releaseHeld(key1: string, key2: string, index: string, ended: string, token: string, mark: '0' | '1', keepMs: number): Promise<number>;
 }
 
@@ -144,7 +143,6 @@ export class Slots {
     redis.defineCommand('renewSlot', { numberOfKeys: 1, lua: script('renewSlot-1.lua') });
     redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: script('releaseSlot-1.lua') });
     redis.defineCommand('releaseSlot2', { numberOfKeys: 2, lua: script('releaseSlot-2.lua') });
-    redis.defineCommand('handOnSlot', { numberOfKeys: 1, lua: script('handOnSlot-1.lua') });
     redis.defineCommand('countSlots', { numberOfKeys: 1, lua: script('countSlots-1.lua') });
     redis.defineCommand('acquireSlot3', { numberOfKeys: 3, lua: script('acquireSlot-3.lua') });
     redis.defineCommand('openEpoch', { numberOfKeys: 1, lua: script('openEpoch-1.lua') });
@@ -242,7 +240,7 @@ export class Slots {
     checkToken(from);
     checkToken(to);
     checkTtl(ttlMs);
-    return acquireResultOf([key], await this.redis.handOnSlot(key, from, to, limit, ttlMs));
+    return acquireResultOf([key], await this.redis.acquireSlot1(key, to, limit, ttlMs, from));
   }
 
   /** Live holders of one key. */
