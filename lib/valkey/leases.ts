@@ -1,15 +1,11 @@
 // Token-carrying leases in Valkey, one round trip each, through the Lua scripts in lua/.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { luaScript as script } from './lua-script.js';
 
 /** What the lease scripts return. */
 export const LeaseResult = { Done: 1, NotHeld: 0 } as const;
 export type LeaseResult = (typeof LeaseResult)[keyof typeof LeaseResult];
-
-function script(name: string): string {
-  return readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
-}
 
 interface LeaseCommands {
   acquireLease(key: string, token: string, ttlMs: number): Promise<number>;

@@ -85,12 +85,13 @@ describe('a missing profiles ConfigMap never refuses a delivery at the receiver'
     events(v);
     const records = new FakeHeldJobRecords();
     const now = () => Date.parse('2026-09-01T08:00:00Z');
+    const leases = new FakeLeaseStore(now);
     const deliverer = new Deliverer({
       view: v,
       records,
       once: new FakeOnceRecords(),
-      leases: new FakeLeaseStore(now),
-      history: new FakeHoldHistory(),
+      leases,
+      history: new FakeHoldHistory(leases, new ValkeyKeys('wg')),
       namespace: 'jobs',
       keys: new ValkeyKeys('wg'),
       afterMaxMs: 30 * 86_400_000,

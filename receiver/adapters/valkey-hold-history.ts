@@ -1,9 +1,16 @@
 // What Valkey keeps of the holds of one trigger and target: the launch marker the operator
-// leaves (operator/adapters/valkey-markers.ts) and the highest hold generation handed out.
-// Both may be lost; the receiver checks either against the live HeldJobs before it acts.
+// leaves (operator/adapters/valkey-markers.ts) and the highest hold generation handed out,
+// and the lock deliveries of them take turns through. Marker and generation may be lost; the
+// receiver checks either against the live HeldJobs before it acts.
+//
+// The lock, the marker and the generation have keys of their own (lib/valkey/keys.ts) with no
+// hash tag in common, and one script touches all three: on a Valkey cluster they would need
+// one. waitgate connects to one Valkey server (lib/valkey/connection.ts), not to a cluster.
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
-import type { HoldHistory } from '../delivery/deliver.js';
+import { luaScript } from '../../lib/valkey/lua-script.js';
+import type { HoldHistory, HoldLock } from '../delivery/deliver.js';
 import type { Remembered } from '../delivery/plan.js';
 
 /**
@@ -15,21 +22,62 @@ export const GENERATION_MEMORY_MS = 31 * 86_400_000;
 /** The one member of the generation's sorted set; its score is the generation. */
 const MEMBER = 'generation';
 
+/** What lockHold-3.lua answers: taken, with the marker and the generation; or refused. */
+type LockHoldReply = [taken: 1, marker: string | null, generation: string | null] | [taken: 0];
+
+interface HoldCommands {
+  lockHold(lockKey: string, markerKey: string, generationKey: string, token: string, ttlMs: number, member: string): Promise<LockHoldReply>;
+  unlockHold(lockKey: string, generationKey: string, token: string, member: string, generation: string, memoryMs: number): Promise<number>;
+}
+
 export class ValkeyHoldHistory implements HoldHistory {
+  private readonly redis: Redis & HoldCommands;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly keys: ValkeyKeys,
     private readonly generationTtlMs: number = GENERATION_MEMORY_MS,
-  ) {}
+  ) {
+    redis.defineCommand('lockHold', { numberOfKeys: 3, lua: luaScript('lockHold-3.lua') });
+    redis.defineCommand('unlockHold', { numberOfKeys: 2, lua: luaScript('unlockHold-2.lua') });
+    this.redis = redis as Redis & HoldCommands;
+  }
+
+  async lockAndRecall(trigger: string, target: string, ttlMs: number): Promise<{ lock: HoldLock; remembered: Remembered } | undefined> {
+    const token = randomBytes(12).toString('hex');
+    const reply = await this.redis.lockHold(
+      this.keys.holdLock(trigger, target),
+      this.keys.finishedMarker(trigger, target),
+      this.keys.holdGeneration(trigger, target),
+      token,
+      ttlMs,
+      MEMBER,
+    );
+    if (reply[0] !== 1) return undefined;
+    return { lock: { trigger, target, token }, remembered: rememberedOf(reply[1], reply[2]) };
+  }
+
+  async unlock(lock: HoldLock, generation?: number): Promise<boolean> {
+    if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) {
+      throw new Error(`ValkeyHoldHistory: a generation is a whole number from 0, got ${generation}`);
+    }
+    const released = await this.redis.unlockHold(
+      this.keys.holdLock(lock.trigger, lock.target),
+      this.keys.holdGeneration(lock.trigger, lock.target),
+      lock.token,
+      MEMBER,
+      generation === undefined ? '' : String(generation),
+      this.generationTtlMs,
+    );
+    return released === 1;
+  }
 
   async recall(trigger: string, target: string): Promise<Remembered> {
     const [launched, generation] = await Promise.all([
       this.redis.get(this.keys.finishedMarker(trigger, target)),
       this.redis.zscore(this.keys.holdGeneration(trigger, target), MEMBER),
     ]);
-    // No key: nothing is remembered (a 0 is remembered as such: looked, and no hold found).
-    const n = generation === null ? NaN : Number(generation);
-    return { launched: launched ?? undefined, generation: Number.isSafeInteger(n) && n >= 0 ? n : undefined };
+    return rememberedOf(launched, generation);
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {
@@ -39,4 +87,10 @@ export class ValkeyHoldHistory implements HoldHistory {
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
   }
+}
+
+function rememberedOf(launched: string | null, generation: string | null): Remembered {
+  // No key: nothing is remembered (a 0 is remembered as such: looked, and no hold found).
+  const n = generation === null ? NaN : Number(generation);
+  return { launched: launched ?? undefined, generation: Number.isSafeInteger(n) && n >= 0 ? n : undefined };
 }

@@ -74,7 +74,7 @@ function run(s: Setup) {
   if (s.lockTaken) leases.takenElsewhere(LOCK_KEY);
   leases.down = s.valkeyDown ?? false;
   if (s.valkeyFailsAtLock) leases.failAcquire = (key) => key === LOCK_KEY;
-  const history = new FakeHoldHistory();
+  const history = new FakeHoldHistory(leases, new ValkeyKeys(PREFIX));
   if (s.historyDown) history.down = true;
   const { log, lines } = recordingLog();
   const deliverer = new Deliverer({
@@ -298,7 +298,7 @@ function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = 
   const now = () => clock.now;
   const records = new FakeHeldJobRecords(live);
   const leases = new FakeLeaseStore(now);
-  const history = new FakeHoldHistory();
+  const history = new FakeHoldHistory(leases, new ValkeyKeys(PREFIX));
   const deliverer = new Deliverer({
     view: new FakeTriggerView(triggers, profilesDeclaring('jira')),
     records,
@@ -539,12 +539,13 @@ describe('Deliverer: a once trigger fires at most once per target', () => {
     const records = world.records ?? new FakeHeldJobRecords();
     const once = world.once ?? new FakeOnceRecords();
     const { log, lines } = recordingLog();
+    const leases = new FakeLeaseStore(() => NOW);
     const deliverer = new Deliverer({
       view: new FakeTriggerView([onceTrigger], profilesDeclaring()),
       records,
       once,
-      leases: new FakeLeaseStore(() => NOW),
-      history: new FakeHoldHistory(),
+      leases,
+      history: new FakeHoldHistory(leases, new ValkeyKeys(PREFIX)),
       namespace: 'jobs',
       keys: new ValkeyKeys(PREFIX),
       afterMaxMs: 30 * DAY,
@@ -835,12 +836,13 @@ describe('run.pinRevision: the hold records the commit the labeller saw', () => 
     const now = () => NOW;
     const records = new FakeHeldJobRecords([]);
     const reads: string[] = [];
+    const leases = new FakeLeaseStore(now);
     const deliverer = new Deliverer({
       view: new FakeTriggerView(triggers, profilesDeclaring('jira')),
       records,
       once: new FakeOnceRecords(),
-      leases: new FakeLeaseStore(now),
-      history: new FakeHoldHistory(),
+      leases,
+      history: new FakeHoldHistory(leases, new ValkeyKeys(PREFIX)),
       namespace: 'jobs',
       keys: new ValkeyKeys(PREFIX),
       afterMaxMs: 30 * DAY,

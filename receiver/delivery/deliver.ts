@@ -79,18 +79,37 @@ export interface OnceRecords {
   markFired(namespace: string, name: string): Promise<void>;
 }
 
+/** A delivery's dedup markers (lib/valkey/leases.ts). */
 export interface LeaseStore {
-  acquire(key: string, ttlMs: number): Promise<{ key: string; token: string } | undefined>;
-  renew(lease: { key: string; token: string }, ttlMs: number): Promise<boolean>;
-  release(lease: { key: string; token: string }): Promise<boolean>;
-  /** Two leases in one round trip, both or neither (lib/valkey/leases.ts). */
+  /** Two leases in one round trip, both or neither. */
   acquirePair(keys: readonly [string, string], ttlMs: number): Promise<PairAcquire>;
   renewPair(pair: LeasePair, ttlMs: readonly [number, number]): Promise<number>;
   releasePair(pair: LeasePair): Promise<number>;
 }
 
-/** What Valkey keeps of the holds of one trigger and target. All of it may be lost. */
+/** The lock of one trigger and target, as lockAndRecall took it; only its token gives it back. */
+export interface HoldLock {
+  readonly trigger: string;
+  readonly target: string;
+  readonly token: string;
+}
+
+/**
+ * What Valkey keeps of the holds of one trigger and target, and the lock their deliveries take
+ * turns through. All of it may be lost.
+ */
 export interface HoldHistory {
+  /**
+   * Takes the lock for `ttlMs` and reads what is remembered (as recall), in one round trip;
+   * undefined, and nothing read, while another delivery holds the lock.
+   */
+  lockAndRecall(trigger: string, target: string, ttlMs: number): Promise<{ lock: HoldLock; remembered: Remembered } | undefined>;
+  /**
+   * Gives the lock back if it is still this one's, and remembers the generation handed out
+   * under it, if any (as handedOut, whether or not the lock was still its own), in one round
+   * trip; whether the lock was given back.
+   */
+  unlock(lock: HoldLock, generation?: number): Promise<boolean>;
   /** The launch marker the operator left (the HeldJob it names), and the highest generation handed out. */
   recall(trigger: string, target: string): Promise<Remembered>;
   /** Remembers that this generation was handed out; never lowers what is remembered. */
@@ -233,45 +252,63 @@ export class Deliverer {
 
   private async fire(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
     const { trigger } = planned;
+    const { history, log } = this.deps;
     if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, trigger);
     // Deliveries of one trigger for one target take turns, which keeps them from racing for
     // the same hold, or for the same count on a refusal record; the lock is not what keeps two
     // holds apart (it may run out mid-create), the hold's name is, and a count is written only
-    // onto the version of the record it was counted from.
-    const lock = await this.lock(this.deps.keys.holdLock(trigger.name, event.target));
+    // onto the version of the record it was counted from. What Valkey remembers comes with the
+    // lock, and the generation of a hold made goes back with it: two round trips in all.
+    const { lock, remembered } = await this.lock(trigger.name, event.target);
+    let admitted: Admitted;
     try {
-      return await this.admit(event, planned);
-    } finally {
-      await this.deps.leases.release(lock).catch(() => undefined);
+      admitted = await this.admit(event, planned, remembered);
+    } catch (err) {
+      await history.unlock(lock).catch(() => undefined);
+      throw err;
     }
+    const { generation } = admitted;
+    await this.valkey(() => history.unlock(lock, generation)).catch((err: unknown) => {
+      // The hold stands; the next delivery finds it by its name or by its labels.
+      if (generation !== undefined) log.warn({ err }, 'Failed to remember hold generation');
+    });
+    return admitted.outcome;
   }
 
   /**
    * A trigger with conditions: its hold, its own earlier record, or a refusal (one at the door,
-   * or wait-superseded) counted on its record.
+   * or wait-superseded) counted on its record. `remembered` is what Valkey remembered as the
+   * lock was taken; a look after the first reads it again. A hold made comes back with its
+   * generation, for Valkey to remember as the lock is given back.
    */
-  private async admit(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
+  private async admit(event: LabelEvent, planned: PlannedTrigger, remembered: Remembered): Promise<Admitted> {
     const { trigger, verdict } = planned;
-    const { history, namespace, records, log } = this.deps;
+    const { namespace, records, log } = this.deps;
     let tried: string | undefined;
     for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-      const { remembered, live } = await this.look(event, trigger.name, verdict.kind === 'hold');
+      const looked = await this.look(event, trigger.name, verdict.kind === 'hold', attempt === 1 ? remembered : undefined);
+      const { live } = looked;
       if (verdict.kind === 'refuse') {
         // Refused at the door, unless an earlier handling of this delivery recorded something else.
         const own = live.find((r) => isOwnRecord(r, event));
-        return own
-          ? earlier(trigger.name, recordedOutcome(own))
-          : this.refuse(event, trigger.name, { token: verdict.token, message: verdict.message }, live);
+        return {
+          outcome: own
+            ? earlier(trigger.name, recordedOutcome(own))
+            : await this.refuse(event, trigger.name, { token: verdict.token, message: verdict.message }, live),
+        };
       }
-      const decision = decideHold(event, trigger.name, live, remembered, this.deps.now());
+      const decision = decideHold(event, trigger.name, live, looked.remembered, this.deps.now());
       switch (decision.kind) {
         case 'recorded':
           // The hold this handling just tried to create is there: its create landed, the answer was lost.
-          return decision.recorded.heldJob === tried
-            ? { ...decision.recorded, trigger: trigger.name }
-            : earlier(trigger.name, decision.recorded);
+          return {
+            outcome:
+              decision.recorded.heldJob === tried ? { ...decision.recorded, trigger: trigger.name } : earlier(trigger.name, decision.recorded),
+          };
         case 'superseded':
-          return this.refuse(event, trigger.name, { token: RefusalToken.Superseded, message: decision.message }, live);
+          return {
+            outcome: await this.refuse(event, trigger.name, { token: RefusalToken.Superseded, message: decision.message }, live),
+          };
         case 'hold': {
           const manifest = heldJobManifest(event, trigger, namespace, decision.generation, await this.revisionFor(event, trigger));
           tried = manifest.metadata.name;
@@ -280,10 +317,7 @@ export class Deliverer {
             log.debug({ heldjob: manifest.metadata.name, attempt }, 'Found hold generation taken');
             continue;
           }
-          await this.valkey(() => history.handedOut(trigger.name, event.target, decision.generation)).catch((err: unknown) => {
-            log.warn({ err }, 'Failed to remember hold generation');
-          });
-          return { trigger: trigger.name, outcome: 'held', heldJob: manifest.metadata.name };
+          return { outcome: { trigger: trigger.name, outcome: 'held', heldJob: manifest.metadata.name }, generation: decision.generation };
         }
       }
     }
@@ -303,11 +337,19 @@ export class Deliverer {
    * handed out by another install sharing the Valkey prefix), or the holds go on past the
    * probe's limit. A live hold must not be missed. Valkey then remembers the highest generation
    * found, so the next delivery reads by name again. A delivery refused at the door never lists.
+   *
+   * `known` is what Valkey remembered as the lock was taken (the first look); without it,
+   * Valkey is read again.
    */
-  private async look(event: LabelEvent, trigger: string, mayHold: boolean): Promise<{ remembered: Remembered; live: HeldJobObject[] }> {
+  private async look(
+    event: LabelEvent,
+    trigger: string,
+    mayHold: boolean,
+    known?: Remembered,
+  ): Promise<{ remembered: Remembered; live: HeldJobObject[] }> {
     const { history, log } = this.deps;
     // Valkey first, then the apiserver: the live set is never older than the marker it checks.
-    const remembered = await this.valkey(() => history.recall(trigger, event.target));
+    const remembered = known ?? (await this.valkey(() => history.recall(trigger, event.target)));
     const from = remembered.generation;
     const [holds, refusals] = await Promise.all([
       from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, from),
@@ -451,11 +493,12 @@ export class Deliverer {
     return intended;
   }
 
-  private async lock(key: string): Promise<{ key: string; token: string }> {
+  /** The lock of a trigger and target, with what Valkey remembered as it was taken; waits its turn. */
+  private async lock(trigger: string, target: string): Promise<{ lock: HoldLock; remembered: Remembered }> {
     const deadline = this.deps.now() + (this.deps.lockWaitMs ?? 10_000);
     for (;;) {
-      const lease = await this.valkey(() => this.deps.leases.acquire(key, LOCK_TTL_MS));
-      if (lease) return lease;
+      const taken = await this.valkey(() => this.deps.history.lockAndRecall(trigger, target, LOCK_TTL_MS));
+      if (taken) return taken;
       if (this.deps.now() >= deadline) throw new UnavailableError('another delivery for this trigger and target is still being handled');
       await sleep(20 + Math.random() * 40);
     }
@@ -468,6 +511,12 @@ export class Deliverer {
       throw new UnavailableError('Valkey is unavailable', { cause: err });
     }
   }
+}
+
+/** What admit came to, and the generation of the hold it made, if it made one. */
+interface Admitted {
+  readonly outcome: TriggerOutcome;
+  readonly generation?: number;
 }
 
 function earlier(trigger: string, recorded: RecordedOutcome): TriggerOutcome {

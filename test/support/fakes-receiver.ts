@@ -1,5 +1,5 @@
 // In-memory fakes of the receiver's ports (receiver/delivery/deliver.ts: TriggerView,
-// HeldJobRecords, LeaseStore) and builders for what flows through them, for unit tests of
+// HeldJobRecords, LeaseStore, HoldHistory) and builders for what flows through them, for unit tests of
 // the Deliverer. Each fake keeps what was asked of it, so a test can say what happened.
 import type { Logger } from 'pino';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
@@ -7,7 +7,8 @@ import { refusedStatus, type DeclaredProfiles, type Refusal } from '../../api/re
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { Labels } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
-import type { HeldJobRecords, HoldHistory, LeaseStore, OnceRecords, TriggerView } from '../../receiver/delivery/deliver.js';
+import type { ValkeyKeys } from '../../lib/valkey/keys.js';
+import type { HeldJobRecords, HoldHistory, HoldLock, LeaseStore, OnceRecords, TriggerView } from '../../receiver/delivery/deliver.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { OnceRecordManifest } from '../../receiver/delivery/once.js';
 import type { LabelEvent } from '../../receiver/forges/event.js';
@@ -251,8 +252,9 @@ export function heldJobOf(outcome: object | undefined): string | undefined {
 }
 
 /**
- * Token leases in memory, on the test's clock. `down` makes every call reject, as an
- * unreachable Valkey does; `failAcquire` only the acquires of the keys it picks.
+ * Token leases in memory, on the test's clock: the delivery dedup markers, and the hold locks
+ * FakeHoldHistory takes here (each a lease, as in Valkey). `down` makes every call reject, as
+ * an unreachable Valkey does; `failAcquire` only the acquires of the keys it picks.
  */
 export class FakeLeaseStore implements LeaseStore {
   /** Every key asked for, in order, whether or not it was granted. */
@@ -329,12 +331,43 @@ export class FakeLeaseStore implements LeaseStore {
 /**
  * What Valkey remembers of holds, in memory: the launch markers (as the operator leaves them)
  * and the highest generation handed out, by trigger and target (none until one is handed out,
- * 0 included). `down` makes every call reject; `forget()` loses everything, as a restart does.
+ * 0 included). The hold locks are leases under their Valkey keys in `leases`, so a test finds
+ * them there beside the dedup markers (`asked`, `released`, `takenElsewhere`), and a lock held
+ * there refuses lockAndRecall, which then reads nothing, as lockHold-3.lua. `down` makes every
+ * call reject, and `failUnlock` unlock only; `forget()` loses everything, as a restart does.
+ * `calls` names each call, in order.
  */
 export class FakeHoldHistory implements HoldHistory {
   readonly launched = new Map<string, string>();
   readonly generations = new Map<string, number>();
+  readonly calls: ('lockAndRecall' | 'unlock' | 'recall' | 'handedOut')[] = [];
+  /** The generation each unlock was given (undefined: none). */
+  readonly unlocked: (number | undefined)[] = [];
   down = false;
+  failUnlock = false;
+
+  constructor(
+    private readonly leases: FakeLeaseStore,
+    private readonly keys: ValkeyKeys,
+  ) {}
+
+  async lockAndRecall(trigger: string, target: string, ttlMs: number): Promise<{ lock: HoldLock; remembered: Remembered } | undefined> {
+    this.calls.push('lockAndRecall');
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const lease = await this.leases.acquire(this.keys.holdLock(trigger, target), ttlMs);
+    if (!lease) return undefined;
+    return { lock: { trigger, target, token: lease.token }, remembered: this.remembered(trigger, target) };
+  }
+
+  /** As unlockHold-2.lua: the lock only with its token; the generation given, either way. */
+  async unlock(lock: HoldLock, generation?: number): Promise<boolean> {
+    this.calls.push('unlock');
+    if (this.down || this.failUnlock) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    this.unlocked.push(generation);
+    const released = await this.leases.release({ key: this.keys.holdLock(lock.trigger, lock.target), token: lock.token });
+    if (generation !== undefined) this.raise(lock.trigger, lock.target, generation);
+    return released;
+  }
 
   /** The operator launched `heldJob` (it left its marker). */
   leaveMarker(trigger: string, target: string, heldJob: string): void {
@@ -342,7 +375,12 @@ export class FakeHoldHistory implements HoldHistory {
   }
 
   async recall(trigger: string, target: string): Promise<Remembered> {
+    this.calls.push('recall');
     if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    return this.remembered(trigger, target);
+  }
+
+  private remembered(trigger: string, target: string): Remembered {
     const key = `${trigger}\n${target}`;
     return { launched: this.launched.get(key), generation: this.generations.get(key) };
   }
@@ -353,7 +391,12 @@ export class FakeHoldHistory implements HoldHistory {
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {
+    this.calls.push('handedOut');
     if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    this.raise(trigger, target, generation);
+  }
+
+  private raise(trigger: string, target: string, generation: number): void {
     const key = `${trigger}\n${target}`;
     this.generations.set(key, Math.max(this.generations.get(key) ?? 0, generation));
   }
