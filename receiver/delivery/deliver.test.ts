@@ -49,6 +49,8 @@ interface Setup {
   readonly markRefusedFails?: boolean;
   /** Valkey fails only when the hold history is read or written. */
   readonly historyDown?: boolean;
+  /** Valkey fails only when the hold lock is given back (with the generation handed out, if any). */
+  readonly unlockFails?: boolean;
 }
 
 interface Expected {
@@ -76,6 +78,7 @@ function run(s: Setup) {
   if (s.valkeyFailsAtLock) leases.failAcquire = (key) => key === LOCK_KEY;
   const history = new FakeHoldHistory(leases, new ValkeyKeys(PREFIX));
   if (s.historyDown) history.down = true;
+  if (s.unlockFails) history.failUnlock = true;
   const { log, lines } = recordingLog();
   const deliverer = new Deliverer({
     view,
@@ -194,6 +197,21 @@ describe('Deliverer.deliver', () => {
       { result: { throws: UnavailableError }, created: [], marked: [], dedup: 'released' },
     ],
     [
+      'Valkey fails as the hold lock is given back with the generation: still held, with a warning',
+      { triggers: [onJira], unlockFails: true },
+      { result: { outcome: 'handled', results: [held('deploy')] }, created: ['held'], marked: [], dedup: 'settled', warned: true },
+    ],
+    [
+      'Valkey fails as the hold lock of a refusal is given back: still refused, no warning (no generation to remember)',
+      { triggers: [onJira], profiles: profilesDeclaring(), unlockFails: true },
+      {
+        result: { outcome: 'handled', results: [refused('deploy', RefusalToken.ProfileUnknown)] },
+        created: [RefusalToken.ProfileUnknown],
+        marked: [RefusalToken.ProfileUnknown],
+        dedup: 'settled',
+      },
+    ],
+    [
       'records.create fails: the error, and the dedup marker released',
       { triggers: [plain], createFails: apiError },
       { result: { throws: apiError }, created: [], marked: [], dedup: 'released' },
@@ -249,6 +267,34 @@ describe('Deliverer: what it writes and asks', () => {
     expect(leases.released).toEqual([LOCK_KEY]);
   });
 
+  test('a delivery that holds: the lock comes with what is remembered, and goes back with the generation handed out', async () => {
+    const { deliverer, history, records } = run({ triggers: [onJira] });
+    // Looked before, and no hold found: the names say enough, nothing is listed.
+    history.generations.set('deploy\nacme/web#7', 0);
+    await deliverer.deliver(labelEvent());
+    // Four round trips in all: the dedup claim, these two, and the settle.
+    expect(history.calls).toEqual(['lockAndRecall', 'unlock']);
+    expect(history.unlocked).toEqual([1]);
+    expect(history.generations.get('deploy\nacme/web#7')).toBe(1);
+    expect(records.selectors).toEqual([]);
+  });
+
+  test('the first delivery for a trigger and target lists, and remembers what it found before it holds', async () => {
+    const { deliverer, history, records } = run({ triggers: [onJira] });
+    await deliverer.deliver(labelEvent());
+    expect(records.selectors).toHaveLength(1);
+    expect(history.calls).toEqual(['lockAndRecall', 'handedOut', 'unlock']);
+    expect(history.unlocked).toEqual([1]);
+  });
+
+  test('a refused delivery gives the lock back with no generation', async () => {
+    const { deliverer, history, leases } = run({ triggers: [onJira], profiles: profilesDeclaring() });
+    await deliverer.deliver(labelEvent());
+    expect(history.calls).toEqual(['lockAndRecall', 'unlock']);
+    expect(history.unlocked).toEqual([undefined]);
+    expect(leases.ttlOf(LOCK_KEY)).toBeUndefined();
+  });
+
   test('a trigger without conditions takes no hold lock and asks for no siblings', async () => {
     const { deliverer, leases, records } = run({ triggers: [plain] });
     await deliverer.deliver(labelEvent());
@@ -293,7 +339,7 @@ describe('Deliverer: what it writes and asks', () => {
 });
 
 /** A Deliverer on a clock the test moves, over the given records and triggers. */
-function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = []) {
+function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = [], lockWaitMs = 0) {
   const clock = { now: NOW };
   const now = () => clock.now;
   const records = new FakeHeldJobRecords(live);
@@ -310,7 +356,7 @@ function onClock(triggers: readonly Trigger[], live: readonly HeldJobObject[] = 
     afterMaxMs: 30 * DAY,
     now,
     log: recordingLog().log,
-    lockWaitMs: 0,
+    lockWaitMs,
   });
   return { clock, records, leases, history, deliverer };
 }
@@ -427,7 +473,7 @@ describe('Deliverer: hold generations', () => {
   });
 
   test("a hold name taken by a HeldJob without the receiver's labels: read by its name, it is the hold in the way", async () => {
-    const { records, deliverer } = onClock([onJira]);
+    const { records, history, deliverer } = onClock([onJira]);
     records.beforeCreate = async (m) => {
       records.beforeCreate = undefined;
       records.put({ metadata: { name: m.metadata.name, namespace: 'jobs', uid: 'u', labels: {} } });
@@ -437,6 +483,8 @@ describe('Deliverer: hold generations', () => {
       { trigger: 'deploy', outcome: 'refused', token: RefusalToken.Superseded, heldJob: expect.stringMatching(/-superseded$/) },
     ]);
     expect(records.created.map((m) => m.metadata.annotations['waitgate.dev/refusal'])).toEqual([RefusalToken.Superseded]);
+    // The first look had what came with the lock (nothing: it listed, and remembered 0); the second reads Valkey again.
+    expect(history.calls).toEqual(['lockAndRecall', 'handedOut', 'recall', 'unlock']);
   });
 
   test('a name taken every time, and gone again by the next look: unavailable after three looks, dedup released', async () => {
@@ -776,6 +824,43 @@ describe('Deliverer: holds are read by name from the generation Valkey remembers
   test('the hold name is the one plan.ts gives, for these fixtures', async () => {
     const { holdName } = await import('./plan.js');
     expect(waiting(3).metadata.name).toBe(holdName('acme/web#7', 'deploy', 3));
+  });
+
+  test('waiting for the lock, a delivery reads what is remembered as it takes it, not before', async () => {
+    const { clock, records, leases, history, deliverer } = onClock([onJira], [], 10_000);
+    leases.takenElsewhere(LOCK_KEY);
+    const lockAndRecall = history.lockAndRecall.bind(history);
+    let refusals = 0;
+    history.lockAndRecall = async (trigger, target, ttlMs) => {
+      const taken = await lockAndRecall(trigger, target, ttlMs);
+      if (taken === undefined && ++refusals === 1) {
+        // Meanwhile the delivery holding the lock makes hold 1, and gives the lock back remembering it.
+        records.put(waiting(1));
+        history.generations.set('deploy\nacme/web#7', 1);
+        leases.releaseElsewhere(LOCK_KEY);
+      }
+      clock.now += 1_000;
+      return taken;
+    };
+    expect(await deliverer.deliver(labelEvent())).toMatchObject({ results: [{ token: RefusalToken.Superseded }] });
+    expect(refusals).toBe(1);
+    // Read by its name from the generation that came with the lock: nothing listed.
+    expect(records.selectors).toEqual([]);
+    expect(history.calls).toEqual(['lockAndRecall', 'lockAndRecall', 'unlock']);
+  });
+
+  test('another delivery keeps the lock past the wait: unavailable, and nothing of the history read', async () => {
+    const { clock, records, leases, history, deliverer } = onClock([onJira], [], 3_000);
+    leases.takenElsewhere(LOCK_KEY);
+    const lockAndRecall = history.lockAndRecall.bind(history);
+    history.lockAndRecall = async (trigger, target, ttlMs) => {
+      clock.now += 1_000;
+      return lockAndRecall(trigger, target, ttlMs);
+    };
+    await expect(deliverer.deliver(labelEvent())).rejects.toBeInstanceOf(UnavailableError);
+    expect(history.calls).toEqual(['lockAndRecall', 'lockAndRecall', 'lockAndRecall']);
+    expect(records.gets).toEqual([]);
+    expect(leases.ttlOf(LOCK_KEY)).toBeDefined();
   });
 
   test('Valkey lost its memory while a hold waits: one list finds it (superseded), and Valkey remembers it again', async () => {

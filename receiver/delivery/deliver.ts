@@ -303,7 +303,9 @@ export class Deliverer {
           // The hold this handling just tried to create is there: its create landed, the answer was lost.
           return {
             outcome:
-              decision.recorded.heldJob === tried ? { ...decision.recorded, trigger: trigger.name } : earlier(trigger.name, decision.recorded),
+              decision.recorded.heldJob === tried
+                ? { ...decision.recorded, trigger: trigger.name }
+                : earlier(trigger.name, decision.recorded),
           };
         case 'superseded':
           return {

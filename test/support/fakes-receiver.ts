@@ -272,6 +272,11 @@ export class FakeLeaseStore implements LeaseStore {
     this.held.set(key, { token: 'elsewhere', expiresAt: this.now() + ttlMs });
   }
 
+  /** Whoever holds `key` gives it back, as another receiver replica would. */
+  releaseElsewhere(key: string): void {
+    this.held.delete(key);
+  }
+
   /** The remaining time of `key`'s lease, or undefined when nobody holds it. */
   ttlOf(key: string): number | undefined {
     const l = this.held.get(key);
