@@ -8,7 +8,7 @@
 // the rest of the data, so a caller can tell that the places it keeps alive may have been lost,
 // and must take them again before it takes a new one.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { luaScript as script } from './lua-script.js';
 import type { ChainableCommander, Redis } from 'ioredis';
 
 /** What the slot scripts return (for the acquire scripts: the first element of the reply). */
@@ -53,10 +53,6 @@ function isHoldCode(code: unknown): code is HoldCode {
 function checkBook(book: RunningBook): void {
   checkKeys([book.index, book.ended]);
   if (book.index === book.ended) throw new Error(`Slots: the index and the ended set must differ, got ${book.index} for both`);
-}
-
-function script(name: string): string {
-  return readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
 }
 
 interface SlotCommands {
