@@ -36,6 +36,11 @@ async function timed(
   return { rate: rounds / seconds, costs: await meter.stop(rounds, 'pair') };
 }
 
+/** The run of median rate among an odd number of runs. */
+function median<T extends { rate: number }>(runs: readonly T[]): T {
+  return [...runs].sort((a, b) => a.rate - b.rate)[Math.floor(runs.length / 2)] as T;
+}
+
 export async function slotLeaseRows(valkeyUrl: string, rounds: number, clients: number, log: (l: string) => void): Promise<Row[]> {
   const url = new URL(valkeyUrl);
   const prefix = `bench-slots-${Date.now().toString(36)}`;
@@ -49,28 +54,34 @@ export async function slotLeaseRows(valkeyUrl: string, rounds: number, clients: 
     // Warm the script cache on every connection.
     await Promise.all(slots.map((s, i) => s.acquire([`${prefix}:all`], [1_000_000], `warm-${i}`, 60_000)));
     await Promise.all(slots.map((s, i) => s.release([`${prefix}:all`], `warm-${i}`)));
-    const ours = await timed(connections, rounds, async (_conn, c, i) => {
+    const oursRound = async (_conn: Redis, c: number, i: number) => {
       const s = slots[c] as Slots;
       const token = `t-${c}-${i}`;
       const keys = [`${prefix}:all`, `${prefix}:scope-${i % 50}`];
       await s.acquire(keys, [1_000_000, 1_000_000], token, 60_000);
       await s.release(keys, token);
-    });
+    };
     // The peer: a Semaphore as its README has it, one per lease, with the same limit and lease
     // time; the first acquire on each connection loads its script.
     const semaphore = (conn: Redis) => new Semaphore(conn, `${prefix}:semaphore`, 1_000_000, { lockTimeout: 60_000 });
-    await Promise.all(
-      connections.map(async (conn) => {
-        const warm = semaphore(conn);
-        await warm.acquire();
-        await warm.release();
-      }),
-    );
-    const peer = await timed(connections, rounds, async (conn) => {
+    const peerRound = async (conn: Redis) => {
       const lease = semaphore(conn);
       await lease.acquire();
       await lease.release();
-    });
+    };
+    // Each is warmed (its code compiled by the JIT, its scripts loaded) with a quarter of the
+    // rounds untimed, then timed three times, the two taking turns, and the median run kept:
+    // a run of a second or so is at the mercy of whichever went first and a stray pause.
+    await timed(connections, rounds / 4, oursRound);
+    await timed(connections, rounds / 4, peerRound);
+    const oursRuns: { rate: number; costs: Costs }[] = [];
+    const peerRuns: { rate: number; costs: Costs }[] = [];
+    for (let r = 0; r < 3; r++) {
+      oursRuns.push(await timed(connections, rounds, oursRound));
+      peerRuns.push(await timed(connections, rounds, peerRound));
+    }
+    const ours = median(oursRuns);
+    const peer = median(peerRuns);
     // The same client and connections calling a trivial script twice a round: what the client
     // costs, apart from what the slot scripts cost.
     const trivial = "return redis.call('TIME')";
@@ -98,12 +109,12 @@ export async function slotLeaseRows(valkeyUrl: string, rounds: number, clients: 
     const benchCalls = Number(/([\d.]+) requests per second/.exec(stdout)?.[1] ?? NaN);
     const benchPairs = benchCalls / 2;
     log(
-      `slots: ${rounds} acquire+release pairs: waitgate ${ours.rate.toFixed(0)}/s, redis-semaphore ${peer.rate.toFixed(0)}/s; the same client, a trivial script twice: ${client.rate.toFixed(0)} pairs/s; redis-benchmark EVALSHA ${benchCalls.toFixed(0)} calls/s; ${costLines(ours.costs).join('; ')}`,
+      `slots: ${rounds} acquire+release pairs: waitgate ${ours.rate.toFixed(0)}/s (runs ${oursRuns.map((r) => r.rate.toFixed(0)).join(', ')}), redis-semaphore ${peer.rate.toFixed(0)}/s (runs ${peerRuns.map((r) => r.rate.toFixed(0)).join(', ')}); the same client, a trivial script twice: ${client.rate.toFixed(0)} pairs/s; redis-benchmark EVALSHA ${benchCalls.toFixed(0)} calls/s; ${costLines(ours.costs).join('; ')}`,
     );
     return [
       {
         what: 'slot leases: acquire + release',
-        how: `${rounds.toLocaleString('en-US')} pairs over ${clients} connections, each lease on two limits (all and its scope); peer: redis-semaphore's Semaphore (one limit), acquire + release over the same connections, as many`,
+        how: `${rounds.toLocaleString('en-US')} pairs over ${clients} connections, each lease on two limits (all and its scope); peer: redis-semaphore's Semaphore (one limit), acquire + release over the same connections, as many; each warmed, then the median of three runs taking turns`,
         figure: ours.rate,
         unit: 'pairs/s',
         against: { label: 'redis-semaphore', value: peer.rate },
