@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { API_GROUP, API_VERSION, ConditionType, HELDJOB_PLURAL, isTerminal, type Phase } from '../../api/vocabulary.js';
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
-import { loadKubeConfig } from '../../lib/kube/client.js';
+import { loadKubeConfig, statusCodeOf } from '../../lib/kube/client.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
 import { audit, type FaultSpan, type Limits, type SeenHeldJob, type SeenJob, type Verdict } from './audit.js';
 import { ApiserverFaults } from './control-plane-faults.js';
@@ -728,14 +728,33 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     });
     const cancelling = midLaunch(o.launchCancels, 0.14, async (h) => {
       const target = (h.spec as { target: string }).target;
-      cancelled.set(target, { name: h.metadata.name, at: Date.now() });
-      await custom.deleteNamespacedCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: HELDJOB_PLURAL,
-        namespace: ns,
-        name: h.metadata.name,
-      });
+      // As a user would: a delete the apiserver did not answer (restarted, frozen) is sent again
+      // until it is answered; the cancel counts from the send that was. Counted from a send that
+      // never arrived, a hold that then launched as it should would read as cancelled and run on.
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        const at = Date.now();
+        try {
+          await custom.deleteNamespacedCustomObject({
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: HELDJOB_PLURAL,
+            namespace: ns,
+            name: h.metadata.name,
+          });
+        } catch (err) {
+          const code = statusCodeOf(err);
+          // 404: an earlier send was carried out, its answer lost.
+          if (code !== 404) {
+            if ((code !== undefined && code < 500 && code !== 429) || Date.now() > deadline) throw err;
+            o.say(`chaos: ${h.metadata.name}: cancel not answered (${String(err)}); sending it again`);
+            await sleep(1_000);
+            continue;
+          }
+        }
+        cancelled.set(target, { name: h.metadata.name, at });
+        break;
+      }
       faults.launchCancels++;
     });
     const reapplied = new Set<string>();
