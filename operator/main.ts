@@ -181,7 +181,7 @@ async function main(): Promise<void> {
   const jobInformer = new RestartingInformer<k8s.V1Job>({
     kubeConfig: kc,
     path: ns ? `/apis/batch/v1/namespaces/${ns}/jobs` : '/apis/batch/v1/jobs',
-    list: () => jobsApi.list(ns),
+    list: (page) => jobsApi.list(ns, page),
     labelSelector: JOB_LABEL_SELECTOR,
     // The decisions read a Job's metadata and status only (observeJob); its pod template is
     // the largest part of it and is never read back.
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     path: ns
       ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/${HELDJOB_PLURAL}`
       : `/apis/${API_GROUP}/${API_VERSION}/${HELDJOB_PLURAL}`,
-    list: () => heldJobsApi.list(ns),
+    list: (page) => heldJobsApi.list(ns, page),
     log,
     onRestart: () => metrics.informerRestarts.inc({ informer: 'heldjobs' }),
     onListed: () => heldJobTally.relisted(),

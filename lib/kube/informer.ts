@@ -10,15 +10,68 @@
 // drop more (the Job informer keeps only metadata and status). client-node's cache stores the
 // very object it hands its add and update handlers, so the trim runs as the first handler and
 // on every list page before the cache sees it.
+//
+// A list is asked for in pages (LIST_PAGE_SIZE objects each, as client-go's pager does), each
+// page trimmed as it comes: a restart with tens of thousands of objects never holds one
+// response of all of them, as text and parsed at once, beside the cache it is filling (a
+// restarted operator with 30,000 holds was OOM-killed so under the chart's limit, 2026-12-05).
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
+/** Objects asked for in one list request. */
+export const LIST_PAGE_SIZE = 500;
+
+/** One page of a list: at most `limit` objects, from where the page before left off. */
+export interface ListPage {
+  readonly limit: number;
+  readonly continue?: string;
+}
+
+/** The continue token of a list page: typed lists have it as `_continue`, raw (custom) ones as `continue`. */
+export function continueOf(list: k8s.KubernetesListObject<k8s.KubernetesObject>): string | undefined {
+  const meta: { _continue?: string; continue?: string } | undefined = list.metadata;
+  return meta?._continue || meta?.continue || undefined;
+}
+
+/** A page as the generated clients' list parameters. */
+export function pageParams(page: ListPage | undefined): { limit?: number; _continue?: string } {
+  if (page === undefined) return {};
+  return page.continue === undefined ? { limit: page.limit } : { limit: page.limit, _continue: page.continue };
+}
+
+/**
+ * Every page of a list, each trimmed as it comes, as one list: the first page's metadata (its
+ * resourceVersion is the snapshot every page is read from, the one a watch resumes from),
+ * without a continue token. A list function that ignores the page answers everything at once.
+ */
+export async function listAllPages<T extends k8s.KubernetesObject>(
+  list: (page: ListPage) => Promise<k8s.KubernetesListObject<T>>,
+  trim: (obj: T) => void,
+  limit = LIST_PAGE_SIZE,
+): Promise<k8s.KubernetesListObject<T>> {
+  const items: T[] = [];
+  let first: k8s.KubernetesListObject<T> | undefined;
+  let token: string | undefined;
+  do {
+    const page = await list(token === undefined ? { limit } : { limit, continue: token });
+    for (const obj of page.items) {
+      trim(obj);
+      items.push(obj);
+    }
+    first ??= page;
+    token = continueOf(page);
+  } while (token !== undefined);
+  const { _continue: _a, continue: _b, ...metadata } = (first.metadata ?? {}) as k8s.V1ListMeta & { continue?: string };
+  return { ...first, metadata, items };
+}
+
 export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   readonly kubeConfig: k8s.KubeConfig;
   readonly path: string;
-  readonly list: () => Promise<k8s.KubernetesListObject<T>>;
+  /** One page of the list (a function that ignores `page` answers everything at once). */
+  readonly list: (page: ListPage) => Promise<k8s.KubernetesListObject<T>>;
   readonly labelSelector?: string;
   readonly onEvent: (event: InformerEvent, obj: T) => void;
   readonly log: Logger;
@@ -51,11 +104,7 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
       if (obj.metadata) delete obj.metadata.managedFields;
       opts.trim?.(obj);
     };
-    const list = async (): Promise<k8s.KubernetesListObject<T>> => {
-      const page = await opts.list();
-      for (const obj of page.items) trim(obj);
-      return page;
-    };
+    const list = (): Promise<k8s.KubernetesListObject<T>> => listAllPages(opts.list, trim);
     this.informer = k8s.makeInformer(opts.kubeConfig, opts.path, list, opts.labelSelector);
     // First, so the object is trimmed before any other handler or the cache keeps it.
     this.informer.on('add', trim);

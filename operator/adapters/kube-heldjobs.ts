@@ -4,6 +4,7 @@ import { boundText } from '../../api/bounded-text.js';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
+import { pageParams, type ListPage } from '../../lib/kube/informer.js';
 import type { EventSpec } from '../decide/actions.js';
 import { eventName } from './event-name.js';
 
@@ -35,9 +36,9 @@ export class KubeHeldJobs {
     this.core = kc.makeApiClient(k8s.CoreV1Api);
   }
 
-  /** Lists HeldJobs in one namespace, or in all when namespace is empty. */
-  list(namespace: string): Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>> {
-    const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL };
+  /** Lists HeldJobs in one namespace, or in all when namespace is empty; one page of them when `page` is given. */
+  list(namespace: string, page?: ListPage): Promise<k8s.KubernetesListObject<HeldJobObject & k8s.KubernetesObject>> {
+    const base = { group: API_GROUP, version: API_VERSION, plural: HELDJOB_PLURAL, ...pageParams(page) };
     return namespace ? this.custom.listNamespacedCustomObject({ ...base, namespace }) : this.custom.listClusterCustomObject(base);
   }
 

@@ -2,6 +2,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { JOB_LAUNCH_FINALIZER, Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
+import { pageParams, type ListPage } from '../../lib/kube/informer.js';
 import type { CreateOutcome, DryRunOutcome, JobRead } from '../decide/actions.js';
 import { isNeverValid } from '../decide/launch.js';
 import type { JobLauncher } from '../controller/ports.js';
@@ -18,10 +19,11 @@ export class KubeJobs implements JobLauncher {
     this.dryRuns = new DryRunMemo(now);
   }
 
-  list(namespace: string): Promise<k8s.V1JobList> {
+  /** The Jobs waitgate launched, in one namespace or all; one page of them when `page` is given. */
+  list(namespace: string, page?: ListPage): Promise<k8s.V1JobList> {
     return namespace
-      ? this.batch.listNamespacedJob({ namespace, labelSelector: JOB_LABEL_SELECTOR })
-      : this.batch.listJobForAllNamespaces({ labelSelector: JOB_LABEL_SELECTOR });
+      ? this.batch.listNamespacedJob({ namespace, labelSelector: JOB_LABEL_SELECTOR, ...pageParams(page) })
+      : this.batch.listJobForAllNamespaces({ labelSelector: JOB_LABEL_SELECTOR, ...pageParams(page) });
   }
 
   /** Deletes the Job and, in the background, its Pods; a Job already gone is fine. */
