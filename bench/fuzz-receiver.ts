@@ -24,6 +24,25 @@ import {
 import { startReceiverProcess } from './receiver-process.js';
 
 const RSS_LIMIT_MIB = 150;
+const MiB = 1024 * 1024;
+
+/**
+ * What the receiver's own /metrics says of its memory after a phase: V8's heap (used, and what
+ * it has taken), its code space, and the memory outside the heap (Buffers), beside the RSS: where
+ * a climb of the RSS lives. Unreadable: said so, not a failure.
+ */
+async function memoryLine(phase: string, metricsPort: number): Promise<string> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`)).text();
+    const gauge = (name: string, labels = ''): string => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+      return line === undefined ? '?' : (Number(line.split(' ')[1]) / MiB).toFixed(1);
+    };
+    return `${phase}: receiver memory: heap used ${gauge('nodejs_heap_size_used_bytes')} MiB of ${gauge('nodejs_heap_size_total_bytes')} MiB taken (code space ${gauge('nodejs_heap_space_size_total_bytes', '{space="code"}')} MiB), external ${gauge('nodejs_external_memory_bytes')} MiB, resident ${gauge('process_resident_memory_bytes')} MiB`;
+  } catch (err) {
+    return `${phase}: receiver memory unread (${String(err)})`;
+  }
+}
 /** The most HeldJobs one toggled target may end with: its hold and a record per refusal token. */
 const TOGGLE_HELDJOBS_MAX = 8;
 const LABEL = 'fuzz:deploy';
@@ -73,6 +92,7 @@ async function main(): Promise<void> {
   try {
     const fuzz = await runFuzz(target, { deliveries: num('FUZZ_DELIVERIES', 10_000), concurrency: 32, seed: num('FUZZ_SEED', 1), pid });
     process.stdout.write(`${describeFuzz(fuzz)}\n`);
+    process.stdout.write(`${await memoryLine('fuzz', receiver.metricsPort)}\n`);
     const made = (await listHeldJobs(custom, namespace)).length;
     process.stdout.write(`fuzz: ${String(made)} HeldJobs made, for ${String(fuzz.handled)} signed label deliveries handled\n`);
     if (made !== fuzz.handled) failures.push(`${String(made)} HeldJobs for ${String(fuzz.handled)} handled deliveries`);
@@ -86,6 +106,7 @@ async function main(): Promise<void> {
       pid,
     });
     process.stdout.write(`${describeSlow(slow)}\n`);
+    process.stdout.write(`${await memoryLine('slow senders', receiver.metricsPort)}\n`);
     failures.push(...signedStillAnswered('slow senders', slow));
 
     const stalls = await runHeaderStalls(target, {
@@ -95,6 +116,7 @@ async function main(): Promise<void> {
       pid,
     });
     process.stdout.write(`${describeHeaderStalls(stalls)}\n`);
+    process.stdout.write(`${await memoryLine('header stalls', receiver.metricsPort)}\n`);
     failures.push(...signedStillAnswered('header stalls', stalls));
 
     const toggles = await runToggles(
@@ -111,6 +133,7 @@ async function main(): Promise<void> {
       (h) => (h.spec as { target?: string } | undefined)?.target === toggles.target,
     ).length;
     process.stdout.write(`${describeToggles(toggles, forTarget)}\n`);
+    process.stdout.write(`${await memoryLine('toggles', receiver.metricsPort)}\n`);
     failures.push(...signedStillAnswered('toggles', { rss: toggles.rss, signed: toggles.toggles, signedAnswered: toggles.answered }));
     if (forTarget === 0) failures.push(`toggles: no HeldJob for ${toggles.target}: the first labeled delivery made none`);
     if (forTarget > TOGGLE_HELDJOBS_MAX)
