@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { env, imageEnv } from './common.js';
-import { RECEIVER_NODE_OPTIONS } from './fuzz.js';
+import { RECEIVER_ALLOCATOR_ENV, RECEIVER_NODE_OPTIONS } from './fuzz.js';
 
 export interface ReceiverSecrets {
   readonly githubSecret: string;
@@ -34,8 +34,10 @@ export async function startReceiverProcess(o: {
 }): Promise<RunningReceiver> {
   const child = spawn(process.execPath, ['dist/receiver/main.js'], {
     env: {
-      // As the chart runs it: the image's allocator setting, the chart's NODE_OPTIONS.
+      // As the chart runs it: the image's allocator settings with the chart's for the receiver
+      // over them, the chart's NODE_OPTIONS.
       ...imageEnv(),
+      ...RECEIVER_ALLOCATOR_ENV,
       PATH: process.env['PATH'] ?? '',
       NODE_OPTIONS: [RECEIVER_NODE_OPTIONS, o.nodeOptions].filter(Boolean).join(' '),
       KUBECONFIG: env('KUBECONFIG'),

@@ -34,7 +34,7 @@ import { ROOT, requireEnv } from '../support/env.js';
 import { GITHUB_SECRET, githubLabeled, post } from '../support/forge.js';
 import { TestKube } from '../support/kube.js';
 import { fixtureScript } from '../support/profiles.js';
-import { RECEIVER_NODE_OPTIONS } from '../../bench/fuzz.js';
+import { RECEIVER_ALLOCATOR_ENV, RECEIVER_NODE_OPTIONS } from '../../bench/fuzz.js';
 import { trigger } from '../support/receiver-scenario.js';
 import { operatorProcess, receiverProcess, receiverUrls, type ServiceProcess } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
@@ -419,6 +419,7 @@ describe('what the chart renders', () => {
         WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES: '8388608',
         // As the fuzz run measures it.
         NODE_OPTIONS: RECEIVER_NODE_OPTIONS,
+        ...RECEIVER_ALLOCATOR_ENV,
         // Triggers and profiles as files: the receiver has no right on ConfigMaps.
         WAITGATE_RECEIVER_TRIGGERS_DIR: '/etc/waitgate/triggers',
         WAITGATE_RECEIVER_PROFILES_DIR: '/etc/waitgate/profiles',
