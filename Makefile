@@ -55,7 +55,7 @@ bench:
 chaos:
 	@hack/with-cluster.sh chaos $(or $(WAITGATE_CHAOS_PORT_BASE),36900) node dist/bench/chaos.js
 
-## fuzz: 10,000 hostile deliveries, 500 slow senders and 300 header stalls at a real receiver; fails on a crash, a 5xx, an unsigned HeldJob, an unanswered signed delivery or RSS over 150 MiB
+## fuzz: 10,000 hostile deliveries, 500 slow senders, 300 header stalls and 5,000 label toggles at a real receiver; fails on a crash, a 5xx, an unsigned HeldJob, an unanswered signed delivery, a toggle costing more than 8 HeldJobs or RSS over 150 MiB
 fuzz:
 	@hack/with-cluster.sh fuzz $(or $(WAITGATE_FUZZ_PORT_BASE),36700) node dist/bench/fuzz-receiver.js
 
