@@ -102,7 +102,7 @@ describe('Slots: one key', () => {
       const key = v.key('checks');
       await slots.acquire([key], [3], 'a', TTL);
       await slots.acquire([key], [3], 'b', 2 * TTL); // latest lease: now + 2 TTL
-      // The net is the latest lease (2 TTL from now) plus the writing call's ttl (2 TTL).
+      // The net is two of the writing call's ttls: its lease (2 TTL from now) and one more.
       const pttl = await v.redis.pttl(key);
       expect(pttl).toBeGreaterThan(4 * TTL - 1_000);
       expect(pttl).toBeLessThanOrEqual(4 * TTL);
@@ -111,6 +111,15 @@ describe('Slots: one key', () => {
       const after = await v.redis.pttl(key);
       expect(after).toBeGreaterThan(2 * TTL - 1_000);
       expect(after).toBeLessThanOrEqual(2 * TTL + 1);
+
+      // A later lease with a shorter ttl does not lower the net under an earlier, longer one's,
+      // in one semaphore or two.
+      const pair = [v.key('pair:all'), v.key('pair:scope')];
+      await slots.acquire(pair, [3, 3], 'long', 3 * TTL);
+      await slots.acquire(pair, [3, 3], 'short', 1_000);
+      for (const k of [key, ...pair]) await slots.acquire([k], [5], 'shorter', 1);
+      for (const k of pair) expect(await v.redis.pttl(k)).toBeGreaterThan(6 * TTL - 1_000);
+      expect(await v.redis.pttl(key)).toBeGreaterThan(2 * TTL - 1_000);
 
       // A lease of 100 ms nobody releases: the key is gone by itself, on the server's clock.
       const abandoned = v.key('abandoned');

@@ -20,12 +20,11 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
 if from then redis.call('ZREM', key, from) end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-if not redis.call('ZSCORE', key, token) then
-  local n = redis.call('ZCARD', key)
-  if n >= limit then return {2, 1, n} end
-end
+-- The count first: only a full semaphore asks whether the token is already in it (a renewal).
+local n = redis.call('ZCARD', key)
+if n >= limit and not redis.call('ZSCORE', key, token) then return {2, 1, n} end
 redis.call('ZADD', key, now + ttl, token)
--- Safety net: the key outlives its latest lease by one ttl, then goes even if nobody comes back.
-local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-redis.call('PEXPIRE', key, tonumber(last[2]) - now + ttl)
+-- Safety net: the key outlives this lease by one ttl (raised to two ttls, never lowered here, so
+-- it outlives every lease taken before too), then goes even if nobody comes back.
+if redis.call('PTTL', key) < 2 * ttl then redis.call('PEXPIRE', key, 2 * ttl) end
 return {1}

@@ -29,16 +29,15 @@ for i = 1, 2 do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
 end
 -- Every check before any write: a refusal leaves no half-taken pair behind.
+-- The count first: only a full semaphore asks whether the token is already in it (a renewal).
 for i = 1, 2 do
-  if not redis.call('ZSCORE', KEYS[i], token) then
-    local n = redis.call('ZCARD', KEYS[i])
-    if n >= limits[i] then return {2, i, n} end
-  end
+  local n = redis.call('ZCARD', KEYS[i])
+  if n >= limits[i] and not redis.call('ZSCORE', KEYS[i], token) then return {2, i, n} end
 end
 for i = 1, 2 do
   redis.call('ZADD', KEYS[i], now + ttl, token)
-  -- Safety net: the key outlives its latest lease by one ttl, then goes even if nobody comes back.
-  local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
-  redis.call('PEXPIRE', KEYS[i], tonumber(last[2]) - now + ttl)
+  -- Safety net: the key outlives this lease by one ttl (raised to two ttls, never lowered here,
+  -- so it outlives every lease taken before too), then goes even if nobody comes back.
+  if redis.call('PTTL', KEYS[i]) < 2 * ttl then redis.call('PEXPIRE', KEYS[i], 2 * ttl) end
 end
 return {1}
