@@ -21,6 +21,7 @@ import {
   runToggles,
   type FuzzTarget,
 } from './fuzz.js';
+import { scrape, seriesIn } from './metrics-text.js';
 import { startReceiverProcess } from './receiver-process.js';
 
 const RSS_LIMIT_MIB = 150;
@@ -33,10 +34,10 @@ const MiB = 1024 * 1024;
  */
 async function memoryLine(phase: string, metricsPort: number): Promise<string> {
   try {
-    const text = await (await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`)).text();
+    const text = await scrape(`http://127.0.0.1:${String(metricsPort)}`);
     const gauge = (name: string, labels = ''): string => {
-      const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
-      return line === undefined ? '?' : (Number(line.split(' ')[1]) / MiB).toFixed(1);
+      const v = seriesIn(text, `${name}${labels}`);
+      return v === undefined ? '?' : (v / MiB).toFixed(1);
     };
     return `${phase}: receiver memory: heap used ${gauge('nodejs_heap_size_used_bytes')} MiB of ${gauge('nodejs_heap_size_total_bytes')} MiB taken (code space ${gauge('nodejs_heap_space_size_total_bytes', '{space="code"}')} MiB), external ${gauge('nodejs_external_memory_bytes')} MiB, resident ${gauge('process_resident_memory_bytes')} MiB`;
   } catch (err) {

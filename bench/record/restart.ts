@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Phase } from '../../api/vocabulary.js';
 import { createHeldJobs } from '../common.js';
+import { scrape, seriesIn } from '../metrics-text.js';
 import { startCostMeter } from './cost-meter.js';
 import { deleteNamespaceAndWait, PhaseWatch, until } from './measure.js';
 import { startChartOperator, type RunningOperator } from './operator.js';
@@ -81,12 +82,8 @@ export function repeatedChecks(
 }
 
 async function gauge(port: number, name: string): Promise<number> {
-  const text = await fetch(`http://127.0.0.1:${String(port)}/metrics`).then(
-    (r) => r.text(),
-    () => '',
-  );
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.slice(name.length + 1)) : 0;
+  const text = await scrape(`http://127.0.0.1:${String(port)}`).catch(() => '');
+  return seriesIn(text, name) ?? 0;
 }
 
 export async function restartRows(o: RestartOptions): Promise<Row[]> {

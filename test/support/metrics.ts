@@ -1,13 +1,12 @@
 // Reading one series off a waitgate process's /metrics, as Prometheus would scrape it.
+import { scrape, seriesIn } from '../../bench/metrics-text.js';
 
 /**
  * The value of one series (`name` or `name{label="v",...}` exactly as exposed), or 0 when the
  * process has not exposed it yet (a counter not yet incremented).
  */
 export async function metricValue(metricsUrl: string, series: string): Promise<number> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
+  return seriesIn(await scrape(metricsUrl), series) ?? 0;
 }
 
 /** The operator's metrics URL, from its "Started" log line. */
