@@ -14,3 +14,18 @@ export function supersedeWindowEnd(launchedAtMs: number): number {
 export function insideSupersedeWindow(launchedAtMs: number, now: number): boolean {
   return now < supersedeWindowEnd(launchedAtMs);
 }
+
+/** A Kubernetes object name (an RFC 1123 label): what a launch marker's value must be. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * Whether a launch marker read from Valkey may be believed. The operator writes one as the name
+ * of the HeldJob that finished waiting, expiring at the end of its supersede window. Any other
+ * shape (a value that is no object name, no expiry, or one further off than a window) was not
+ * written by an operator: on a Valkey several clusters share, one could plant it to refuse a
+ * trigger and target for ever. Such a marker refuses nothing. `pttlMs` is Valkey's PTTL: -1 for
+ * no expiry, -2 for no key.
+ */
+export function markerHonoured(value: string | null | undefined, pttlMs: number): value is string {
+  return typeof value === 'string' && OBJECT_NAME.test(value) && pttlMs > 0 && pttlMs <= SUPERSEDE_WINDOW_MS;
+}

@@ -41,7 +41,9 @@ async function main(): Promise<void> {
     records: new KubeRecords(kc),
     once: new KubeOnceRecords(kc),
     leases: new Leases(redis),
-    history: new ValkeyHoldHistory(redis, keys),
+    history: new ValkeyHoldHistory(redis, keys, undefined, (found) =>
+      log.warn(found, 'Ignored a Valkey key no waitgate process wrote (another client of a shared Valkey?)'),
+    ),
     namespace: config.jobNamespace,
     keys,
     afterMaxMs: config.afterMaxMs,

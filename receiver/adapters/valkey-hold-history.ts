@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
+import { markerHonoured } from '../../api/supersede-window.js';
 import { luaScript } from '../../lib/valkey/lua-script.js';
 import type { HoldHistory, HoldLock } from '../delivery/deliver.js';
 import type { Remembered } from '../delivery/plan.js';
@@ -22,12 +23,22 @@ export const GENERATION_MEMORY_MS = 31 * 86_400_000;
 /** The one member of the generation's sorted set; its score is the generation. */
 const MEMBER = 'generation';
 
-/** What lockHold-3.lua answers: taken, with the marker and the generation; or refused. */
-type LockHoldReply = [taken: 1, marker: string | null, generation: string | null] | [taken: 0];
+/** What lockHold-3.lua answers: taken, with the marker, its PTTL and the generation; or refused. */
+type LockHoldReply = [taken: 1, marker: string | null, markerTtlMs: number, generation: string | null, takenOver: 0 | 1] | [taken: 0];
+/** What recallHold-2.lua answers. */
+type RecallReply = [marker: string | null, markerTtlMs: number, generation: string | null];
+
+/**
+ * What was found in Valkey that no waitgate process writes (a Valkey shared by several clusters
+ * may have other writers): a lock with no expiry or a foreign value, taken over; a marker that
+ * is no object name or outlives its window, ignored. Told so that the receiver can say it loudly.
+ */
+export type PlantedKey = { readonly kind: 'lock' | 'marker'; readonly trigger: string; readonly target: string };
 
 interface HoldCommands {
   lockHold(lockKey: string, markerKey: string, generationKey: string, token: string, ttlMs: number, member: string): Promise<LockHoldReply>;
   unlockHold(lockKey: string, generationKey: string, token: string, member: string, generation: string, memoryMs: number): Promise<number>;
+  recallHold(markerKey: string, generationKey: string, member: string): Promise<RecallReply>;
 }
 
 export class ValkeyHoldHistory implements HoldHistory {
@@ -37,9 +48,11 @@ export class ValkeyHoldHistory implements HoldHistory {
     redis: Redis,
     private readonly keys: ValkeyKeys,
     private readonly generationTtlMs: number = GENERATION_MEMORY_MS,
+    private readonly onPlanted: (found: PlantedKey) => void = () => undefined,
   ) {
     redis.defineCommand('lockHold', { numberOfKeys: 3, lua: luaScript('lockHold-3.lua') });
     redis.defineCommand('unlockHold', { numberOfKeys: 2, lua: luaScript('unlockHold-2.lua') });
+    redis.defineCommand('recallHold', { numberOfKeys: 2, lua: luaScript('recallHold-2.lua') });
     this.redis = redis as Redis & HoldCommands;
   }
 
@@ -54,7 +67,9 @@ export class ValkeyHoldHistory implements HoldHistory {
       MEMBER,
     );
     if (reply[0] !== 1) return undefined;
-    return { lock: { trigger, target, token }, remembered: rememberedOf(reply[1], reply[2]) };
+    const [, marker, markerTtlMs, generation, takenOver] = reply;
+    if (takenOver === 1) this.onPlanted({ kind: 'lock', trigger, target });
+    return { lock: { trigger, target, token }, remembered: this.rememberedOf(trigger, target, marker, markerTtlMs, generation) };
   }
 
   async unlock(lock: HoldLock, generation?: number): Promise<boolean> {
@@ -73,11 +88,12 @@ export class ValkeyHoldHistory implements HoldHistory {
   }
 
   async recall(trigger: string, target: string): Promise<Remembered> {
-    const [launched, generation] = await Promise.all([
-      this.redis.get(this.keys.finishedMarker(trigger, target)),
-      this.redis.zscore(this.keys.holdGeneration(trigger, target), MEMBER),
-    ]);
-    return rememberedOf(launched, generation);
+    const [marker, markerTtlMs, generation] = await this.redis.recallHold(
+      this.keys.finishedMarker(trigger, target),
+      this.keys.holdGeneration(trigger, target),
+      MEMBER,
+    );
+    return this.rememberedOf(trigger, target, marker, markerTtlMs, generation);
   }
 
   async handedOut(trigger: string, target: string, generation: number): Promise<void> {
@@ -87,10 +103,12 @@ export class ValkeyHoldHistory implements HoldHistory {
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
   }
-}
 
-function rememberedOf(launched: string | null, generation: string | null): Remembered {
-  // No key: nothing is remembered (a 0 is remembered as such: looked, and no hold found).
-  const n = generation === null ? NaN : Number(generation);
-  return { launched: launched ?? undefined, generation: Number.isSafeInteger(n) && n >= 0 ? n : undefined };
+  private rememberedOf(trigger: string, target: string, marker: string | null, markerTtlMs: number, generation: string | null): Remembered {
+    const honoured = markerHonoured(marker, markerTtlMs);
+    if (!honoured && marker !== null) this.onPlanted({ kind: 'marker', trigger, target });
+    // No key: nothing is remembered (a 0 is remembered as such: looked, and no hold found).
+    const n = generation === null ? NaN : Number(generation);
+    return { launched: honoured ? marker : undefined, generation: Number.isSafeInteger(n) && n >= 0 ? n : undefined };
+  }
 }

@@ -188,3 +188,57 @@ describe('ValkeyHoldHistory: the hold lock', () => {
       expect(await v.redis.exists(keys.holdGeneration('deploy', 'acme/web#7'))).toBe(0);
     }));
 });
+
+// A Valkey shared by a fleet has other writers: another cluster's receiver, or whoever holds
+// its credential. What they plant under waitgate's keys must not refuse or block for ever.
+describe('ValkeyHoldHistory: keys planted by another client of a shared Valkey', () => {
+  const LOCK_TTL_MS = 15_000;
+  const TARGET = 'acme/web#7';
+
+  test.each<[string, (redis: import('ioredis').Redis, key: string) => Promise<unknown>]>([
+    ['a marker with no expiry', (r, k) => r.set(k, 'web-7-deploy-1a2b3c4d-3')],
+    ['a marker expiring in a year', (r, k) => r.set(k, 'web-7-deploy-1a2b3c4d-3', 'PX', 365 * 86_400_000)],
+    ['a marker that is no object name', (r, k) => r.set(k, 'Not A Name!', 'PX', 60_000)],
+    ['a marker of another type', (r, k) => r.hset(k, 'x', '1')],
+  ])('%s refuses nothing, and is reported', (_what, plant) =>
+    withValkey('planted-marker', async (v) => {
+      const keys = keysOf(v.prefix);
+      const found: unknown[] = [];
+      const history = new ValkeyHoldHistory(v.redis, keys, undefined, (f) => found.push(f));
+      await plant(v.redis, keys.finishedMarker('deploy', TARGET));
+      const taken = await history.lockAndRecall('deploy', TARGET, LOCK_TTL_MS);
+      expect(taken?.remembered.launched).toBeUndefined();
+      expect((await history.recall('deploy', TARGET)).launched).toBeUndefined();
+      // The hash reads as absent (no WRONGTYPE error); the others are reported twice (both reads).
+      if (found.length > 0) expect(found).toContainEqual({ kind: 'marker', trigger: 'deploy', target: TARGET });
+    }),
+  );
+
+  test('a marker as the operator writes it is still honoured', () =>
+    withValkey('honest-marker', async (v) => {
+      const keys = keysOf(v.prefix);
+      await new ValkeyMarkers(v.redis, keys).leave('deploy', TARGET, 'web-7-deploy-1a2b3c4d-3');
+      expect((await new ValkeyHoldHistory(v.redis, keys).recall('deploy', TARGET)).launched).toBe('web-7-deploy-1a2b3c4d-3');
+    }));
+
+  test.each<[string, (redis: import('ioredis').Redis, key: string) => Promise<unknown>]>([
+    ['a lock with no expiry', (r, k) => r.set(k, 'aaaaaaaaaaaaaaaaaaaaaaaa')],
+    ['a lock expiring in a day', (r, k) => r.set(k, 'aaaaaaaaaaaaaaaaaaaaaaaa', 'PX', 86_400_000)],
+    ['a lock that is no token', (r, k) => r.set(k, 'mine', 'PX', 10_000)],
+    ['a lock of another type', (r, k) => r.lpush(k, 'x')],
+  ])('%s is taken over, not answered 503 for ever', (_what, plant) =>
+    withValkey('planted-lock', async (v) => {
+      const keys = keysOf(v.prefix);
+      const found: unknown[] = [];
+      const history = new ValkeyHoldHistory(v.redis, keys, undefined, (f) => found.push(f));
+      await plant(v.redis, keys.holdLock('deploy', TARGET));
+      const taken = await history.lockAndRecall('deploy', TARGET, LOCK_TTL_MS);
+      expect(taken).toBeDefined();
+      expect(await v.redis.get(keys.holdLock('deploy', TARGET))).toBe(taken!.lock.token);
+      expect(await v.redis.pttl(keys.holdLock('deploy', TARGET))).toBeLessThanOrEqual(LOCK_TTL_MS);
+      expect(found).toEqual([{ kind: 'lock', trigger: 'deploy', target: TARGET }]);
+      // And a real holder's lock is still respected: the next delivery waits its turn.
+      expect(await history.lockAndRecall('deploy', TARGET, LOCK_TTL_MS)).toBeUndefined();
+    }),
+  );
+});
