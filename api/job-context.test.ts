@@ -8,7 +8,8 @@ const source = (target: string, labels?: Record<string, string>, annotations?: R
 });
 const SHA = 'a'.repeat(40);
 const forge = (f: string) => ({ 'waitgate.dev/forge': f });
-const recorded = (kind: string, delivery = 'd-1') => ({ 'waitgate.dev/target-kind': kind, 'waitgate.dev/delivery': delivery });
+const DELIVERY = '0f3c6a52-8d1e-4b7a-9c2f-1e5d7a9b3c4d';
+const recorded = (kind: string, delivery = DELIVERY) => ({ 'waitgate.dev/target-kind': kind, 'waitgate.dev/delivery': delivery });
 const base = { trigger: 'deploy', heldJob: 'web-7-deploy-1a2b3c' };
 
 describe('jobContextOf', () => {
@@ -16,12 +17,12 @@ describe('jobContextOf', () => {
     [
       'a GitHub issue the receiver recorded',
       source('acme/web#7', forge('github'), recorded('issue')),
-      { ...base, target: 'acme/web#7', forge: 'github', repository: 'acme/web', number: '7', kind: 'issue', delivery: 'd-1' },
+      { ...base, target: 'acme/web#7', forge: 'github', repository: 'acme/web', number: '7', kind: 'issue', delivery: DELIVERY },
     ],
     [
       'a GitHub pull request the receiver recorded',
       source('acme/web#9', forge('github'), recorded('pull_request')),
-      { ...base, target: 'acme/web#9', forge: 'github', repository: 'acme/web', number: '9', kind: 'pull_request', delivery: 'd-1' },
+      { ...base, target: 'acme/web#9', forge: 'github', repository: 'acme/web', number: '9', kind: 'pull_request', delivery: DELIVERY },
     ],
     [
       'a GitLab merge request in a subgroup',
@@ -33,7 +34,7 @@ describe('jobContextOf', () => {
         repository: 'group/sub/repo',
         number: '12',
         kind: 'merge_request',
-        delivery: 'd-1',
+        delivery: DELIVERY,
       },
     ],
     [
@@ -52,14 +53,14 @@ describe('jobContextOf', () => {
         repository: 'proj/web',
         number: '12',
         kind: 'merge_request',
-        delivery: 'd-1',
+        delivery: DELIVERY,
         revision: SHA,
       },
     ],
     [
       'an Azure DevOps work item',
       source('proj/proj#5', forge('azure'), recorded('issue')),
-      { ...base, target: 'proj/proj#5', forge: 'azure', repository: 'proj/proj', number: '5', kind: 'issue', delivery: 'd-1' },
+      { ...base, target: 'proj/proj#5', forge: 'azure', repository: 'proj/proj', number: '5', kind: 'issue', delivery: DELIVERY },
     ],
     [
       'a hand-written HeldJob on a # target: issue or pull request cannot be told',
@@ -96,6 +97,16 @@ describe('jobContextOf', () => {
       source('acme/web#7', undefined, { 'waitgate.dev/target-kind': 'pull_request' }),
       { ...base, target: 'acme/web#7', forge: 'github', repository: 'acme/web', number: '7', kind: 'pull_request' },
     ],
+    [
+      'a delivery annotation in no shape a forge gives is left out (it reaches the Job)',
+      source('acme/web#7', forge('github'), recorded('issue', '$(AWS_SECRET_ACCESS_KEY)')),
+      { ...base, target: 'acme/web#7', forge: 'github', repository: 'acme/web', number: '7', kind: 'issue' },
+    ],
+    [
+      'an upper-case UUID is not how the receiver writes one: left out',
+      source('acme/web#7', forge('github'), recorded('issue', DELIVERY.toUpperCase())),
+      { ...base, target: 'acme/web#7', forge: 'github', repository: 'acme/web', number: '7', kind: 'issue' },
+    ],
   ])('%s', (_name, src, want) => {
     expect(jobContextOf(src)).toEqual(want);
   });
@@ -103,7 +114,7 @@ describe('jobContextOf', () => {
 
 describe('jobContextEnv', () => {
   test('every name, in its fixed order, when everything is known', () => {
-    const ctx = jobContextOf(source('acme/web#7', forge('github'), recorded('issue', 'abc'), SHA));
+    const ctx = jobContextOf(source('acme/web#7', forge('github'), recorded('issue', 'b'.repeat(64)), SHA));
     expect(jobContextEnv(ctx).map((e) => e.name)).toEqual(JOB_ENV_NAMES);
     expect(Object.fromEntries(jobContextEnv(ctx).map((e) => [e.name, e.value]))).toEqual({
       WAITGATE_TARGET: 'acme/web#7',
@@ -112,10 +123,19 @@ describe('jobContextEnv', () => {
       WAITGATE_NUMBER: '7',
       WAITGATE_KIND: 'issue',
       WAITGATE_TRIGGER: 'deploy',
-      WAITGATE_DELIVERY: 'abc',
+      WAITGATE_DELIVERY: 'b'.repeat(64),
       WAITGATE_HELDJOB: 'web-7-deploy-1a2b3c',
       WAITGATE_REVISION: SHA,
     });
+  });
+
+  test.each<[string, string, string]>([
+    ['a plain value', 'h', 'h'],
+    ['a reference to another variable', 'web-$(SECRET)', 'web-$$(SECRET)'],
+    ['an escaped reference stays escaped', '$$(X)', '$$$$(X)'],
+    ['a lone dollar', 'a$b', 'a$$b'],
+  ])('%s reaches the Job as written: the kubelet expands nothing', (_name, heldJob, want) => {
+    expect(jobContextEnv({ target: 'acme/web#7', trigger: 't', heldJob }).find((e) => e.name === 'WAITGATE_HELDJOB')?.value).toBe(want);
   });
 
   test('what is unknown is left out, never set empty', () => {

@@ -2,6 +2,7 @@
 // alone, so the operator (which sets it on every container) and the command line agree.
 // A HeldJob the receiver made carries all of it; one written by hand gets what its spec can
 // tell (target, trigger, its own name, and the repository and number the target spells).
+import { deliveryIdOrUndefined } from './delivery-id.js';
 import { placeOfTarget } from './forges.js';
 import { Annotations, Labels } from './vocabulary.js';
 
@@ -40,7 +41,8 @@ export function jobContextOf(source: JobContextSource): JobContext {
     forge: metadata.labels?.[Labels.forge],
     kind: metadata.annotations?.[Annotations.targetKind],
   });
-  const delivery = metadata.annotations?.[Annotations.delivery];
+  // Only a delivery id in the shape a forge gives one (api/delivery-id.ts) reaches the Job.
+  const delivery = deliveryIdOrUndefined(metadata.annotations?.[Annotations.delivery]);
   return {
     target: spec.target,
     ...(place?.forge ? { forge: place.forge } : {}),
@@ -53,10 +55,20 @@ export function jobContextOf(source: JobContextSource): JobContext {
   };
 }
 
-/** The context as environment variables, in JobEnv's order; what is unknown is left out. */
+/**
+ * The context as environment variables, in JobEnv's order; what is unknown is left out. Each
+ * value is escaped for the kubelet, which expands `$(NAME)` in an env value to another variable
+ * of the container (and `$$` to `$`): a target or name spelling `$(SECRET)` reaches the Job as
+ * those characters, never as the variable's value.
+ */
 export function jobContextEnv(context: JobContext): { name: JobEnvName; value: string }[] {
   return (Object.keys(JobEnv) as (keyof typeof JobEnv)[]).flatMap((k) => {
     const value = context[k];
-    return value === undefined ? [] : [{ name: JobEnv[k], value }];
+    return value === undefined ? [] : [{ name: JobEnv[k], value: escapeExpansion(value) }];
   });
+}
+
+/** `$` doubled: the kubelet's expansion turns `$$` back into `$`, and expands nothing. */
+export function escapeExpansion(value: string): string {
+  return value.replaceAll('$', '$$$$');
 }

@@ -34,6 +34,7 @@ import {
   type Permission,
   type RoleInfo,
 } from '../doctor/rbac.js';
+import { valkeyExposureFindings } from '../doctor/valkey-exposure.js';
 import { valkeyFindings } from '../doctor/valkey.js';
 import { execReachFindings, operatorDeployments, type OperatorDeployment } from '../doctor/exec-reach.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
@@ -64,6 +65,8 @@ export const doctor: Command = {
     "            WAITGATE_VALKEY_CA_FILE when that file can be read here, as in `helm test`'s Pod);",
     '            outside the cluster, a name of its DNS (valkey.waitgate.svc) that does not',
     '            resolve here is a warning that it was not checked',
+    '  valkey-exposure  a VALKEY_URL with no password, or plain text (redis://) to a host',
+    "            that is not loopback, is a warning: a shared Valkey is the whole fleet's state",
     "  rbac      every permission the operator needs is granted (to the kubeconfig's user, or",
     '            with --as to that user or service account)',
     'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
@@ -298,7 +301,9 @@ async function oneCrd(kc: k8s.KubeConfig, name: string, findings: (installed: un
 async function valkeyCheck(url: string | undefined, parses: boolean, caFile: string | undefined, env: CliIo['env']): Promise<Finding[]> {
   // In a Pod (helm test), the cluster's names resolve: not answering is then a failure whatever the name.
   const inCluster = Boolean(env['KUBERNETES_SERVICE_HOST']);
-  return parses ? valkeyFindings(url, { caFile, timeoutMs: VALKEY_PING_TIMEOUT_MS, inCluster }) : [];
+  if (!parses) return [];
+  const reach = await valkeyFindings(url, { caFile, timeoutMs: VALKEY_PING_TIMEOUT_MS, inCluster });
+  return url === undefined ? reach : [...reach, ...valkeyExposureFindings(url)];
 }
 
 /** `system:serviceaccount:NS:NAME` brings the groups the apiserver gives that account. */

@@ -21,7 +21,7 @@ describe('buildJob', () => {
       namespace: 'ns',
       uid: 'u-1',
       labels: { 'waitgate.dev/forge': 'github', 'waitgate.dev/target-hash': 'x' },
-      annotations: { 'waitgate.dev/delivery': 'd-1', 'waitgate.dev/target-kind': 'pull_request' },
+      annotations: { 'waitgate.dev/delivery': '0f3c6a52-8d1e-4b7a-9c2f-1e5d7a9b3c4d', 'waitgate.dev/target-kind': 'pull_request' },
     },
   };
   const context = [
@@ -31,7 +31,7 @@ describe('buildJob', () => {
     { name: 'WAITGATE_NUMBER', value: '7' },
     { name: 'WAITGATE_KIND', value: 'pull_request' },
     { name: 'WAITGATE_TRIGGER', value: 'deploy' },
-    { name: 'WAITGATE_DELIVERY', value: 'd-1' },
+    { name: 'WAITGATE_DELIVERY', value: '0f3c6a52-8d1e-4b7a-9c2f-1e5d7a9b3c4d' },
     { name: 'WAITGATE_HELDJOB', value: 'web-7-deploy-1a2b3c' },
   ];
   const specWith = (podSpec: Record<string, unknown>, template: Record<string, unknown> = {}): HeldJobSpec => ({

@@ -4,6 +4,7 @@
 // `project/project#id`: the project's own repository, the one Azure names after the project.
 // Azure sends no delivery id header: the event's id in the body stands in, else the body's hash.
 import { z } from 'zod';
+import { isUuid } from '../../api/delivery-id.js';
 import { targetProblem } from '../../api/target.js';
 import { TargetKind } from '../../api/vocabulary.js';
 import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
@@ -14,7 +15,6 @@ import { verifyAzureCredentials } from './signature.js';
 /** The names a target can carry; an Azure project or repository named otherwise (a space) cannot be one. */
 const NAME = z.string().regex(/^[A-Za-z0-9_.-]+$/);
 const COMMIT = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/i);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const envelope = z.object({ eventType: z.string(), id: z.string().optional() });
 
@@ -101,7 +101,7 @@ export function parseAzure(deliveryId: string | undefined, body: Buffer, payload
   const problem = targetProblem(target);
   if (problem) return { kind: 'malformed', problem };
   const bodyHash = bodyHashOf(body);
-  const eventId = env.data.id !== undefined && UUID.test(env.data.id) ? env.data.id.toLowerCase() : undefined;
+  const eventId = env.data.id !== undefined && isUuid(env.data.id.toLowerCase()) ? env.data.id.toLowerCase() : undefined;
   return {
     kind: 'label',
     event: {

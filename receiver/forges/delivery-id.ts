@@ -1,10 +1,11 @@
 // Delivery ids, accepted only in the shape each forge gives them. The id names the dedup key
 // and goes into an annotation and the logs, so nothing else may pass.
+import { isUuid } from '../../api/delivery-id.js';
 import type { Forge } from './event.js';
 import { RECEIVER_FORGES } from './index.js';
 
-/** GitHub's X-GitHub-Delivery and GitLab's X-Gitlab-Event-UUID and Idempotency-Key are all UUIDs. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// GitHub's X-GitHub-Delivery and GitLab's X-Gitlab-Event-UUID and Idempotency-Key are all
+// UUIDs; api/delivery-id.ts holds the shape, which the operator checks again on the way out.
 
 export type DeliveryIdReading =
   /** Absent: the body's hash stands in for it. */
@@ -19,9 +20,9 @@ export function readDeliveryId(forge: Forge, headers: Readonly<Record<string, re
     const values = headers[name];
     if (values === undefined) continue;
     if (values.length !== 1) return { kind: 'malformed', problem: `${name} sent more than once` };
-    const v = values[0] ?? '';
-    if (!UUID.test(v)) return { kind: 'malformed', problem: `${name} is not a UUID` };
-    return { kind: 'ok', id: v.toLowerCase() };
+    const v = (values[0] ?? '').toLowerCase();
+    if (!isUuid(v)) return { kind: 'malformed', problem: `${name} is not a UUID` };
+    return { kind: 'ok', id: v };
   }
   return { kind: 'absent' };
 }

@@ -460,6 +460,33 @@ describe('NOTES', () => {
     },
     Timeouts.testMs,
   );
+
+  test.concurrent.each<[string, string[], boolean, boolean]>([
+    ['no password, plain text to another host', ['--set', 'valkey.url=redis://10.0.0.5:6379'], true, true],
+    ['a user with no password, plain text', ['--set', 'valkey.url=redis://cluster-a@valkey.example:6379'], true, true],
+    ['a password, plain text to another host', ['--set', 'valkey.url=redis://:pw@valkey.example:6379'], false, true],
+    ['a password, plain text on loopback', ['--set', 'valkey.url=redis://:pw@127.0.0.1:6379'], false, false],
+    ['a user and password over TLS', ['--set', 'valkey.url=rediss://cluster-a:pw@valkey.example:6380'], false, false],
+    ['no password over TLS', ['--set', 'valkey.url=rediss://valkey.example:6380'], true, false],
+  ])(
+    'a shared Valkey, %s: warned as it is',
+    async (_what, args, noPassword, plainText) => {
+      const notes = await installNotes('team-a', args);
+      expect(/^WARNING: valkey\.url asks Valkey for no password/m.test(notes)).toBe(noPassword);
+      expect(/^WARNING: valkey\.url is plain text \(redis:\/\/\) to /m.test(notes)).toBe(plainText);
+      expect(notes).not.toContain(':pw@');
+    },
+    Timeouts.testMs,
+  );
+
+  test.concurrent(
+    'a URL in an existing Secret: NOTES cannot see it and sends you to doctor',
+    async () => {
+      const notes = await installNotes('team-a', ['--set', 'valkey.existingSecret=my-valkey']);
+      expect(notes).toMatch(/^Valkey: +the URL is in Secret my-valkey, which this chart does not read: `waitgate doctor`/m);
+    },
+    Timeouts.testMs,
+  );
 });
 
 // --- on the real apiserver -----------------------------------------------------------------------

@@ -63,7 +63,7 @@ function podProfiles(scripts: Record<string, string>): Record<string, string> {
   return data;
 }
 
-const DELIVERY = 'delivery-0f3c';
+const DELIVERY = '0f3c6a52-8d1e-4b7a-9c2f-1e5d7a9b3c4d';
 
 /** A HeldJob as the receiver makes one for a GitHub pull request, whose Job runs `script` in busybox. */
 function realHeldJob(profile: string | undefined, script: string): Record<string, unknown> {
