@@ -46,6 +46,9 @@ function finishedText(s: Extract<ReportSubject, { transition: 'finished' }>): st
       return 'The cluster refused to create the job, so it never ran; ask the operators to look at the trigger’s job template.';
     case FailureReason.JobMissing:
       return 'The job disappeared from the cluster before it could be seen finishing; it is not started again.';
+    case FailureReason.TriggerUndeclared:
+    case FailureReason.JobNotTrigger:
+      return 'The job was not the one its trigger declares, so it never ran; ask the operators to look at the HeldJob’s Events.';
     default: {
       const never: never = s.failureReason;
       return never;

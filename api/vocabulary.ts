@@ -62,6 +62,16 @@ export const FailureReason = {
   JobRejected: 'JobRejected',
   /** The launch was recorded and its Job is not there: deleted, or never created after a crash. Never launched again. */
   JobMissing: 'JobMissing',
+  /**
+   * A HeldJob the receiver made names a trigger the triggers ConfigMap does not declare (or one
+   * that does not fire for its forge and repository). Its Job is never created.
+   */
+  TriggerUndeclared: 'TriggerUndeclared',
+  /**
+   * A HeldJob the receiver made carries a Job, waits or revision pinning other than what the
+   * receiver renders from its trigger (api/trigger-binding.ts). Its Job is never created.
+   */
+  JobNotTrigger: 'JobNotTrigger',
 } as const;
 export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
 export const FAILURE_REASONS = Object.values(FailureReason);
@@ -116,6 +126,8 @@ export const ConditionReason = {
   OperatorCancel: 'OperatorCancel',
   JobRejected: 'JobRejected',
   JobMissing: 'JobMissing',
+  TriggerUndeclared: 'TriggerUndeclared',
+  JobNotTrigger: 'JobNotTrigger',
   // TriggerChecked: the wait-skew comparison with the trigger entry.
   Matches: 'Matches',
   Skew: 'Skew',
@@ -159,6 +171,10 @@ export const EventReason = {
   OperatorCancel: 'OperatorCancel',
   JobRejected: 'JobRejected',
   JobMissing: 'JobMissing',
+  /** A receiver-made HeldJob names no declared trigger: failed, no Job (FailureReason.TriggerUndeclared). */
+  TriggerUndeclared: 'TriggerUndeclared',
+  /** A receiver-made HeldJob is not what its trigger renders: failed, no Job (FailureReason.JobNotTrigger). */
+  JobNotTrigger: 'JobNotTrigger',
   LaunchRetrying: 'LaunchRetrying',
   CheckGo: 'CheckGo',
   CheckNotYet: 'CheckNotYet',
@@ -209,8 +225,15 @@ export const Labels = {
   triggerHash: 'waitgate.dev/trigger-hash',
   targetHash: 'waitgate.dev/target-hash',
   forge: 'waitgate.dev/forge',
+  /**
+   * Who made a HeldJob: MADE_BY_RECEIVER on every HeldJob the receiver creates. Such a HeldJob
+   * is bound to its trigger (api/trigger-binding.ts); one without it was written by hand.
+   */
+  madeBy: 'waitgate.dev/made-by',
 } as const;
 export const MANAGED_BY = 'waitgate';
+/** The value of Labels.madeBy on the HeldJobs the receiver creates. */
+export const MADE_BY_RECEIVER = 'receiver';
 
 /** The finalizer that lets the operator release leases and stop a check before a HeldJob goes. */
 export const FINALIZER = 'waitgate.dev/cleanup';
@@ -261,6 +284,10 @@ export const Annotations = {
   /** What the target is on its forge (TargetKind): a `#` target alone cannot say issue or pull request. */
   targetKind: 'waitgate.dev/target-kind',
 } as const;
+
+export function isFailureReason(v: unknown): v is FailureReason {
+  return typeof v === 'string' && (FAILURE_REASONS as readonly string[]).includes(v);
+}
 
 export function isRefusalToken(v: unknown): v is RefusalToken {
   return typeof v === 'string' && (REFUSAL_TOKENS as readonly string[]).includes(v);

@@ -7,13 +7,17 @@ import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/t
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
 
-/** Which triggers of a triggers.json text say wait, by name. */
+/** Which triggers of a triggers.json text say wait, and each trigger, by name. */
 export function triggersView(text: string | undefined): TriggersView {
   if (text === undefined) return { state: 'unreadable', problem: `the ConfigMap has no ${TRIGGERS_KEY} key` };
   const r = parseTriggersFile(text);
   if (!r.ok)
     return { state: 'unreadable', problem: `${r.refusals.length} refusal(s), first: ${r.refusals[0]?.code} at ${r.refusals[0]?.path}` };
-  return { state: 'ok', waits: new Map(r.triggers.map((t) => [t.name, (t.run.waitFor ?? []).length > 0])) };
+  return {
+    state: 'ok',
+    waits: new Map(r.triggers.map((t) => [t.name, (t.run.waitFor ?? []).length > 0])),
+    declared: new Map(r.triggers.map((t) => [t.name, t])),
+  };
 }
 
 export interface ConfigMapViewsOptions {

@@ -72,7 +72,7 @@ const profileHeld: HeldJobStatus = withSummary(
 );
 const withJira = { profiles: { state: 'ok', profiles: new Map([['jira', jira]]) } } as const;
 
-const TRIGGERS = { triggers: { state: 'ok', waits: new Map([['deploy', true]]) } } as const;
+const TRIGGERS = { triggers: { state: 'ok', waits: new Map([['deploy', true]]), declared: new Map() } } as const;
 
 /** A pass, and the passes it queued (a Job created: its record follows in a pass of its own). */
 async function reconcile(w: FakeWorld): Promise<FakeWorld> {

@@ -61,6 +61,7 @@ const TRIGGERS: TriggersView = {
     ['deploy', true],
     ['plain', false],
   ]),
+  declared: new Map(),
 };
 const CONFIG = { afterMaxMs: 30 * DAY, intervalMs: 60_000, maxMs: DAY, maxChecks: 96, maxFaults: 5, pauseWindows: [], finishedTtlMs: 0 };
 
@@ -538,7 +539,7 @@ describe('decide: the triggers file (wait-skew)', () => {
   test.each<[string, TriggersView, string]>([
     ['missing', { state: 'missing' }, 'TriggersMissing'],
     ['unreadable', { state: 'unreadable', problem: 'x' }, 'TriggersUnreadable'],
-    ['without this trigger', { state: 'ok', waits: new Map() }, 'TriggerNotInFile'],
+    ['without this trigger', { state: 'ok', waits: new Map(), declared: new Map() }, 'TriggerNotInFile'],
   ])('a triggers file %s: not silent (condition and warning event), but not a refusal', (_n, triggers, reason) => {
     const actions = plan(observed(noWait('deploy'), undefined, { triggers }), T0);
     const s = statusOf(actions);
@@ -861,5 +862,88 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
     const first = plan(observed(edited({ status: launched }), active), AFTER_MS);
     const after = { ...edited({ status: launched }), status: statusOf(first) as HeldJobStatus };
     expect(plan(observed(after, active), AFTER_MS + 1000)).toEqual([]);
+  });
+});
+
+describe('decide: a HeldJob the receiver made is bound to its trigger', () => {
+  const mineJob = { template: { spec: { containers: [{ name: 'c', image: 'x' }], restartPolicy: 'Never' } } };
+  const mine = { name: 'mine', on: { type: 'label' as const, any: ['go'] }, run: { kind: 'github', flow: 'f', job: mineJob } };
+  const triggers: TriggersView = { state: 'ok', waits: new Map([['mine', false]]), declared: new Map([['mine', mine]]) };
+  const privileged = {
+    template: { spec: { containers: [{ name: 'c', image: 'x', securityContext: { privileged: true } }], restartPolicy: 'Never' } },
+  };
+  const made = (
+    spec: Record<string, unknown>,
+    labels: Record<string, string> = { 'waitgate.dev/made-by': 'receiver', 'waitgate.dev/forge': 'github' },
+  ) => {
+    const hj = heldJob({ spec: { target: 'acme/web#7', ...spec } });
+    return { ...hj, metadata: { ...hj.metadata, labels } };
+  };
+  const LATER = T0 + 60_000;
+  test.each<[string, Observed, number, string[], HeldJobStatus]>([
+    [
+      'its trigger as rendered: launched',
+      observed(made({ trigger: 'mine', job: mineJob }), undefined, { triggers }),
+      LATER,
+      ['acquireScope'],
+      {},
+    ],
+    [
+      'a privileged Job under trigger mine: Failed JobNotTrigger, no Job',
+      observed(made({ trigger: 'mine', job: privileged }), undefined, { triggers }),
+      LATER,
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      { phase: Phase.Failed, reason: 'JobNotTrigger' },
+    ],
+    [
+      'trigger ghost, declared by nobody: Failed TriggerUndeclared, no Job',
+      observed(made({ trigger: 'ghost', job: mineJob }), undefined, { triggers }),
+      LATER,
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      { phase: Phase.Failed, reason: 'TriggerUndeclared' },
+    ],
+    [
+      'just created, not yet bound (the watch may lag the receiver): held, looked at again',
+      observed(made({ trigger: 'ghost', job: mineJob }), undefined, { triggers }),
+      T0 + 1000,
+      ['updateStatus', 'wakeAt'],
+      { phase: Phase.Pending },
+    ],
+    [
+      'the triggers ConfigMap missing: held, never launched nor failed',
+      observed(made({ trigger: 'mine', job: privileged }), undefined, { triggers: { state: 'missing' } }),
+      LATER,
+      ['updateStatus'],
+      { phase: Phase.Pending },
+    ],
+    [
+      'written by hand (no label): not bound, launched',
+      observed(made({ trigger: 'ghost', job: privileged }, {}), undefined, { triggers }),
+      LATER,
+      ['acquireScope'],
+      {},
+    ],
+  ])('%s', (_n, o, now, expectedTypes, expectedStatus) => {
+    const actions = decide(o, now);
+    expect(types(actions)).toEqual(expectedTypes);
+    const u = actions.find((a) => a.type === 'updateStatus');
+    if (u?.type === 'updateStatus') {
+      expect(u.status).toMatchObject(expectedStatus);
+      if (expectedStatus.phase === Phase.Failed) expect(u.event).toMatchObject({ type: 'Warning', reason: expectedStatus.reason });
+    }
+    expect(actions.some((a) => a.type === 'createJob')).toBe(false);
+  });
+
+  test('held while the triggers cannot be read: Waiting says why, with a warning once', () => {
+    const actions = decide(
+      observed(made({ trigger: 'mine', job: mineJob }), undefined, { triggers: { state: 'unreadable', problem: 'x' } }),
+      LATER,
+    );
+    const u = actions.find((a) => a.type === 'updateStatus');
+    expect(u?.type === 'updateStatus' && u.status.conditions?.find((c) => c.type === 'Waiting')).toMatchObject({
+      status: 'True',
+      reason: 'TriggersUnreadable',
+    });
+    expect(u?.type === 'updateStatus' && u.event?.reason).toBe('TriggersUnreadable');
   });
 });

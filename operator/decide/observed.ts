@@ -2,6 +2,7 @@
 import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import type { PauseWindow } from '../../api/pause-windows.js';
 import type { Profile } from '../../api/profiles.js';
+import type { Trigger } from '../../api/triggers/types.js';
 import type { ReportSettings } from './report.js';
 import type { HeldJobView } from './view.js';
 
@@ -36,9 +37,12 @@ export interface DecideConfig {
 export type ProfilesView =
   { readonly state: 'ok'; readonly profiles: ReadonlyMap<string, Profile> } | { readonly state: 'unreadable'; readonly problem: string };
 
-/** The triggers ConfigMap as the operator last read it: which triggers say wait. */
+/**
+ * The triggers ConfigMap as the operator last read it: which triggers say wait, and each
+ * declared trigger (a receiver-made HeldJob is bound to its own: api/trigger-binding.ts).
+ */
 export type TriggersView =
-  | { readonly state: 'ok'; readonly waits: ReadonlyMap<string, boolean> }
+  | { readonly state: 'ok'; readonly waits: ReadonlyMap<string, boolean>; readonly declared: ReadonlyMap<string, Trigger> }
   | { readonly state: 'missing' }
   | { readonly state: 'unreadable'; readonly problem: string };
 

@@ -5,7 +5,7 @@ import { commentBody, reportMarker, type ReportSubject, type ReportTransition } 
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { epochOf, iso } from '../../api/time.js';
 import { placeOfTarget } from '../../api/forges.js';
-import { Annotations, ConditionType, FailureReason, isRefusalToken, Labels, Phase, type Forge } from '../../api/vocabulary.js';
+import { Annotations, ConditionType, isFailureReason, isRefusalToken, Labels, Phase, type Forge } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 
@@ -70,7 +70,7 @@ function transitionIn(status: HeldJobStatus, transition: ReportTransition): { su
     }
     case 'finished': {
       if ((status.phase !== Phase.Succeeded && status.phase !== Phase.Failed) || !status.finishedAt) return undefined;
-      const reason = status.reason === FailureReason.JobRejected || status.reason === FailureReason.JobMissing ? status.reason : undefined;
+      const reason = isFailureReason(status.reason) ? status.reason : undefined;
       return { subject: { transition, succeeded: status.phase === Phase.Succeeded, failureReason: reason }, at: status.finishedAt };
     }
     default: {

@@ -11,11 +11,11 @@ import { waitLabel } from '../../api/wait-label.js';
 import type { Action } from './actions.js';
 import { buildJob } from './job.js';
 import { nextProfile } from './profile-order.js';
-import { adoptLaunched } from './launch.js';
+import { adoptLaunched, failHold } from './launch.js';
 import type { DecideConfig, Observed } from './observed.js';
 import type { HeldJobView } from './view.js';
 import { addFinalizer, giveBackScope, hasFinalizer, refuse, removeFinalizer, waitStates, writeIfChanged } from './status.js';
-import { triggerCheck } from './trigger-check.js';
+import { triggerBinding, triggerCheck, type TriggerBinding } from './trigger-check.js';
 
 const TRIGGER_WARNING: Record<string, EventReason> = {
   [ConditionReason.TriggerNotInFile]: EventReason.TriggerNotInFile,
@@ -33,10 +33,19 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     return refuseUnreadable(o, status, now);
   }
   const { spec, conditions, afterMs, jobName, generation } = view;
+  const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
+
+  // A HeldJob the receiver made runs only its trigger's Job: one bound to no declared trigger,
+  // or carrying another Job, ends Failed with no Job; one that cannot be compared yet is held.
+  // A Job already there was created by an earlier pass, after its binding held.
+  if (!o.job) {
+    const binding = triggerBinding(o.triggers, heldJob, spec, createdMs, now);
+    if (binding.kind === 'unbound') return failHold(o, status, binding.problem.reason, binding.problem.message, now);
+    if (binding.kind === 'unconfirmed') return holdUnconfirmed(o, status, binding, now);
+  }
 
   // The receiver's rule, asked again from the HeldJob's creation: a HeldJob made by hand, or by
   // a receiver whose maximum was higher, meets it here.
-  const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
   for (const c of conditions) {
     const beyond = 'after' in c ? afterBeyondMax(c.after, createdMs, config.afterMaxMs) : undefined;
     if (beyond) return refuse(status, beyond.token, beyond.message, now, generation);
@@ -133,6 +142,32 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   const ready: HeldJobStatus = { ...held, waits: waitStates(conditions, held, afterMs, now) };
   const reports = actions.filter((a) => a.type !== 'event');
   return [...reports, { type: 'acquireScope', job: buildJob(heldJob, spec, jobName), scopeKey: view.scopeKey, ready }];
+}
+
+/**
+ * A receiver-made hold whose binding to its trigger cannot be told yet: held (Waiting True, the
+ * reason), a Warning Event when that reason is news, looked at again when it says.
+ */
+function holdUnconfirmed(
+  o: Observed,
+  status: HeldJobStatus,
+  binding: Extract<TriggerBinding, { kind: 'unconfirmed' }>,
+  now: number,
+): Action[] {
+  const { view } = o;
+  if (!view.ok) return [];
+  // Not held on its conditions yet (Pending, no clock started) unless it already was.
+  const held: HeldJobStatus =
+    status.phase === Phase.Held ? status : { ...status, phase: Phase.Pending, waitLabel: waitLabel(view.conditions) };
+  const waiting = { type: ConditionType.Waiting, status: 'True' as const, reason: binding.reason, message: binding.message };
+  const next: HeldJobStatus = { ...held, conditions: setCondition(held.conditions, waiting, now, view.generation) };
+  const warning = TRIGGER_WARNING[binding.reason];
+  const event =
+    warning && triggerWarningNew(status, waiting) ? { type: EventType.Warning, reason: warning, message: binding.message } : undefined;
+  return [
+    ...writeIfChanged(status, next, now, view.generation, event),
+    ...(binding.wakeAt !== undefined ? [{ type: 'wakeAt' as const, at: binding.wakeAt }] : []),
+  ];
 }
 
 /**

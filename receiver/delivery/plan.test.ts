@@ -192,6 +192,8 @@ describe('heldJobName and manifest', () => {
       'waitgate.dev/trigger-hash': 'b7bd55c11b781b0c',
       'waitgate.dev/target-hash': '88f91b05b485982a',
       'waitgate.dev/forge': 'github',
+      // The operator binds such a HeldJob to its trigger (api/trigger-binding.ts).
+      'waitgate.dev/made-by': 'receiver',
     });
     const selected: Record<string, string> = Object.fromEntries(
       siblingSelector('deploy', event.target)

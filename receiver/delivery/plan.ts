@@ -4,9 +4,10 @@ import type { HeldJobObject } from '../../api/heldjob-schema.js';
 import { firstRefusal, hasCounted, readTally, tallyAnnotations, type RefusalTally } from '../../api/refusal-record.js';
 import { waitForRefusal, type DeclaredProfiles, type Refusal } from '../../api/refusal-rules.js';
 import { targetParts } from '../../api/target.js';
-import { jobSpecOf, repositoryAllowed, type Trigger } from '../../api/triggers/triggers-file.js';
+import { repositoryAllowed, type Trigger } from '../../api/triggers/triggers-file.js';
+import { heldJobSpecOf } from '../../api/trigger-binding.js';
 import { isForge } from '../../api/forges.js';
-import { Annotations, isRefusalToken, Labels, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { Annotations, isRefusalToken, Labels, MADE_BY_RECEIVER, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import { insideSupersedeWindow } from '../../api/supersede-window.js';
 import type { LabelEvent } from '../forges/event.js';
@@ -281,16 +282,11 @@ export function heldJobManifest(
         [Labels.triggerHash]: shortHash(trigger.name),
         [Labels.targetHash]: shortHash(event.target),
         [Labels.forge]: event.forge,
+        [Labels.madeBy]: MADE_BY_RECEIVER,
       },
       annotations,
     },
-    spec: {
-      target: event.target,
-      trigger: trigger.name,
-      ...(trigger.run.waitFor && trigger.run.waitFor.length > 0 ? { waitFor: trigger.run.waitFor } : {}),
-      job: jobSpecOf(trigger.run),
-      ...(revision !== undefined ? { revision } : {}),
-    },
+    spec: heldJobSpecOf(trigger, event.target, revision),
   };
 }
 
@@ -319,6 +315,7 @@ export function refusalRecordManifest(
         [Labels.triggerHash]: shortHash(trigger),
         [Labels.targetHash]: shortHash(event.target),
         [Labels.forge]: event.forge,
+        [Labels.madeBy]: MADE_BY_RECEIVER,
       },
       annotations: {
         [Annotations.delivery]: event.deliveryId,

@@ -14,7 +14,11 @@ describe('receiver and operator together', () => {
     'a labelled issue runs its job once the after instant passes; a superseded redelivery never runs',
     () =>
       withReceiver('path', { triggers: [trigger({ waitFor: [afterIn(3000)].map(({ after }) => ({ after })) })] }, async (s) => {
-        const operator = operatorProcess({ WAITGATE_WATCH_NAMESPACE: s.namespace }, `${s.namespace}-operator`);
+        // It reads the triggers the receiver reads: a HeldJob the receiver made is bound to its trigger.
+        const operator = operatorProcess(
+          { WAITGATE_WATCH_NAMESPACE: s.namespace, WAITGATE_NAMESPACE: s.namespace },
+          `${s.namespace}-operator`,
+        );
         await operator.start();
         try {
           const first = await post(s.url, githubLabeled({ label: 'waitgate:deploy' }));
