@@ -128,7 +128,15 @@ export class UnavailableError extends Error {
  * What became of one trigger. `recordedEarlier`: this delivery was handled before (its answer
  * lost, or its dedup key gone) and this is the HeldJob that handling made; nothing was written now.
  */
-export type TriggerOutcome = (RecordedOutcome | OnceSpent) & { readonly trigger: string; readonly recordedEarlier?: true };
+export type TriggerOutcome = (RecordedOutcome | OnceSpent | Unconfirmed) & { readonly trigger: string; readonly recordedEarlier?: true };
+
+/**
+ * receiver.confirmLabels: none of the labels this delivery says were added (of those the
+ * trigger fires on) is on the target when its forge is asked. Nothing was created.
+ */
+export interface Unconfirmed {
+  readonly outcome: 'unconfirmed';
+}
 
 /** A `once` trigger that had already fired for this target, for the delivery `spentBy` made. Nothing was created. */
 export interface OnceSpent {
@@ -158,6 +166,13 @@ export interface DelivererDeps {
   readonly lockWaitMs?: number;
   /** Reads a default branch's head, for a trigger that pins the revision of an issue; absent: none can be read. */
   readonly revisions?: RevisionReader;
+  /** receiver.confirmLabels: asks the forge for the target's labels before anything is held; absent: believes the payload. */
+  readonly labels?: LabelReader;
+}
+
+/** The forges' APIs, read only: the labels on an issue or pull request now (receiver/forges/revisions.ts). */
+export interface LabelReader {
+  currentLabels(forge: Forge, target: string): Promise<readonly string[]>;
 }
 
 /** The forges' APIs, read only (receiver/forges/revisions.ts). */
@@ -202,7 +217,11 @@ export class Deliverer {
     const pair = claim.taken;
     try {
       const results: TriggerOutcome[] = [];
-      for (const p of planned) results.push(await this.one(event, p));
+      const onTarget = await this.labelsOnTarget(event);
+      for (const p of planned) {
+        const confirmed = onTarget === undefined || p.trigger.on.any.some((l) => event.addedLabels.includes(l) && onTarget.has(l));
+        results.push(confirmed ? await this.one(event, p) : { trigger: p.trigger.name, outcome: 'unconfirmed' });
+      }
       // Settled, in one round trip: identical redeliveries are dropped for the dedup window, the
       // same body for a day.
       await this.valkey(() => leases.renewPair(pair, [DEDUP_WINDOW_MS, BODY_DEDUP_WINDOW_MS])).catch((err: unknown) => {
@@ -213,6 +232,20 @@ export class Deliverer {
       // Not handled: let the forge's redelivery through.
       await leases.releasePair(pair).catch(() => undefined);
       throw err;
+    }
+  }
+
+  /**
+   * The labels on the target now, as its forge answers (receiver.confirmLabels), or undefined
+   * when they are not asked for. A forge that cannot be asked defers the delivery (503).
+   */
+  private async labelsOnTarget(event: LabelEvent): Promise<ReadonlySet<string> | undefined> {
+    const reader = this.deps.labels;
+    if (!reader) return undefined;
+    try {
+      return new Set(await reader.currentLabels(event.forge, event.target));
+    } catch (err) {
+      throw new UnavailableError(`the labels of this target could not be confirmed with ${event.forge}`, { cause: err });
     }
   }
 
