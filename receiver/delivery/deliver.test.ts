@@ -295,11 +295,28 @@ describe('Deliverer: what it writes and asks', () => {
     expect(leases.ttlOf(LOCK_KEY)).toBeUndefined();
   });
 
-  test('a trigger without conditions takes no hold lock and asks for no siblings', async () => {
-    const { deliverer, leases, records } = run({ triggers: [plain] });
+  test('a trigger without conditions takes its hold lock too: it is bounded like one with them (#30)', async () => {
+    const { deliverer, leases } = run({ triggers: [plain] });
     await deliverer.deliver(labelEvent());
-    expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY]);
-    expect(records.selectors).toEqual([]);
+    expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY, `${PREFIX}:hold-lock:${h('notify')}:${h('acme/web#7')}`]);
+  });
+
+  test('twenty quick relabels of a trigger without conditions: one hold pending, the other nineteen counted on one record (#30)', async () => {
+    const { deliverer, records } = run({ triggers: [plain] });
+    const outcomes: string[] = [];
+    for (let i = 1; i <= 20; i++) {
+      const r = (await deliverer.deliver(labelEvent({ deliveryId: `d-${i}`, bodyHash: `b-${i}` }))) as Extract<
+        DeliveryResult,
+        { outcome: 'handled' }
+      >;
+      outcomes.push(r.results[0]?.outcome ?? '');
+    }
+    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'refused')).toHaveLength(19);
+    const made = records.created.map((c) => c.metadata.name);
+    expect(made).toHaveLength(2);
+    const record = await records.get('jobs', made[1] ?? '');
+    expect(record?.metadata.annotations?.['waitgate.dev/refusal']).toBe(RefusalToken.Superseded);
   });
 
   test('a refusal status is written for the record created, as of the delivery', async () => {

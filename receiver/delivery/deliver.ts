@@ -11,6 +11,7 @@ import { Annotations, RefusalToken, type Forge } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
+import { decideBounded } from './concurrency.js';
 import { decideOnce, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
   BODY_DEDUP_WINDOW_MS,
@@ -286,7 +287,9 @@ export class Deliverer {
   private async fire(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
     const { trigger } = planned;
     const { history, log } = this.deps;
-    if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, trigger);
+    // A once trigger fires at most once per target: its hold is named by the delivery. Every
+    // other trigger without conditions is bounded like one with them (receiver/delivery/concurrency.ts).
+    if (trigger.on.once === true && (trigger.run.waitFor ?? []).length === 0) return this.record(event, trigger);
     // Deliveries of one trigger for one target take turns, which keeps them from racing for
     // the same hold, or for the same count on a refusal record; the lock is not what keeps two
     // holds apart (it may run out mid-create), the hold's name is, and a count is written only
@@ -319,7 +322,8 @@ export class Deliverer {
     const { namespace, records, log } = this.deps;
     let tried: string | undefined;
     for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-      const looked = await this.look(event, trigger.name, verdict.kind === 'hold', attempt === 1 ? remembered : undefined);
+      const bounded = (trigger.run.waitFor ?? []).length === 0;
+      const looked = await this.look(event, trigger.name, verdict.kind === 'hold', attempt === 1 ? remembered : undefined, bounded);
       const { live } = looked;
       if (verdict.kind === 'refuse') {
         // Refused at the door, unless an earlier handling of this delivery recorded something else.
@@ -330,7 +334,9 @@ export class Deliverer {
             : await this.refuse(event, trigger.name, { token: verdict.token, message: verdict.message }, live),
         };
       }
-      const decision = decideHold(event, trigger.name, live, looked.remembered, this.deps.now());
+      const decision = bounded
+        ? decideBounded(event, trigger.name, live, looked.remembered)
+        : decideHold(event, trigger.name, live, looked.remembered, this.deps.now());
       switch (decision.kind) {
         case 'recorded':
           // The hold this handling just tried to create is there: its create landed, the answer was lost.
@@ -381,13 +387,15 @@ export class Deliverer {
     trigger: string,
     mayHold: boolean,
     known?: Remembered,
+    /** A trigger without conditions: the hold before the remembered one may still run beside it. */
+    oneBack = false,
   ): Promise<{ remembered: Remembered; live: HeldJobObject[] }> {
     const { history, log } = this.deps;
     // Valkey first, then the apiserver: the live set is never older than the marker it checks.
     const remembered = known ?? (await this.valkey(() => history.recall(trigger, event.target)));
     const from = remembered.generation;
     const [holds, refusals] = await Promise.all([
-      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, from),
+      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, oneBack ? Math.max(0, from - 1) : from),
       this.refusalRecords(event, trigger),
     ]);
     const unknown = from === undefined || holds === undefined || (holds.length === 0 && from >= 1);
