@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { ConfigError } from '../lib/config/env.js';
-import { parseReceiverConfig } from './config.js';
+import { parseReceiverConfig, webhookSecretsOf } from './config.js';
 
 const env = (over: Record<string, string>) => ({ VALKEY_URL: 'redis://v:6379', ...over });
 
@@ -21,12 +21,16 @@ describe('parseReceiverConfig', () => {
     });
   });
 
+  // Sixteen characters at least (MIN_WEBHOOK_SECRET_LENGTH).
+  const A = 'a'.repeat(16);
+  const B = 'b'.repeat(20);
+  const T = 't'.repeat(16);
   test.each<[string, Record<string, string>, string[], string[]]>([
-    ['the single names, as before', { WAITGATE_GITHUB_WEBHOOK_SECRET: 'a', WAITGATE_GITLAB_WEBHOOK_TOKEN: 't' }, ['a'], ['t']],
-    ['a single secret keeps its commas', { WAITGATE_GITHUB_WEBHOOK_SECRET: 'a,b' }, ['a,b'], []],
-    ['a list, one a line', { WAITGATE_GITHUB_WEBHOOK_SECRETS: 'new\nold\n' }, ['new', 'old'], []],
-    ['a list, comma-separated, blanks dropped', { WAITGATE_GITLAB_WEBHOOK_TOKENS: ' t1 , ,t2' }, [], ['t1', 't2']],
-    ['both names: every secret, once', { WAITGATE_GITHUB_WEBHOOK_SECRET: 'a', WAITGATE_GITHUB_WEBHOOK_SECRETS: 'b,a' }, ['a', 'b'], []],
+    ['the single names, as before', { WAITGATE_GITHUB_WEBHOOK_SECRET: A, WAITGATE_GITLAB_WEBHOOK_TOKEN: T }, [A], [T]],
+    ['a single secret keeps its commas', { WAITGATE_GITHUB_WEBHOOK_SECRET: `${A},${B}` }, [`${A},${B}`], []],
+    ['a list, one a line', { WAITGATE_GITHUB_WEBHOOK_SECRETS: `${B}\n${A}\n` }, [B, A], []],
+    ['a list, comma-separated, blanks dropped', { WAITGATE_GITLAB_WEBHOOK_TOKENS: ` ${T} , ,${B}` }, [], [T, B]],
+    ['both names: every secret, once', { WAITGATE_GITHUB_WEBHOOK_SECRET: A, WAITGATE_GITHUB_WEBHOOK_SECRETS: `${B},${A}` }, [A, B], []],
     ['empty strings are unset', { WAITGATE_GITHUB_WEBHOOK_SECRET: '', WAITGATE_GITHUB_WEBHOOK_SECRETS: '' }, [], []],
   ])('secrets: %s', (_n, e, github, gitlab) => {
     const c = parseReceiverConfig(env(e));
@@ -35,10 +39,68 @@ describe('parseReceiverConfig', () => {
   });
 
   test.each<[string, Record<string, string>, string[]]>([
-    ['the single name', { WAITGATE_AZURE_WEBHOOK_SECRET: 'a' }, ['a']],
-    ['a list with the single name', { WAITGATE_AZURE_WEBHOOK_SECRET: 'a', WAITGATE_AZURE_WEBHOOK_SECRETS: 'b\na' }, ['a', 'b']],
+    ['the single name', { WAITGATE_AZURE_WEBHOOK_SECRET: A }, [A]],
+    ['a list with the single name', { WAITGATE_AZURE_WEBHOOK_SECRET: A, WAITGATE_AZURE_WEBHOOK_SECRETS: `${B}\n${A}` }, [A, B]],
   ])('Azure DevOps secrets: %s', (_n, e, azure) => {
     expect(parseReceiverConfig(env(e)).webhookSecrets.azure).toEqual(azure);
+  });
+
+  test.each([
+    ['WAITGATE_GITHUB_WEBHOOK_SECRET', 'Zq7', 'Zq7'],
+    ['WAITGATE_GITLAB_WEBHOOK_TOKEN', 'Zq7'.repeat(5), 'Zq7'],
+    ['WAITGATE_AZURE_WEBHOOK_SECRET', 'hook-Zq7', 'Zq7'],
+    ['WAITGATE_GITHUB_WEBHOOK_SECRETS', `${'a'.repeat(16)}\nZq7`, 'Zq7'],
+    ['WAITGATE_GITLAB_WEBHOOK_SCOPED_TOKENS', JSON.stringify([{ secret: 'Zq7', repositories: ['acme/*'] }]), 'Zq7'],
+  ])('a webhook secret under 16 characters is refused at start (#30), naming %s and never the secret', (name, value, secret) => {
+    const bad = () => parseReceiverConfig(env({ [name]: value }));
+    expect(bad).toThrow(ConfigError);
+    expect(bad).toThrow(new RegExp(`${name}: .*shorter than 16 characters`));
+    expect(bad).not.toThrow(secret);
+  });
+
+  test('scoped secrets: each with its repositories (#30)', () => {
+    const scoped = [
+      { secret: A, repositories: ['acme/*'] },
+      { secret: B, repositories: ['beta/web', 'gitlab:beta/**'] },
+    ];
+    const c = parseReceiverConfig(env({ WAITGATE_GITHUB_WEBHOOK_SCOPED_SECRETS: JSON.stringify(scoped) }));
+    expect(c.scopedWebhookSecrets).toEqual({ github: scoped, gitlab: [], azure: [] });
+    expect(c.webhookSecrets.github).toEqual([]);
+    expect(
+      webhookSecretsOf(
+        parseReceiverConfig(env({ WAITGATE_GITHUB_WEBHOOK_SECRET: T, WAITGATE_GITHUB_WEBHOOK_SCOPED_SECRETS: JSON.stringify(scoped) })),
+      ).github,
+    ).toEqual([{ secret: T }, ...scoped]);
+  });
+
+  test.each([
+    ['not JSON', '[{secret:', /is not JSON/],
+    ['not a list', JSON.stringify({ secret: 'a'.repeat(16) }), /WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS/],
+    ['no repositories', JSON.stringify([{ secret: 'a'.repeat(16), repositories: [] }]), /at least one repository pattern/],
+    ['a bad pattern', JSON.stringify([{ secret: 'a'.repeat(16), repositories: ['*/web'] }]), /wildcard in its first segment/],
+    [
+      'an unknown key',
+      JSON.stringify([{ secret: 'a'.repeat(16), repositories: ['acme/*'], repos: [] }]),
+      /WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS/,
+    ],
+  ])('scoped secrets: %s is refused, naming the variable', (_n, value, message) => {
+    const bad = () => parseReceiverConfig(env({ WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS: value }));
+    expect(bad).toThrow(ConfigError);
+    expect(bad).toThrow(/WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS/);
+    expect(bad).toThrow(message);
+  });
+
+  test('confirming labels needs the API token of each forge that delivers (#30)', () => {
+    expect(parseReceiverConfig(env({ WAITGATE_RECEIVER_CONFIRM_LABELS: 'true' })).confirmLabels).toBe(true);
+    expect(parseReceiverConfig(env({})).confirmLabels).toBe(false);
+    const bad = () => parseReceiverConfig(env({ WAITGATE_RECEIVER_CONFIRM_LABELS: 'true', WAITGATE_GITHUB_WEBHOOK_SECRET: A }));
+    expect(bad).toThrow(/WAITGATE_GITHUB_TOKEN: is required with WAITGATE_RECEIVER_CONFIRM_LABELS/);
+    expect(
+      parseReceiverConfig(
+        env({ WAITGATE_RECEIVER_CONFIRM_LABELS: 'true', WAITGATE_GITHUB_WEBHOOK_SECRET: A, WAITGATE_GITHUB_TOKEN: 'ghp' }),
+      ).confirmLabels,
+    ).toBe(true);
+    expect(() => parseReceiverConfig(env({ WAITGATE_RECEIVER_CONFIRM_LABELS: 'maybe' }))).toThrow('WAITGATE_RECEIVER_CONFIRM_LABELS');
   });
 
   test('forge APIs: only those with a token; Azure needs its URL', () => {

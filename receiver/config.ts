@@ -2,7 +2,16 @@
 // count as unset; a bad value stops the receiver naming the variable.
 import { z } from 'zod';
 import type { Forge } from '../api/vocabulary.js';
-import { integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
+import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
+import { FORGES } from '../api/vocabulary.js';
+import { scopedSecretsSchema, SHORT_SECRET, MIN_WEBHOOK_SECRET_LENGTH, type WebhookSecret } from './webhook-secrets.js';
+
+const longEnough = (s: string) => s.length >= MIN_WEBHOOK_SECRET_LENGTH;
+
+/** One webhook secret, at least MIN_WEBHOOK_SECRET_LENGTH characters. */
+function secret() {
+  return text().refine((s) => s === undefined || longEnough(s), SHORT_SECRET);
+}
 
 /** A list of secrets, one a line or comma-separated; blanks around each are dropped. */
 function secretList() {
@@ -16,7 +25,28 @@ function secretList() {
           .split(/[\n,]/)
           .map((x) => x.trim())
           .filter((x) => x !== ''),
-      ),
+      )
+      .refine((l) => l.every(longEnough), `one of them ${SHORT_SECRET}`),
+  );
+}
+
+/** Secrets scoped to repositories: a JSON array of { secret, repositories } (receiver/webhook-secrets.ts). */
+function scopedSecrets() {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .optional()
+      .transform((s, ctx) => {
+        if (s === undefined) return [];
+        try {
+          return JSON.parse(s) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'is not JSON: a list of { "secret": "...", "repositories": ["owner/*"] }' });
+          return z.NEVER;
+        }
+      })
+      .pipe(scopedSecretsSchema),
   );
 }
 
@@ -39,16 +69,29 @@ export const receiverEnvSchema = z.object({
   WAITGATE_RECEIVER_REQUEST_TIMEOUT_MS: integer(15_000, { min: 100, max: 600_000 }),
   WAITGATE_RECEIVER_MAX_CONNECTIONS: integer(256, { min: 1, max: 100_000 }),
   WAITGATE_RECEIVER_MAX_INFLIGHT_BODY_BYTES: integer(16 * 1024 * 1024, { min: 1024 * 1024, max: 1024 * 1024 * 1024 }),
-  WAITGATE_GITHUB_WEBHOOK_SECRET: text(),
+  WAITGATE_GITHUB_WEBHOOK_SECRET: secret(),
   /** More GitHub secrets (a rotation): one a line or comma-separated; any may sign. */
   WAITGATE_GITHUB_WEBHOOK_SECRETS: secretList(),
-  WAITGATE_GITLAB_WEBHOOK_TOKEN: text(),
+  WAITGATE_GITLAB_WEBHOOK_TOKEN: secret(),
   /** More GitLab tokens (a rotation): one a line or comma-separated; any may be sent. */
   WAITGATE_GITLAB_WEBHOOK_TOKENS: secretList(),
   /** The Azure DevOps service hook's secret: the basic-auth password, or the X-Waitgate-Token header. */
-  WAITGATE_AZURE_WEBHOOK_SECRET: text(),
+  WAITGATE_AZURE_WEBHOOK_SECRET: secret(),
   /** More Azure DevOps secrets (a rotation): one a line or comma-separated; any may be sent. */
   WAITGATE_AZURE_WEBHOOK_SECRETS: secretList(),
+  /**
+   * Secrets that speak for some repositories only (#30): a JSON list of
+   * `{ "secret": "...", "repositories": ["acme/*", "beta/web"] }`. A delivery they authenticate
+   * that names another repository is answered 401.
+   */
+  WAITGATE_GITHUB_WEBHOOK_SCOPED_SECRETS: scopedSecrets(),
+  WAITGATE_GITLAB_WEBHOOK_SCOPED_TOKENS: scopedSecrets(),
+  WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS: scopedSecrets(),
+  /**
+   * Before holding, ask the forge whether a label the delivery says was added is on the issue or
+   * pull request now (#30); one that is not is refused. Needs the forge's API token.
+   */
+  WAITGATE_RECEIVER_CONFIRM_LABELS: boolean(false),
   /**
    * Read-only forge API access, the operator's names: only for triggers that pin the revision
    * of an issue or work item (run.pinRevision), whose default branch's head is read at hold time.
@@ -106,6 +149,10 @@ export interface ReceiverConfig {
    * DevOps's secrets that may be sent); none refuses that forge's deliveries.
    */
   readonly webhookSecrets: Readonly<Record<Forge, readonly string[]>>;
+  /** Each forge's secrets scoped to repository patterns (receiver/webhook-secrets.ts). */
+  readonly scopedWebhookSecrets: Readonly<Record<Forge, readonly WebhookSecret[]>>;
+  /** Whether a delivery's labels are confirmed with the forge before anything is held. */
+  readonly confirmLabels: boolean;
   /** Read-only API access to the forges that have a token (pinning an issue's revision). */
   readonly forgeApis: Partial<Record<Forge, { readonly url: string; readonly token: string; readonly timeoutMs: number }>>;
   readonly jobNamespace: string;
@@ -136,6 +183,42 @@ function foldersTogether(
   }
 }
 
+type Env = z.infer<typeof receiverEnvSchema>;
+
+/** The variables that authenticate each forge's deliveries, and its API token's. */
+const FORGE_VARIABLES = {
+  github: {
+    secrets: ['WAITGATE_GITHUB_WEBHOOK_SECRET', 'WAITGATE_GITHUB_WEBHOOK_SECRETS', 'WAITGATE_GITHUB_WEBHOOK_SCOPED_SECRETS'],
+    token: 'WAITGATE_GITHUB_TOKEN',
+  },
+  gitlab: {
+    secrets: ['WAITGATE_GITLAB_WEBHOOK_TOKEN', 'WAITGATE_GITLAB_WEBHOOK_TOKENS', 'WAITGATE_GITLAB_WEBHOOK_SCOPED_TOKENS'],
+    token: 'WAITGATE_GITLAB_TOKEN',
+  },
+  azure: {
+    secrets: ['WAITGATE_AZURE_WEBHOOK_SECRET', 'WAITGATE_AZURE_WEBHOOK_SECRETS', 'WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS'],
+    token: 'WAITGATE_AZURE_TOKEN',
+  },
+} as const satisfies Record<Forge, { secrets: readonly (keyof Env)[]; token: keyof Env }>;
+
+/** Confirming labels asks the forge: every forge that may deliver needs its API token. */
+function confirmNeedsTokens(e: Env, ctx: z.RefinementCtx): void {
+  for (const forge of FORGES) {
+    const v = FORGE_VARIABLES[forge];
+    const delivers = v.secrets.some((name) => {
+      const value = e[name];
+      return Array.isArray(value) ? value.length > 0 : value !== undefined;
+    });
+    if (delivers && e[v.token] === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [v.token],
+        message: `is required with WAITGATE_RECEIVER_CONFIRM_LABELS: ${forge} deliveries are accepted, and their labels are confirmed with ${forge}'s API`,
+      });
+    }
+  }
+}
+
 const api = (forge: Forge, url: string | undefined, token: string | undefined, timeoutMs: number) =>
   url !== undefined && token !== undefined ? { [forge]: { url, token, timeoutMs } } : {};
 
@@ -144,6 +227,7 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
     receiverEnvSchema.superRefine((e, ctx) => {
       valkeyCaNeedsTls(e, ctx);
       foldersTogether(e, ctx);
+      if (e.WAITGATE_RECEIVER_CONFIRM_LABELS) confirmNeedsTokens(e, ctx);
       if (e.WAITGATE_AZURE_TOKEN !== undefined && e.WAITGATE_AZURE_API_URL === undefined) {
         ctx.addIssue({
           code: 'custom',
@@ -175,6 +259,12 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
       gitlab: union(e.WAITGATE_GITLAB_WEBHOOK_TOKEN, e.WAITGATE_GITLAB_WEBHOOK_TOKENS),
       azure: union(e.WAITGATE_AZURE_WEBHOOK_SECRET, e.WAITGATE_AZURE_WEBHOOK_SECRETS),
     },
+    scopedWebhookSecrets: {
+      github: e.WAITGATE_GITHUB_WEBHOOK_SCOPED_SECRETS,
+      gitlab: e.WAITGATE_GITLAB_WEBHOOK_SCOPED_TOKENS,
+      azure: e.WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS,
+    },
+    confirmLabels: e.WAITGATE_RECEIVER_CONFIRM_LABELS,
     forgeApis: {
       ...api('github', e.WAITGATE_GITHUB_API_URL, e.WAITGATE_GITHUB_TOKEN, e.WAITGATE_FORGE_API_TIMEOUT_MS),
       ...api('gitlab', e.WAITGATE_GITLAB_API_URL, e.WAITGATE_GITLAB_TOKEN, e.WAITGATE_FORGE_API_TIMEOUT_MS),
@@ -189,4 +279,10 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
     afterMaxMs: e.WAITGATE_WAIT_AFTER_MAX_MS,
     logLevel: e.WAITGATE_LOG_LEVEL,
   };
+}
+
+/** Every secret of each forge that may authenticate a delivery: the unscoped ones (every repository) and the scoped. */
+export function webhookSecretsOf(config: ReceiverConfig): Record<Forge, WebhookSecret[]> {
+  const of = (f: Forge): WebhookSecret[] => [...config.webhookSecrets[f].map((secret) => ({ secret })), ...config.scopedWebhookSecrets[f]];
+  return { github: of('github'), gitlab: of('gitlab'), azure: of('azure') };
 }

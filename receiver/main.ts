@@ -11,7 +11,7 @@ import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeOnceRecords } from './adapters/kube-once-records.js';
 import { KubeRecords } from './adapters/kube-records.js';
 import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
-import { parseReceiverConfig } from './config.js';
+import { parseReceiverConfig, webhookSecretsOf } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
 import { ForgeRevisions } from './forges/revisions.js';
 import { drainServer } from './http/drain.js';
@@ -24,8 +24,18 @@ const DELIVERY_HANDLING_MS = 10_000;
 async function main(): Promise<void> {
   const config = configOrExit('waitgate-receiver', () => parseReceiverConfig(process.env));
   const log = createRootLogger('waitgate-receiver', config.logLevel);
-  if (FORGES.every((f) => config.webhookSecrets[f].length === 0)) {
+  const secrets = webhookSecretsOf(config);
+  if (FORGES.every((f) => secrets[f].length === 0)) {
     log.warn('No forge has a webhook secret or token: every delivery will be refused 401');
+  }
+  for (const forge of FORGES) {
+    if (config.webhookSecrets[forge].length > 0) {
+      // Finding 3 of #30: a secret every hook shares lets any repository's admin name another repository.
+      log.warn(
+        { forge, unscoped: config.webhookSecrets[forge].length, scoped: config.scopedWebhookSecrets[forge].length },
+        `The ${forge} webhook secrets of WAITGATE_${forge.toUpperCase()}_WEBHOOK_${forge === 'gitlab' ? 'TOKEN(S)' : 'SECRET(S)'} speak for every repository; scope them to repositories with WAITGATE_${forge.toUpperCase()}_WEBHOOK_SCOPED_${forge === 'gitlab' ? 'TOKENS' : 'SECRETS'}`,
+      );
+    }
   }
   const kc = loadKubeConfig(config.kubeconfigPath);
   const metrics = new ReceiverMetrics();
@@ -36,6 +46,7 @@ async function main(): Promise<void> {
   const view = config.configFolders ? new FileTriggerView(config.configFolders, log) : new ConfigMapTriggerView(kc, config.namespace, log);
   view.onRefusedFile = () => metrics.triggersFileRefusals.inc();
   const keys = new ValkeyKeys(config.valkeyPrefix);
+  const forgeApis = new ForgeRevisions(config.forgeApis);
   const deliverer = new Deliverer({
     view,
     records: new KubeRecords(kc),
@@ -47,12 +58,13 @@ async function main(): Promise<void> {
     namespace: config.jobNamespace,
     keys,
     afterMaxMs: config.afterMaxMs,
-    revisions: new ForgeRevisions(config.forgeApis),
+    revisions: forgeApis,
+    ...(config.confirmLabels ? { labels: forgeApis } : {}),
     now: () => Date.now(),
     log,
   });
   const server = createReceiverServer({
-    secrets: config.webhookSecrets,
+    secrets,
     limits: config.limits,
     deliver: (e) => deliverer.deliver(e),
     metrics,
@@ -100,6 +112,8 @@ async function main(): Promise<void> {
       triggersFrom: config.configFolders ? 'files' : 'api',
       limits: config.limits,
       webhookSecrets: Object.fromEntries(FORGES.map((f) => [f, config.webhookSecrets[f].length])),
+      scopedWebhookSecrets: Object.fromEntries(FORGES.map((f) => [f, config.scopedWebhookSecrets[f].length])),
+      confirmLabels: config.confirmLabels,
       forgeApis: Object.keys(config.forgeApis),
     },
     'Listening',

@@ -11,6 +11,10 @@ export const DeliveryOutcome = {
   Duplicate: 'duplicate',
   Unhandled: 'unhandled',
   Unauthorized: 'unauthorized',
+  /** Authenticated by a secret scoped to other repositories than the one the delivery names: 401 (#30). */
+  RepositoryNotAllowed: 'repository_not_allowed',
+  /** A label the delivery said was added is not on the issue or pull request when the forge is asked (#30). */
+  LabelUnconfirmed: 'label_unconfirmed',
   TooLarge: 'too_large',
   Malformed: 'malformed',
   Unavailable: 'unavailable',

@@ -295,11 +295,28 @@ describe('Deliverer: what it writes and asks', () => {
     expect(leases.ttlOf(LOCK_KEY)).toBeUndefined();
   });
 
-  test('a trigger without conditions takes no hold lock and asks for no siblings', async () => {
-    const { deliverer, leases, records } = run({ triggers: [plain] });
+  test('a trigger without conditions takes its hold lock too: it is bounded like one with them (#30)', async () => {
+    const { deliverer, leases } = run({ triggers: [plain] });
     await deliverer.deliver(labelEvent());
-    expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY]);
-    expect(records.selectors).toEqual([]);
+    expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY, `${PREFIX}:hold-lock:${h('notify')}:${h('acme/web#7')}`]);
+  });
+
+  test('twenty quick relabels of a trigger without conditions: one hold pending, the other nineteen counted on one record (#30)', async () => {
+    const { deliverer, records } = run({ triggers: [plain] });
+    const outcomes: string[] = [];
+    for (let i = 1; i <= 20; i++) {
+      const r = (await deliverer.deliver(labelEvent({ deliveryId: `d-${i}`, bodyHash: `b-${i}` }))) as Extract<
+        DeliveryResult,
+        { outcome: 'handled' }
+      >;
+      outcomes.push(r.results[0]?.outcome ?? '');
+    }
+    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'refused')).toHaveLength(19);
+    const made = records.created.map((c) => c.metadata.name);
+    expect(made).toHaveLength(2);
+    const record = await records.get('jobs', made[1] ?? '');
+    expect(record?.metadata.annotations?.['waitgate.dev/refusal']).toBe(RefusalToken.Superseded);
   });
 
   test('a refusal status is written for the record created, as of the delivery', async () => {
@@ -977,5 +994,72 @@ describe('run.pinRevision: the hold records the commit the labeller saw', () => 
     const s = setup([pinned], reader);
     await expect(s.deliverer.deliver(labelEvent())).rejects.toThrow(UnavailableError);
     expect(s.records.created).toEqual([]);
+  });
+});
+
+describe('Deliverer: receiver.confirmLabels asks the forge before holding (#30)', () => {
+  function setup(
+    onTarget: readonly string[] | 'fails',
+    triggers: Trigger[] = [labelTrigger(), labelTrigger({ name: 'other', labels: ['other'] })],
+  ) {
+    const now = () => NOW;
+    const records = new FakeHeldJobRecords([]);
+    const leases = new FakeLeaseStore(now);
+    const asked: string[] = [];
+    const deliverer = new Deliverer({
+      view: new FakeTriggerView(triggers, profilesDeclaring()),
+      records,
+      once: new FakeOnceRecords(),
+      leases,
+      history: new FakeHoldHistory(leases, new ValkeyKeys(PREFIX)),
+      namespace: 'jobs',
+      keys: new ValkeyKeys(PREFIX),
+      afterMaxMs: 30 * DAY,
+      now,
+      log: recordingLog().log,
+      lockWaitMs: 0,
+      labels: {
+        currentLabels: (forge, target) => {
+          asked.push(`${forge}:${target}`);
+          return onTarget === 'fails' ? Promise.reject(new Error('HTTP 502')) : Promise.resolve(onTarget);
+        },
+      },
+    });
+    return { deliverer, records, leases, asked };
+  }
+
+  test.each<[string, readonly string[], Partial<Parameters<typeof labelEvent>[0]>, readonly string[]]>([
+    ['the label is on the target: held', ['deploy', 'bug'], {}, ['held']],
+    ['the label is not on the target (a forged or stale delivery): unconfirmed, nothing created', ['bug'], {}, ['unconfirmed']],
+    ['no labels at all: unconfirmed', [], {}, ['unconfirmed']],
+    ['labels compare exactly: a near name is not the label', ['Deploy'], {}, ['unconfirmed']],
+    ['two triggers: each on its own label', ['other'], { addedLabels: ['deploy', 'other'] }, ['unconfirmed', 'held']],
+    [
+      'a label on the target that the delivery did not say was added confirms nothing',
+      ['other'],
+      { addedLabels: ['deploy'] },
+      ['unconfirmed'],
+    ],
+  ])('%s', async (_n, onTarget, event, outcomes) => {
+    const s = setup(onTarget);
+    const r = await s.deliverer.deliver(labelEvent(event));
+    expect(r.outcome).toBe('handled');
+    expect(r.outcome === 'handled' ? r.results.map((x) => x.outcome) : []).toEqual(outcomes);
+    expect(s.records.created.length).toBe(outcomes.filter((o) => o === 'held').length);
+    expect(s.asked).toEqual(['github:acme/web#7']);
+  });
+
+  test('the forge cannot be asked: unavailable (the forge delivers again), nothing created, the dedup claim given back', async () => {
+    const s = setup('fails');
+    await expect(s.deliverer.deliver(labelEvent())).rejects.toThrow(UnavailableError);
+    expect(s.records.created).toEqual([]);
+    await expect(s.deliverer.deliver(labelEvent())).rejects.toThrow(UnavailableError);
+    expect(s.asked.length).toBe(2);
+  });
+
+  test('a delivery no trigger matches never asks the forge', async () => {
+    const s = setup(['deploy']);
+    expect(await s.deliverer.deliver(labelEvent({ addedLabels: ['unrelated'] }))).toEqual({ outcome: 'ignored' });
+    expect(s.asked).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { Annotations, RefusalToken, type Forge } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
+import { decideBounded } from './concurrency.js';
 import { decideOnce, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
   BODY_DEDUP_WINDOW_MS,
@@ -128,7 +129,15 @@ export class UnavailableError extends Error {
  * What became of one trigger. `recordedEarlier`: this delivery was handled before (its answer
  * lost, or its dedup key gone) and this is the HeldJob that handling made; nothing was written now.
  */
-export type TriggerOutcome = (RecordedOutcome | OnceSpent) & { readonly trigger: string; readonly recordedEarlier?: true };
+export type TriggerOutcome = (RecordedOutcome | OnceSpent | Unconfirmed) & { readonly trigger: string; readonly recordedEarlier?: true };
+
+/**
+ * receiver.confirmLabels: none of the labels this delivery says were added (of those the
+ * trigger fires on) is on the target when its forge is asked. Nothing was created.
+ */
+export interface Unconfirmed {
+  readonly outcome: 'unconfirmed';
+}
 
 /** A `once` trigger that had already fired for this target, for the delivery `spentBy` made. Nothing was created. */
 export interface OnceSpent {
@@ -158,6 +167,13 @@ export interface DelivererDeps {
   readonly lockWaitMs?: number;
   /** Reads a default branch's head, for a trigger that pins the revision of an issue; absent: none can be read. */
   readonly revisions?: RevisionReader;
+  /** receiver.confirmLabels: asks the forge for the target's labels before anything is held; absent: believes the payload. */
+  readonly labels?: LabelReader;
+}
+
+/** The forges' APIs, read only: the labels on an issue or pull request now (receiver/forges/revisions.ts). */
+export interface LabelReader {
+  currentLabels(forge: Forge, target: string): Promise<readonly string[]>;
 }
 
 /** The forges' APIs, read only (receiver/forges/revisions.ts). */
@@ -202,7 +218,11 @@ export class Deliverer {
     const pair = claim.taken;
     try {
       const results: TriggerOutcome[] = [];
-      for (const p of planned) results.push(await this.one(event, p));
+      const onTarget = await this.labelsOnTarget(event);
+      for (const p of planned) {
+        const confirmed = onTarget === undefined || p.trigger.on.any.some((l) => event.addedLabels.includes(l) && onTarget.has(l));
+        results.push(confirmed ? await this.one(event, p) : { trigger: p.trigger.name, outcome: 'unconfirmed' });
+      }
       // Settled, in one round trip: identical redeliveries are dropped for the dedup window, the
       // same body for a day.
       await this.valkey(() => leases.renewPair(pair, [DEDUP_WINDOW_MS, BODY_DEDUP_WINDOW_MS])).catch((err: unknown) => {
@@ -213,6 +233,20 @@ export class Deliverer {
       // Not handled: let the forge's redelivery through.
       await leases.releasePair(pair).catch(() => undefined);
       throw err;
+    }
+  }
+
+  /**
+   * The labels on the target now, as its forge answers (receiver.confirmLabels), or undefined
+   * when they are not asked for. A forge that cannot be asked defers the delivery (503).
+   */
+  private async labelsOnTarget(event: LabelEvent): Promise<ReadonlySet<string> | undefined> {
+    const reader = this.deps.labels;
+    if (!reader) return undefined;
+    try {
+      return new Set(await reader.currentLabels(event.forge, event.target));
+    } catch (err) {
+      throw new UnavailableError(`the labels of this target could not be confirmed with ${event.forge}`, { cause: err });
     }
   }
 
@@ -253,7 +287,9 @@ export class Deliverer {
   private async fire(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
     const { trigger } = planned;
     const { history, log } = this.deps;
-    if ((trigger.run.waitFor ?? []).length === 0) return this.record(event, trigger);
+    // A once trigger fires at most once per target: its hold is named by the delivery. Every
+    // other trigger without conditions is bounded like one with them (receiver/delivery/concurrency.ts).
+    if (trigger.on.once === true && (trigger.run.waitFor ?? []).length === 0) return this.record(event, trigger);
     // Deliveries of one trigger for one target take turns, which keeps them from racing for
     // the same hold, or for the same count on a refusal record; the lock is not what keeps two
     // holds apart (it may run out mid-create), the hold's name is, and a count is written only
@@ -286,7 +322,8 @@ export class Deliverer {
     const { namespace, records, log } = this.deps;
     let tried: string | undefined;
     for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-      const looked = await this.look(event, trigger.name, verdict.kind === 'hold', attempt === 1 ? remembered : undefined);
+      const bounded = (trigger.run.waitFor ?? []).length === 0;
+      const looked = await this.look(event, trigger.name, verdict.kind === 'hold', attempt === 1 ? remembered : undefined, bounded);
       const { live } = looked;
       if (verdict.kind === 'refuse') {
         // Refused at the door, unless an earlier handling of this delivery recorded something else.
@@ -297,7 +334,9 @@ export class Deliverer {
             : await this.refuse(event, trigger.name, { token: verdict.token, message: verdict.message }, live),
         };
       }
-      const decision = decideHold(event, trigger.name, live, looked.remembered, this.deps.now());
+      const decision = bounded
+        ? decideBounded(event, trigger.name, live, looked.remembered)
+        : decideHold(event, trigger.name, live, looked.remembered, this.deps.now());
       switch (decision.kind) {
         case 'recorded':
           // The hold this handling just tried to create is there: its create landed, the answer was lost.
@@ -348,13 +387,15 @@ export class Deliverer {
     trigger: string,
     mayHold: boolean,
     known?: Remembered,
+    /** A trigger without conditions: the hold before the remembered one may still run beside it. */
+    oneBack = false,
   ): Promise<{ remembered: Remembered; live: HeldJobObject[] }> {
     const { history, log } = this.deps;
     // Valkey first, then the apiserver: the live set is never older than the marker it checks.
     const remembered = known ?? (await this.valkey(() => history.recall(trigger, event.target)));
     const from = remembered.generation;
     const [holds, refusals] = await Promise.all([
-      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, from),
+      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, oneBack ? Math.max(0, from - 1) : from),
       this.refusalRecords(event, trigger),
     ]);
     const unknown = from === undefined || holds === undefined || (holds.length === 0 && from >= 1);

@@ -8,7 +8,7 @@ import { isUuid } from '../../api/delivery-id.js';
 import { targetProblem } from '../../api/target.js';
 import { TargetKind } from '../../api/vocabulary.js';
 import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
-import { commitIdOf, getJson } from './forge-api.js';
+import { commitIdOf, getJson, namesOf } from './forge-api.js';
 import type { ForgeApi, ReceiverForgeModule } from './forge-module.js';
 import { verifyAzureCredentials } from './signature.js';
 
@@ -148,10 +148,40 @@ async function defaultBranchHead(api: ForgeApi, repository: string): Promise<str
   return commitIdOf('read default branch', refs.value?.find((r) => r.name === repo.defaultBranch)?.objectId);
 }
 
+/** The tags on a work item (`#`) or the active labels on a pull request (`!`) now. */
+async function currentLabels(api: ForgeApi, t: { repository: string; separator: '#' | '!'; number: string }): Promise<readonly string[]> {
+  const [projectName = '', repoName = ''] = t.repository.split('/');
+  const root = `${api.url.replace(/\/+$/, '')}/${encodeURIComponent(projectName)}/_apis`;
+  const headers = { authorization: azureAuthorization(api.token) };
+  if (t.separator === '#') {
+    const item = (await getJson(
+      'read tags',
+      `${root}/wit/workitems/${t.number}?fields=System.Tags&api-version=${API_VERSION}`,
+      headers,
+      api.timeoutMs,
+    )) as { fields?: Record<string, unknown> };
+    const tags = item.fields?.['System.Tags'];
+    if (tags !== undefined && typeof tags !== 'string') throw new Error('read tags: the answer carries no tags');
+    return tagsOf(tags);
+  }
+  const got = (await getJson(
+    'read labels',
+    `${root}/git/repositories/${encodeURIComponent(repoName)}/pullRequests/${t.number}/labels?api-version=${API_VERSION}`,
+    headers,
+    api.timeoutMs,
+  )) as { value?: unknown };
+  if (!Array.isArray(got.value)) throw new Error('read labels: the answer carries no labels');
+  return namesOf(
+    'read labels',
+    (got.value as { active?: unknown }[]).filter((l) => l.active !== false),
+  );
+}
+
 export const azureForge: ReceiverForgeModule = {
   route: '/webhooks/azure',
   deliveryIdHeaders: [],
   checkHeaders: (headers, secrets) => (verifyAzureCredentials(secrets, headers) ? { ok: true } : { ok: false }),
   parse: ({ deliveryId, body, payload }) => parseAzure(deliveryId, body, payload),
   defaultBranchHead,
+  currentLabels,
 };

@@ -21,3 +21,13 @@ export function commitIdOf(what: string, value: unknown): string {
   if (typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(value)) return value.toLowerCase();
   throw new Error(`${what}: the answer carries no commit id`);
 }
+
+/** The names of a list of labels (`[{ "name": ... }]`); throws when the answer is not one. */
+export function namesOf(what: string, value: unknown): string[] {
+  if (!Array.isArray(value)) throw new Error(`${what}: the answer carries no labels`);
+  return value.map((l: unknown) => {
+    const name = (l as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') throw new Error(`${what}: a label without a name`);
+    return name;
+  });
+}

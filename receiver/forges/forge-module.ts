@@ -41,4 +41,9 @@ export interface ReceiverForgeModule {
   parse(input: ParseInput): ParsedEvent;
   /** The commit id at the head of the repository's default branch, read now. Throws when it cannot be read. */
   defaultBranchHead(api: ForgeApi, repository: string): Promise<string>;
+  /**
+   * The labels on the issue, pull or merge request (`#` or `!` with its number) now, read from
+   * the forge (receiver.confirmLabels). Throws when they cannot be read.
+   */
+  currentLabels(api: ForgeApi, target: { repository: string; separator: '#' | '!'; number: string }): Promise<readonly string[]>;
 }

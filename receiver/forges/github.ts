@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { targetProblem } from '../../api/target.js';
 import { TargetKind } from '../../api/vocabulary.js';
 import { bodyHashOf, Forge, type ParsedEvent } from './event.js';
-import { commitIdOf, getJson } from './forge-api.js';
+import { commitIdOf, getJson, namesOf } from './forge-api.js';
 import type { ForgeApi, ReceiverForgeModule } from './forge-module.js';
 import { githubDigestMatches, githubSignatureDigest } from './signature.js';
 
@@ -59,6 +59,14 @@ async function defaultBranchHead(api: ForgeApi, repository: string): Promise<str
   return commitIdOf('read default branch', branch.commit?.sha);
 }
 
+/** The labels on an issue or pull request now (a pull request is an issue to this call). */
+async function currentLabels(api: ForgeApi, t: { repository: string; number: string }): Promise<readonly string[]> {
+  const root = api.url.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${api.token}`, 'x-github-api-version': '2022-11-28' };
+  const got = await getJson('read labels', `${root}/repos/${t.repository}/issues/${t.number}/labels?per_page=100`, headers, api.timeoutMs);
+  return namesOf('read labels', got);
+}
+
 const first = (values: readonly string[] | undefined) => (values?.length === 1 ? values[0] : undefined);
 
 /** GitHub: X-Hub-Signature-256, the body's HMAC-SHA256, checked on the raw bytes. */
@@ -72,4 +80,5 @@ export const githubForge: ReceiverForgeModule = {
   },
   parse: ({ headers, deliveryId, body, payload }) => parseGithub(first(headers['x-github-event']), deliveryId, body, payload),
   defaultBranchHead,
+  currentLabels,
 };

@@ -60,6 +60,18 @@ async function defaultBranchHead(api: ForgeApi, repository: string): Promise<str
   return commitIdOf('read default branch', branch.commit?.id);
 }
 
+/** The labels on an issue (`#`) or merge request (`!`) now. */
+async function currentLabels(api: ForgeApi, t: { repository: string; separator: '#' | '!'; number: string }): Promise<readonly string[]> {
+  const project = `${api.url.replace(/\/+$/, '')}/projects/${encodeURIComponent(t.repository)}`;
+  const path = t.separator === '!' ? 'merge_requests' : 'issues';
+  const got = (await getJson('read labels', `${project}/${path}/${t.number}`, { 'private-token': api.token }, api.timeoutMs)) as {
+    labels?: unknown;
+  };
+  if (!Array.isArray(got.labels) || !got.labels.every((l) => typeof l === 'string'))
+    throw new Error('read labels: the answer carries no labels');
+  return got.labels;
+}
+
 const first = (values: readonly string[] | undefined) => (values?.length === 1 ? values[0] : undefined);
 
 /** GitLab: X-Gitlab-Token carries the shared token itself. */
@@ -69,4 +81,5 @@ export const gitlabForge: ReceiverForgeModule = {
   checkHeaders: (headers, secrets) => (verifyGitlabToken(secrets, headers['x-gitlab-token']) ? { ok: true } : { ok: false }),
   parse: ({ headers, deliveryId, body, payload }) => parseGitlab(first(headers['x-gitlab-event']), deliveryId, body, payload),
   defaultBranchHead,
+  currentLabels,
 };

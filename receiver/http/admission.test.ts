@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { createHmac } from 'node:crypto';
 import { admit, MAX_BODY_BYTES, type AdmissionInput } from './admission.js';
 
 const SIG = `sha256=${'a'.repeat(64)}`;
@@ -6,7 +7,7 @@ const UUID = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
 const base: AdmissionInput = {
   forge: 'github',
   headers: { 'x-hub-signature-256': [SIG], 'x-github-delivery': [UUID], 'content-length': ['100'] },
-  secrets: { github: ['s'], gitlab: ['tok'], azure: ['az-secret'] },
+  secrets: { github: [{ secret: 's' }], gitlab: [{ secret: 'tok' }], azure: [{ secret: 'az-secret' }] },
   openConnections: 1,
   maxConnections: 10,
   inflightBodyBytes: 0,
@@ -20,7 +21,7 @@ const headers = (over: Record<string, string[] | undefined>) => ({ ...base, head
 describe('admit: what the headers alone decide', () => {
   test.each<[string, AdmissionInput, object]>([
     ['a well-formed GitHub delivery', base, { kind: 'admit', deliveryId: UUID }],
-    ['a GitLab delivery with the token', gitlab, { kind: 'admit', verifyBody: undefined }],
+    ['a GitLab delivery with the token', gitlab, { kind: 'admit' }],
     ['Azure: basic credentials with the secret as password', azure({ authorization: [basic('waitgate', 'az-secret')] }), { kind: 'admit' }],
     ['Azure: any user name', azure({ authorization: [basic('', 'az-secret')] }), { kind: 'admit' }],
     ['Azure: the shared header', azure({ 'x-waitgate-token': ['az-secret'] }), { kind: 'admit', deliveryId: undefined }],
@@ -32,7 +33,7 @@ describe('admit: what the headers alone decide', () => {
     ['Azure: GitLab’s header means nothing', azure({ 'x-gitlab-token': ['az-secret'] }), { status: 401 }],
     [
       'Azure: no secret configured',
-      { ...azure({ 'x-waitgate-token': [''] }), secrets: { github: ['s'], gitlab: ['tok'], azure: [] } },
+      { ...azure({ 'x-waitgate-token': [''] }), secrets: { github: [{ secret: 's' }], gitlab: [{ secret: 'tok' }], azure: [] } },
       { status: 401 },
     ],
     ['no signature', headers({ 'x-hub-signature-256': undefined }), { status: 401 }],
@@ -61,5 +62,42 @@ describe('admit: what the headers alone decide', () => {
     ['the in-flight bodies just fit', { ...base, inflightBodyBytes: 4 * MAX_BODY_BYTES - 100 }, { kind: 'admit' }],
   ])('%s', (_n, input, expected) => {
     expect(admit(input)).toMatchObject(expected);
+  });
+});
+
+describe('admit: the scope of the secret that authenticated the body (#30)', () => {
+  const body = Buffer.from('{"x":1}');
+  const sign = (secret: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const acme = { secret: 'acme-secret-0123456789', repositories: ['acme/*'] };
+  const beta = { secret: 'beta-secret-0123456789', repositories: ['beta/web'] };
+  const every = { secret: 'every-secret-012345678' };
+  const github = (secret: string, secrets: AdmissionInput['secrets']['github']): AdmissionInput => ({
+    ...base,
+    headers: { ...base.headers, 'x-hub-signature-256': [sign(secret)] },
+    secrets: { ...base.secrets, github: secrets },
+  });
+  const gitlabWith = (token: string, secrets: AdmissionInput['secrets']['gitlab']): AdmissionInput => ({
+    ...gitlab,
+    headers: { 'x-gitlab-token': [token] },
+    secrets: { ...base.secrets, gitlab: secrets },
+  });
+  test.each<[string, AdmissionInput, object | undefined]>([
+    ['GitHub, signed by acme’s secret', github(acme.secret, [acme, beta]), { every: false, repositories: ['acme/*'] }],
+    ['GitHub, signed by beta’s secret', github(beta.secret, [acme, beta]), { every: false, repositories: ['beta/web'] }],
+    ['GitHub, signed by an unscoped secret', github(every.secret, [acme, every]), { every: true }],
+    [
+      'GitHub, one secret under two scopes: both',
+      github(acme.secret, [acme, { ...beta, secret: acme.secret }]),
+      { every: false, repositories: ['acme/*', 'beta/web'] },
+    ],
+    ['GitHub, one secret scoped and unscoped: every', github(acme.secret, [acme, { secret: acme.secret }]), { every: true }],
+    ['GitHub, signed by no secret', github('not-a-configured-secret', [acme, beta]), undefined],
+    ['GitLab, acme’s token', gitlabWith(acme.secret, [acme, beta]), { every: false, repositories: ['acme/*'] }],
+    ['GitLab, an unscoped token', gitlabWith(every.secret, [every, beta]), { every: true }],
+  ])('%s', (_n, input, scope) => {
+    const a = admit(input);
+    if (scope === undefined && a.kind === 'refuse') return expect(a.status).toBe(401);
+    expect(a.kind).toBe('admit');
+    if (a.kind === 'admit') expect(a.authenticate(body)).toEqual(scope);
   });
 });

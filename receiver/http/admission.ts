@@ -6,6 +6,7 @@ import { readDeliveryId } from '../forges/delivery-id.js';
 import type { Forge } from '../forges/event.js';
 import { RECEIVER_FORGES } from '../forges/index.js';
 import { DeliveryOutcome } from '../metrics.js';
+import { scopeOf, type SecretScope, type WebhookSecret } from '../webhook-secrets.js';
 
 /** The largest body the receiver reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -14,8 +15,8 @@ export interface AdmissionInput {
   readonly forge: Forge;
   /** Every copy of every header (IncomingMessage.headersDistinct). */
   readonly headers: Readonly<Record<string, readonly string[] | undefined>>;
-  /** Every secret (or token) of each forge that may authenticate a delivery; none refuses that forge's. */
-  readonly secrets: Readonly<Record<Forge, readonly string[]>>;
+  /** Every secret (or token) of each forge that may authenticate a delivery, with its scope; none refuses that forge's. */
+  readonly secrets: Readonly<Record<Forge, readonly WebhookSecret[]>>;
   /** Connections open now, this request's own included. */
   readonly openConnections: number;
   readonly maxConnections: number;
@@ -27,8 +28,12 @@ export interface AdmissionInput {
 export type Admission =
   | {
       readonly kind: 'admit';
-      /** What the raw body must pass before it is parsed, where the forge signs it (GitHub's HMAC). */
-      readonly verifyBody: ((body: Buffer) => boolean) | undefined;
+      /**
+       * The raw body's authentication, before it is parsed: what the secrets that authenticated
+       * it speak for, or undefined when none did (GitHub's HMAC is checked here; a forge that
+       * sends its secret in a header was checked already, and its scope comes back whatever the body).
+       */
+      readonly authenticate: (body: Buffer) => SecretScope | undefined;
       /** The delivery id, when the forge sent one. */
       readonly deliveryId: string | undefined;
     }
@@ -50,8 +55,19 @@ export function admit(a: AdmissionInput): Admission {
   if (a.openConnections > a.maxConnections) return refuse(503, DeliveryOutcome.Busy, 'too many connections');
   const secrets = a.secrets[a.forge];
   if (secrets.length === 0) return refuse(401, DeliveryOutcome.Unauthorized, `no ${a.forge} webhook secret is configured`);
-  const check = RECEIVER_FORGES[a.forge].checkHeaders(a.headers, secrets);
-  if (!check.ok) return refuse(401, DeliveryOutcome.Unauthorized, 'bad or missing signature');
+  // Each secret on its own, every one of them (constant time per secret, and the same work
+  // whichever matched), so the scope of the ones that matched is known.
+  const module = RECEIVER_FORGES[a.forge];
+  const checks = secrets.map((s) => ({ s, check: module.checkHeaders(a.headers, [s.secret]) }));
+  const passed = checks.filter((c) => c.check.ok);
+  if (passed.length === 0) return refuse(401, DeliveryOutcome.Unauthorized, 'bad or missing signature');
+  const authenticate = (body: Buffer) => {
+    const matched: WebhookSecret[] = [];
+    for (const { s, check } of passed) {
+      if (check.ok && (check.verifyBody === undefined || check.verifyBody(body))) matched.push(s);
+    }
+    return scopeOf(matched);
+  };
   const id = readDeliveryId(a.forge, a.headers);
   if (id.kind === 'malformed') return refuse(400, DeliveryOutcome.Malformed, id.problem);
   const lengths = a.headers['content-length'];
@@ -61,5 +77,5 @@ export function admit(a: AdmissionInput): Admission {
   // refuses a body that would pass the cap), so a sender that declares 1 MiB and trickles
   // holds only what it has sent.
   if (a.inflightBodyBytes + (declared ?? 0) > a.maxInflightBodyBytes) return refuse(503, DeliveryOutcome.Busy, 'too many bodies in flight');
-  return { kind: 'admit', verifyBody: check.verifyBody, deliveryId: id.kind === 'ok' ? id.id : undefined };
+  return { kind: 'admit', authenticate, deliveryId: id.kind === 'ok' ? id.id : undefined };
 }

@@ -13,10 +13,12 @@ import { DeliveryOutcome, type ReceiverMetrics } from '../metrics.js';
 import { admit, MAX_BODY_BYTES } from './admission.js';
 import { ConnectionSlots } from './connection-slots.js';
 import { readBody } from './read-body.js';
+import { targetParts } from '../../api/target.js';
+import { scopeAllows, type SecretScope, type WebhookSecret } from '../webhook-secrets.js';
 
 export interface ServerDeps {
-  /** Every secret (or token) of each forge that may authenticate a delivery; none refuses that forge's. */
-  readonly secrets: Readonly<Record<Forge, readonly string[]>>;
+  /** Every secret (or token) of each forge that may authenticate a delivery, with its scope; none refuses that forge's. */
+  readonly secrets: Readonly<Record<Forge, readonly WebhookSecret[]>>;
   readonly limits: ReceiverLimits;
   readonly deliver: (event: LabelEvent) => Promise<DeliveryResult>;
   readonly metrics: ReceiverMetrics;
@@ -86,12 +88,13 @@ export function createReceiverServer(deps: ServerDeps): Server {
         return sendAndClose(res, 503, { error: 'too many bodies in flight' });
       }
       // Authenticate the raw bytes before reading a single field.
-      if (admission.verifyBody && !admission.verifyBody(body)) {
+      const scope = admission.authenticate(body);
+      if (scope === undefined) {
         count(DeliveryOutcome.Unauthorized);
         log.warn({ forge }, 'Refused delivery with a bad signature');
         return send(res, 401, { error: 'bad or missing signature' });
       }
-      return await handle(forge, req, res, body, admission.deliveryId, count);
+      return await handle(forge, req, res, body, admission.deliveryId, scope, count);
     } finally {
       inflightBodyBytes -= held;
     }
@@ -103,6 +106,7 @@ export function createReceiverServer(deps: ServerDeps): Server {
     res: ServerResponse,
     body: Buffer,
     deliveryId: string | undefined,
+    scope: SecretScope,
     count: (outcome: DeliveryOutcome) => void,
   ): Promise<void> {
     let payload: unknown;
@@ -123,6 +127,13 @@ export function createReceiverServer(deps: ServerDeps): Server {
     }
     const event = parsed.event;
     const dlog = log.child({ forge, delivery: event.deliveryId, target: event.target });
+    const repository = targetParts(event.target)?.repository;
+    if (!scopeAllows(scope, forge, repository)) {
+      // The secret is another repository's: whoever holds it does not speak for this one (#30).
+      count(DeliveryOutcome.RepositoryNotAllowed);
+      dlog.warn({ repository }, 'Refused delivery naming a repository its secret does not speak for');
+      return send(res, 401, { error: 'the secret that signed this delivery does not speak for its repository' });
+    }
     let result: DeliveryResult;
     try {
       result = await deps.deliver(event);
@@ -152,6 +163,9 @@ export function createReceiverServer(deps: ServerDeps): Server {
             // A once trigger that already fired for this target: nothing created, and said so.
             count(DeliveryOutcome.OnceSpent);
             dlog.info({ trigger: r.trigger, spentBy: r.spentBy }, 'Found once trigger already fired for this target');
+          } else if (r.outcome === 'unconfirmed') {
+            count(DeliveryOutcome.LabelUnconfirmed);
+            dlog.warn({ trigger: r.trigger }, 'Refused delivery: the forge does not show its label on the target');
           } else if (r.recordedEarlier) {
             // Counted when it was first handled; this is the same delivery again.
             count(DeliveryOutcome.Duplicate);

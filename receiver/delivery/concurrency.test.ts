@@ -1,0 +1,43 @@
+import { describe, expect, test } from '@jest/globals';
+import type { HeldJobObject } from '../../api/heldjob-schema.js';
+import { Phase } from '../../api/vocabulary.js';
+import { labelEvent, siblingHeldJob } from '../../test/support/fakes-receiver.js';
+import { decideBounded } from './concurrency.js';
+
+const gen = (n: number, status?: HeldJobObject['status'], annotations: Record<string, string> = {}) =>
+  siblingHeldJob(`web-7-notify-${n}`, {
+    trigger: 'notify',
+    ...(status ? { status } : {}),
+    annotations: { 'waitgate.dev/hold-generation': String(n), 'waitgate.dev/delivery': `other-${n}`, ...annotations },
+  });
+const running = (n: number) => gen(n, { phase: Phase.Running, jobName: `job-${n}`, launchedAt: '2026-09-01T08:00:00Z' });
+const pending = (n: number) => gen(n, { phase: Phase.Pending });
+const done = (n: number) => gen(n, { phase: Phase.Succeeded, jobName: `job-${n}`, launchedAt: '2026-09-01T07:00:00Z' });
+
+describe('decideBounded: one running, one pending (#30, finding 4)', () => {
+  test.each<[string, HeldJobObject[], number | undefined, object]>([
+    ['nothing live: the first generation', [], undefined, { kind: 'hold', generation: 1 }],
+    ['Valkey remembers generation 4, none live: the fifth', [], 4, { kind: 'hold', generation: 5 }],
+    ['one finished: the next', [done(1)], 1, { kind: 'hold', generation: 2 }],
+    ['one running: the next is the pending one', [running(1)], 1, { kind: 'hold', generation: 2 }],
+    ['one not yet created by the operator (no status): pending, counted', [gen(1)], 1, { kind: 'superseded', by: 'web-7-notify-1' }],
+    ['one pending: counted on the record', [pending(1)], 1, { kind: 'superseded', by: 'web-7-notify-1' }],
+    ['one running and one pending: counted', [running(1), pending(2)], 2, { kind: 'superseded', by: 'web-7-notify-2' }],
+    ['two running (no scope limit queued the second): counted', [running(1), running(2)], 2, { kind: 'superseded' }],
+    ['a finished one and a running one: the next', [done(1), running(2)], 2, { kind: 'hold', generation: 3 }],
+    [
+      'a refusal record is never a hold',
+      [gen(0, { phase: Phase.Refused }, { 'waitgate.dev/refusal': 'wait-superseded' })],
+      0,
+      { kind: 'hold', generation: 1 },
+    ],
+    [
+      'its own hold, from an earlier handling of this delivery: its answer',
+      [gen(1, { phase: Phase.Pending }, { 'waitgate.dev/delivery': 'd-1' })],
+      1,
+      { kind: 'recorded', recorded: { outcome: 'held', heldJob: 'web-7-notify-1' } },
+    ],
+  ])('%s', (_n, live, generation, decision) => {
+    expect(decideBounded(labelEvent(), 'notify', live, { generation })).toMatchObject(decision);
+  });
+});

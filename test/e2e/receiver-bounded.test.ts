@@ -1,0 +1,95 @@
+// #30, finding 4: a trigger without waitFor is bounded. Against the real apiserver, the real
+// Valkey-compatible server and a real operator: twenty quick relabels of one issue make at most
+// one running and one pending HeldJob, and every other delivery is counted on one
+// wait-superseded record; an Azure DevOps pull request updated again and again (pushes, votes)
+// makes no more.
+import { describe, expect, test } from '@jest/globals';
+import { Annotations, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { tallyOf } from '../../receiver/delivery/plan.js';
+import { azurePullRequest, githubLabeled, post, resultsOf } from '../support/forge.js';
+import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
+import { operatorProcess } from '../support/service-process.js';
+import { Timeouts } from '../support/timeouts.js';
+import { eventually } from '../support/wait.js';
+
+const LABEL = 'waitgate:deploy';
+
+async function withOperator(s: ReceiverScenario, body: () => Promise<void>): Promise<void> {
+  const operator = operatorProcess(
+    {
+      WAITGATE_WATCH_NAMESPACE: s.namespace,
+      WAITGATE_NAMESPACE: s.namespace,
+      WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
+    },
+    `${s.namespace}-operator`,
+  );
+  await operator.start();
+  try {
+    await body();
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+  } finally {
+    await operator.stop();
+  }
+}
+
+const isRecord = (h: { metadata: { annotations?: Record<string, string> } }) => h.metadata.annotations?.[Annotations.refusal] !== undefined;
+
+describe('receiver: a trigger without waitFor is bounded (#30, finding 4)', () => {
+  test(
+    'twenty quick relabels of one issue: at most one running and one pending HeldJob, the rest counted on one record',
+    () =>
+      withReceiver('rcv-bounded', { triggers: [trigger({ name: 'notify', labels: [LABEL], exitCode: 'never' })] }, (s) =>
+        withOperator(s, async () => {
+          const outcomes: string[] = [];
+          for (let i = 0; i < 20; i++) {
+            const r = await post(s.url, githubLabeled({ label: LABEL, number: 7 }));
+            expect(r.status).toBe(202);
+            outcomes.push(...resultsOf(r).map((x) => x.token ?? x.outcome));
+          }
+          const all = await s.kube.listHeldJobs(s.namespace);
+          const holds = all.filter((h) => !isRecord(h));
+          const records = all.filter(isRecord);
+          expect(holds.length).toBeGreaterThanOrEqual(1);
+          expect(holds.length).toBeLessThanOrEqual(2);
+          expect(outcomes.filter((o) => o === 'held')).toHaveLength(holds.length);
+          expect(outcomes.filter((o) => o === RefusalToken.Superseded)).toHaveLength(20 - holds.length);
+          expect(records).toHaveLength(1);
+          expect(records[0]?.metadata.annotations?.[Annotations.refusal]).toBe(RefusalToken.Superseded);
+          expect(tallyOf(records[0]!).count).toBe(20 - holds.length);
+          // The first runs; Jobs: no more than the holds.
+          await eventually(
+            'the first hold to run',
+            async () => {
+              const hs = (await s.kube.listHeldJobs(s.namespace)).filter((h) => !isRecord(h));
+              return hs.some((h) => h.status?.phase === Phase.Running) ? true : undefined;
+            },
+            Timeouts.jobMs,
+          );
+          const jobs = await s.kube.batch.listNamespacedJob({ namespace: s.namespace });
+          expect(jobs.items.length).toBeLessThanOrEqual(2);
+        }),
+      ),
+    Timeouts.testMs,
+  );
+
+  test(
+    'an Azure DevOps pull request updated again and again (pushes, votes) with its label still on: bounded the same way',
+    () =>
+      withReceiver('rcv-bounded-azure', { triggers: [trigger({ name: 'pr', kind: 'azure', labels: [LABEL] })] }, async (s) => {
+        const outcomes: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          const r = await post(s.url, azurePullRequest({ repo: 'web', id: 12, labels: [LABEL] }));
+          expect(r.status).toBe(202);
+          outcomes.push(...resultsOf(r).map((x) => x.token ?? x.outcome));
+        }
+        expect(outcomes).toEqual(['held', ...Array<string>(5).fill(RefusalToken.Superseded)]);
+        const holds = (await s.kube.listHeldJobs(s.namespace)).filter((h) => !isRecord(h));
+        expect(holds).toHaveLength(1);
+        // An update that carries no label fires nothing.
+        const none = await post(s.url, azurePullRequest({ repo: 'web', id: 12, labels: [] }));
+        expect(none.json).toMatchObject({ outcome: 'unhandled' });
+      }),
+    Timeouts.testMs,
+  );
+});
