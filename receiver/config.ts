@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Forge } from '../api/vocabulary.js';
 import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
 import { FORGES } from '../api/vocabulary.js';
+import { WEBHOOK_VARIABLES } from '../api/webhook-variables.js';
 import { scopedSecretsSchema, SHORT_SECRET, MIN_WEBHOOK_SECRET_LENGTH, type WebhookSecret } from './webhook-secrets.js';
 
 const longEnough = (s: string) => s.length >= MIN_WEBHOOK_SECRET_LENGTH;
@@ -185,21 +186,16 @@ function foldersTogether(
 
 type Env = z.infer<typeof receiverEnvSchema>;
 
-/** The variables that authenticate each forge's deliveries, and its API token's. */
-const FORGE_VARIABLES = {
-  github: {
-    secrets: ['WAITGATE_GITHUB_WEBHOOK_SECRET', 'WAITGATE_GITHUB_WEBHOOK_SECRETS', 'WAITGATE_GITHUB_WEBHOOK_SCOPED_SECRETS'],
-    token: 'WAITGATE_GITHUB_TOKEN',
-  },
-  gitlab: {
-    secrets: ['WAITGATE_GITLAB_WEBHOOK_TOKEN', 'WAITGATE_GITLAB_WEBHOOK_TOKENS', 'WAITGATE_GITLAB_WEBHOOK_SCOPED_TOKENS'],
-    token: 'WAITGATE_GITLAB_TOKEN',
-  },
-  azure: {
-    secrets: ['WAITGATE_AZURE_WEBHOOK_SECRET', 'WAITGATE_AZURE_WEBHOOK_SECRETS', 'WAITGATE_AZURE_WEBHOOK_SCOPED_SECRETS'],
-    token: 'WAITGATE_AZURE_TOKEN',
-  },
-} as const satisfies Record<Forge, { secrets: readonly (keyof Env)[]; token: keyof Env }>;
+/** The variables that authenticate each forge's deliveries, and its API token's (api/webhook-variables.ts). */
+const variablesOf = <F extends Forge>(f: F) => ({
+  secrets: [...WEBHOOK_VARIABLES[f].unscoped, WEBHOOK_VARIABLES[f].scoped],
+  token: WEBHOOK_VARIABLES[f].token,
+});
+const FORGE_VARIABLES: Record<Forge, { secrets: readonly (keyof Env)[]; token: keyof Env }> = {
+  github: variablesOf('github'),
+  gitlab: variablesOf('gitlab'),
+  azure: variablesOf('azure'),
+};
 
 /** Confirming labels asks the forge: every forge that may deliver needs its API token. */
 function confirmNeedsTokens(e: Env, ctx: z.RefinementCtx): void {

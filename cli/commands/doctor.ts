@@ -35,6 +35,7 @@ import {
   type RoleInfo,
 } from '../doctor/rbac.js';
 import { valkeyExposureFindings } from '../doctor/valkey-exposure.js';
+import { JOB_POD_SECURITY_ANNOTATION, protectionFindings, type JobPolicyRead, type ProtectionInput } from '../doctor/protection.js';
 import { valkeyFindings } from '../doctor/valkey.js';
 import { execReachFindings, operatorDeployments, type OperatorDeployment } from '../doctor/exec-reach.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
@@ -67,6 +68,11 @@ export const doctor: Command = {
     '            resolve here is a warning that it was not checked',
     '  valkey-exposure  a VALKEY_URL with no password, or plain text (redis://) to a host',
     "            that is not loopback, is a warning: a shared Valkey is the whole fleet's state",
+    '  protection  which tenancy protections are in force: per forge, webhook secrets scoped',
+    '            to repositories or (a warning) speaking for every repository; whether the',
+    '            receiver confirms labels with the forge; the Pod Security level the',
+    "            operator-jobs policy holds the operator's Jobs to, each namespace widened from",
+    '            it (a warning), and no such policy bound (a warning)',
     "  rbac      every permission the operator needs is granted (to the kubeconfig's user, or",
     '            with --as to that user or service account)',
     'It then prints the capacity arithmetic at these settings and the subjects whose RBAC',
@@ -231,6 +237,8 @@ async function examine(
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile, io.env)));
     const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
     findings.push(...(await rbacCheck(kc, operatorPermissions(place), opts.as)));
+    const [receivers, jobPolicy] = await Promise.all([readReceivers(kc, namespace), readJobPolicy(kc, namespace)]);
+    findings.push(...protectionFindings({ receivers, jobPolicy }));
     const listed = await editorsOf(kc, namespace);
     if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
     else editors = listed.editors;
@@ -274,6 +282,50 @@ async function readOperators(
     return { operators: operatorDeployments(deployments.items, accounts.items) };
   } catch (err) {
     return { operators: undefined, problem: describeError(err) };
+  }
+}
+
+/** The receiver containers of `namespace`'s Deployments: each variable, its value when inline. */
+async function readReceivers(kc: k8s.KubeConfig, namespace: string): Promise<ProtectionInput['receivers']> {
+  let deployments: k8s.V1Deployment[];
+  try {
+    deployments = (await kc.makeApiClient(k8s.AppsV1Api).listNamespacedDeployment({ namespace })).items;
+  } catch {
+    return []; // readOperators has said why already.
+  }
+  return deployments.flatMap((d) => {
+    const c = d.spec?.template.spec?.containers.find((c) =>
+      [...(c.command ?? []), ...(c.args ?? [])].some((a) => /(^|\/)receiver\/main\.js$/.test(a)),
+    );
+    return c && d.metadata?.name
+      ? [{ deployment: d.metadata.name, env: (c.env ?? []).map((e) => ({ name: e.name, value: e.value })) }]
+      : [];
+  });
+}
+
+/** The chart's operator-jobs policy of this release namespace, bound, with the levels it records. */
+async function readJobPolicy(kc: k8s.KubeConfig, namespace: string): Promise<JobPolicyRead> {
+  const admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  try {
+    const [policies, bindings] = await Promise.all([
+      admission.listValidatingAdmissionPolicy(),
+      admission.listValidatingAdmissionPolicyBinding(),
+    ]);
+    const policy = policies.items.find((p) => {
+      const name = p.metadata?.name ?? '';
+      return name.startsWith(`${namespace}-`) && name.endsWith('-operator-jobs');
+    });
+    const bound = bindings.items.some(
+      (b) => b.spec?.policyName === policy?.metadata?.name && (b.spec?.validationActions ?? []).includes('Deny'),
+    );
+    if (!policy || !bound) return { state: 'missing' };
+    const recorded = policy.metadata?.annotations?.[JOB_POD_SECURITY_ANNOTATION];
+    if (recorded === undefined) return { state: 'ok', level: 'baseline', namespaces: {} };
+    const parsed = JSON.parse(recorded) as { default?: unknown; namespaces?: unknown };
+    const namespaces = parsed.namespaces && typeof parsed.namespaces === 'object' ? (parsed.namespaces as Record<string, string>) : {};
+    return { state: 'ok', level: typeof parsed.default === 'string' ? parsed.default : 'baseline', namespaces };
+  } catch (err) {
+    return { state: 'error', problem: describeError(err) };
   }
 }
 

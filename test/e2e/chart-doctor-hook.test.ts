@@ -129,6 +129,11 @@ const DOCTOR_CLUSTER_RULES = [
   },
   { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
   { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'], verbs: ['list'] },
+  {
+    apiGroups: ['admissionregistration.k8s.io'],
+    resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+    verbs: ['list'],
+  },
 ];
 
 describe('the helm test hook, as the chart renders it', () => {
@@ -346,7 +351,9 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
           );
           // And the tests' Valkey, which asks no password.
           expect(r.stdout).toMatch(/^WARN\s+valkey-exposure: redis:\/\/127\.0\.0\.1:\d+ is used with no password/m);
-          expect(r.stdout).toMatch(/^0 failures, 2 warnings$/m);
+          // And the admission policies these values turn off: nothing bounds the operator's Jobs.
+          expect(r.stdout).toMatch(/^WARN\s+protection: no operator-jobs admission policy is bound/m);
+          expect(r.stdout).toMatch(/^0 failures, 3 warnings$/m);
 
           // And no more: no Secrets (the URL came from the kubelet's side), no Pods, no HeldJobs.
           const sa = await serviceAccountKubeconfig(c.kube, ns, DOCTOR);
