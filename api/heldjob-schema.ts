@@ -160,7 +160,7 @@ export const heldJobStatusSchema = z
     jobName: z.string().optional(),
     scope: z.string().optional().meta({
       description:
-        "The scope (the target's repository) whose slot the launched Job holds, recorded at the launch: the slot is kept and given back under this name whatever the spec says later.",
+        "The scope (the target's repository on its forge, github:acme/web, for a HeldJob the receiver made; ns/<namespace>:acme/web for one written by hand) whose slot the launched Job holds, recorded at the launch: the slot is kept and given back under this name whatever the spec says later.",
     }),
     launchedAt: time.optional(),
     finishedAt: time.optional(),

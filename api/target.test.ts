@@ -22,7 +22,12 @@ describe('targetProblem', () => {
     expect(heldJobSpecSchema.safeParse(spec).success).toBe(ok);
   });
 
-  test('the scope of a target is its repository', () => {
-    expect(scopeKeyOf('group/sub/repo!12')).toBe('group/sub/repo');
+  test.each<[string, string, { forge: string | undefined; namespace: string }, string]>([
+    ['made by the receiver: its repository on its forge', 'group/sub/repo!12', { forge: 'gitlab', namespace: 'team-a' }, 'gitlab:group/sub/repo'],
+    ['the same repository on another forge is another scope', 'acme/web#7', { forge: 'github', namespace: 'team-a' }, 'github:acme/web'],
+    ['written by hand: its repository in its namespace', 'acme/web#7', { forge: undefined, namespace: 'team-a' }, 'ns/team-a:acme/web'],
+    ['another namespace never holds team-a’s place', 'acme/web#7', { forge: undefined, namespace: 'team-b' }, 'ns/team-b:acme/web'],
+  ])('the scope of a target: %s', (_n, target, owner, key) => {
+    expect(scopeKeyOf(target, owner)).toBe(key);
   });
 });

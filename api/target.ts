@@ -15,9 +15,27 @@ export function targetProblem(target: string): string | undefined {
   return undefined;
 }
 
-/** The scope a target's Job counts against: its repository (the target without #n or !n). */
-export function scopeKeyOf(target: string): string {
+/** The repository of a target: the target without #n or !n. */
+export function repositoryOf(target: string): string {
   return target.replace(/[#!]\d+$/, '');
+}
+
+/** Who a scope key is for: the forge of a HeldJob the receiver made, else the namespace it was written in. */
+export interface ScopeOwner {
+  /** receiverForgeOf(heldJob): set only for a HeldJob the receiver made. */
+  readonly forge: string | undefined;
+  readonly namespace: string;
+}
+
+/**
+ * The scope a target's Job counts against, fleet-wide: its repository on its forge
+ * (`github:acme/web`) for a HeldJob the receiver made, and its repository in the namespace it
+ * was written in (`ns/team-a:acme/web`) for one written by hand, so a namespace's own HeldJobs
+ * never hold the place of a forge repository's deliveries, nor of another namespace's.
+ */
+export function scopeKeyOf(target: string, owner: ScopeOwner): string {
+  const repository = repositoryOf(target);
+  return owner.forge !== undefined ? `${owner.forge}:${repository}` : `ns/${owner.namespace}:${repository}`;
 }
 
 /** A target taken apart: `acme/web#7` → repository `acme/web`, separator `#`, number `7`. */

@@ -9,12 +9,9 @@ import { targetParts } from './target.js';
 import { jobSpecOf } from './triggers/job-spec.js';
 import { repositoryAllowed } from './triggers/repositories.js';
 import type { Trigger } from './triggers/types.js';
-import { FailureReason, Labels, MADE_BY_RECEIVER } from './vocabulary.js';
+import { FailureReason, Labels } from './vocabulary.js';
 
-/** Whether the receiver made this HeldJob (Labels.madeBy). */
-export function madeByReceiver(heldJob: Pick<HeldJobObject, 'metadata'>): boolean {
-  return heldJob.metadata.labels?.[Labels.madeBy] === MADE_BY_RECEIVER;
-}
+export { madeByReceiver } from './made-by.js';
 
 /** The trigger of that name in the loaded triggers file, if it declares one. */
 export function declaredTriggerOf(triggers: ReadonlyMap<string, Trigger>, name: string): Trigger | undefined {

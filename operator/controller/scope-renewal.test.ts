@@ -23,8 +23,8 @@ test('runningHolders: one place per running HeldJob, its uid the holder, its rep
       held('new-4', 'acme/web#4', undefined),
     ]),
   ).toEqual([
-    { scopeKey: 'acme/web', holder: 'uid-web-1' },
-    { scopeKey: 'acme/api', holder: 'uid-api-3' },
+    { scopeKey: 'ns/team-a:acme/web', holder: 'uid-web-1' },
+    { scopeKey: 'ns/team-a:acme/api', holder: 'uid-api-3' },
   ]);
 });
 
@@ -39,7 +39,7 @@ test("runningHolders: a launch recorded and not confirmed (Launched Unknown) is 
       },
     };
   };
-  expect(runningHolders([withLaunched('1', 'True'), withLaunched('2', 'Unknown')])).toEqual([{ scopeKey: 'acme/web', holder: 'uid-1' }]);
+  expect(runningHolders([withLaunched('1', 'True'), withLaunched('2', 'Unknown')])).toEqual([{ scopeKey: 'ns/team-a:acme/web', holder: 'uid-1' }]);
 });
 
 test('endedHolders: holds that ended within the window give their places back again; older, running or unended ones do not', () => {
@@ -57,8 +57,8 @@ test('endedHolders: holds that ended within the window give their places back ag
       120_000,
     ),
   ).toEqual([
-    { scopeKey: 'acme/web', holder: 'uid-done-1' },
-    { scopeKey: 'acme/api', holder: 'uid-fail-4' },
+    { scopeKey: 'ns/team-a:acme/web', holder: 'uid-done-1' },
+    { scopeKey: 'ns/team-a:acme/api', holder: 'uid-fail-4' },
   ]);
 });
 
@@ -79,7 +79,7 @@ test('a running hold keeps its place whatever its spec says now: the scope recor
   ).toEqual([
     { scopeKey: 'acme/web', holder: 'uid-note-1' },
     { scopeKey: 'acme/web', holder: 'uid-moved-2' },
-    { scopeKey: 'acme/ops', holder: 'uid-legacy-3' },
+    { scopeKey: 'ns/team-a:acme/ops', holder: 'uid-legacy-3' },
   ]);
 });
 

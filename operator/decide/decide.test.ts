@@ -146,7 +146,7 @@ describe('decide: after', () => {
       observed(heldJob({ status: held })),
       AFTER_MS,
       ['observeAfterLateness', 'acquireScope', 'recordLater', 'leaveMarker', 'updateStatus', 'unfenceJob'],
-      { phase: Phase.Running, jobName: JOB, scope: 'acme/web', waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
+      { phase: Phase.Running, jobName: JOB, scope: 'ns/team-a:acme/web', waitedSeconds: 3600, afterClearedAt: iso(AFTER_MS) },
     ],
     [
       'held, instant long past (restart after the instant): launch now',
@@ -777,7 +777,7 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
       observed(edited({ status: seen(running) }), succeeded),
       ['releaseScope', 'updateStatus'],
       { phase: Phase.Succeeded },
-      { scope: 'acme/web' },
+      { scope: 'ns/team-a:acme/web' },
     ],
     [
       'running, no scope recorded and no target to read: the end is recorded all the same (the place lapses with its lease)',
@@ -798,7 +798,7 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
       'held, its own Job there (a crash before the record): it launched, so it follows its Job; not refused',
       observed(edited({ status: held }), active),
       ['leaveMarker', 'updateStatus'],
-      { phase: Phase.Running, scope: 'acme/web' },
+      { phase: Phase.Running, scope: 'ns/team-a:acme/web' },
       { eventReason: 'Launched' },
     ],
     [
@@ -806,7 +806,7 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
       observed(edited({ status: held, finalizer: true })),
       ['releaseScope', 'updateStatus', 'setFinalizers'],
       { phase: Phase.Refused, reason: RefusalToken.Unreadable, message: 'spec: Unrecognized key: "note"' },
-      { scope: 'acme/web', eventReason: 'Refused', event: /^wait-unreadable: spec: Unrecognized key: "note"$/ },
+      { scope: 'ns/team-a:acme/web', eventReason: 'Refused', event: /^wait-unreadable: spec: Unrecognized key: "note"$/ },
     ],
     [
       'held, asleep until its instant, its job edited so that it no longer reads: Refused wait-unreadable, naming the field',
@@ -829,7 +829,7 @@ describe('decide: a spec that no longer reads (edited; the CRD keeps unknown fie
       observed(at(heldJob({ spec: NOTE, status: held, deleted: true }), 2)),
       ['releaseScope', 'setFinalizers'],
       undefined,
-      { scope: 'acme/web' },
+      { scope: 'ns/team-a:acme/web' },
     ],
   ])('%s', (_name, o, expectedTypes, expectedStatus, more) => {
     const actions = plan(o, AFTER_MS);

@@ -283,7 +283,7 @@ describe('afterJobRead: the spec no longer reads', () => {
   test('recorded, never created: it cannot be built, so it never is; Refused wait-unreadable, nothing launched, the slot back', () => {
     const actions = afterJobRead(observed(launching), { kind: 'gone' }, T0);
     expect(types(actions)).toEqual(['releaseScope', 'updateStatus', 'setFinalizers']);
-    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'acme/web', ended: true });
+    expect(actions[0]).toEqual({ type: 'releaseScope', scopeKey: 'ns/team-a:acme/web', ended: true });
     const s = written(actions)?.status;
     expect(s).toMatchObject({ phase: Phase.Refused, reason: 'wait-unreadable' });
     expect(s?.message).toMatch(/Unrecognized key: "note".*before its Job was created/);
@@ -304,7 +304,7 @@ describe('afterJobRead: the spec no longer reads', () => {
 
 describe('the launch records its scope', () => {
   test('launchingStatus writes the scope the slot was taken in; unrecorded takes it off again', () => {
-    expect(launching.scope).toBe('acme/web');
+    expect(launching.scope).toBe('ns/team-a:acme/web');
     expect(launchingStatus(ready, { jobName: 'j', scopeKey: undefined }, T0, 1).scope).toBeUndefined();
     expect(unrecorded(launching).scope).toBeUndefined();
   });

@@ -20,7 +20,7 @@ describe('viewOf: the HeldJob read once', () => {
       ok: true,
       afterMs: Date.parse('2026-09-01T09:00:00Z'),
       profiles: ['ci', 'jira'],
-      scopeKey: 'acme/web',
+      scopeKey: 'ns/team-a:acme/web',
       jobName: jobNameFor(meta),
     });
   });
@@ -46,7 +46,7 @@ describe('viewOf: the HeldJob read once', () => {
       'a field it does not know: what reads is still read',
       { target: 'acme/web#7', trigger: 'd', job, note: 'x' },
       undefined,
-      { scopeKey: 'acme/web', target: 'acme/web#7', trigger: 'd' },
+      { scopeKey: 'ns/team-a:acme/web', target: 'acme/web#7', trigger: 'd' },
     ],
     [
       'the scope recorded at the launch wins over the target',
@@ -56,7 +56,7 @@ describe('viewOf: the HeldJob read once', () => {
     ],
     ['a target that is not one, no scope recorded: none', { target: 'not a target', trigger: 'd', job }, undefined, { trigger: 'd' }],
     ['no spec at all: the recorded scope', undefined, { scope: 'acme/web' }, { scopeKey: 'acme/web' }],
-    ['an empty trigger is none', { target: 'acme/web#7', trigger: '', job }, undefined, { scopeKey: 'acme/web', target: 'acme/web#7' }],
+    ['an empty trigger is none', { target: 'acme/web#7', trigger: '', job }, undefined, { scopeKey: 'ns/team-a:acme/web', target: 'acme/web#7' }],
   ])('not ok, %s', (_n, spec, status, expected) => {
     const v = viewOf({ metadata: meta, spec, ...(status ? { status } : {}) });
     expect(v.ok).toBe(false);

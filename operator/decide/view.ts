@@ -10,7 +10,8 @@
 import { checkSpec, type HeldJobObject, type HeldJobSpec, type WaitCondition } from '../../api/heldjob-schema.js';
 import { parseInstant } from '../../api/instant.js';
 import { jobNameFor } from '../../api/job-name.js';
-import { scopeKeyOf, targetProblem } from '../../api/target.js';
+import { receiverForgeOf } from '../../api/made-by.js';
+import { scopeKeyOf, targetProblem, type ScopeOwner } from '../../api/target.js';
 
 /** What is read of any HeldJob, whether or not its spec passes its check. */
 interface Readable {
@@ -51,16 +52,19 @@ function readableFields(spec: unknown): { target: string | undefined; trigger: s
   return { target, trigger };
 }
 
+const ownerOf = (heldJob: HeldJobObject): ScopeOwner => ({ forge: receiverForgeOf(heldJob), namespace: heldJob.metadata.namespace });
+
 /**
- * The scope a HeldJob's place is under: the one recorded at its launch (status.scope), else its
- * target's repository, read leniently. Cheap (no spec check): the scope-lease sweep asks it of
+ * The scope a HeldJob's place is under: the one recorded at its launch (status.scope: a hold
+ * launched by an older operator keeps the repository-only key it took), else its target's
+ * repository on its forge or in its namespace (api/target.ts), read leniently. Cheap (no spec check): the scope-lease sweep asks it of
  * every HeldJob.
  */
 export function scopeOf(heldJob: HeldJobObject): string | undefined {
   const recorded = heldJob.status?.scope;
   if (typeof recorded === 'string' && recorded.length > 0) return recorded;
   const { target } = readableFields(heldJob.spec);
-  return target === undefined ? undefined : scopeKeyOf(target);
+  return target === undefined ? undefined : scopeKeyOf(target, ownerOf(heldJob));
 }
 
 export function viewOf(heldJob: HeldJobObject): HeldJobView {
@@ -89,7 +93,7 @@ export function viewOf(heldJob: HeldJobObject): HeldJobView {
     conditions,
     afterMs,
     profiles,
-    scopeKey: readable.scopeKey ?? scopeKeyOf(spec.target),
+    scopeKey: readable.scopeKey ?? scopeKeyOf(spec.target, ownerOf(heldJob)),
     target: spec.target,
     trigger: spec.trigger,
   };

@@ -7,7 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { connectValkey } from '../../lib/valkey/connection.js';
 import { ValkeyKeys } from '../../lib/valkey/keys.js';
-import { EventReason, Phase } from '../../api/vocabulary.js';
+import { EventReason, Labels, MADE_BY_RECEIVER, Phase } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
 import { metricValue, operatorMetricsUrl } from '../support/metrics.js';
 import { phaseReached, withScenario, type Scenario } from '../support/scenario.js';
@@ -20,6 +20,32 @@ import { eventually, staysTrue } from '../support/wait.js';
 const LEASE_MS = 3_000;
 const LIMITS = { WAITGATE_SCOPE_LIMIT: '1', WAITGATE_CONCURRENCY: '4', WAITGATE_SCOPE_LEASE_TTL_MS: String(LEASE_MS) };
 
+/**
+ * The scope a receiver-made hold takes is its repository on its forge, in every cluster of the
+ * fleet; a hand-written one's is its namespace's own. So the fleet's holds here are made as the
+ * receiver makes them, from triggers each operator reads: `deploy`, and `deploy-never` whose Job
+ * never ends by itself.
+ */
+const TRIGGERS = {
+  'waitgate-triggers': {
+    'triggers.json': JSON.stringify(
+      (['deploy', 'deploy-never'] as const).map((name) => {
+        const spec = heldJob({ trigger: name, ...(name === 'deploy-never' ? { exitCode: 'never' as const } : {}) })['spec'] as {
+          job: object;
+        };
+        return { name, on: { type: 'label', any: [`waitgate:${name}`] }, run: { kind: 'github', flow: 'deploy', job: spec.job } };
+      }),
+    ),
+  },
+};
+
+/** A hold as the receiver makes one (labelled; its spec is its trigger's). */
+function fleetHold(f: Parameters<typeof heldJob>[0]): Record<string, unknown> {
+  const hj = heldJob({ ...f, trigger: f?.exitCode === 'never' ? 'deploy-never' : 'deploy' });
+  const metadata = hj['metadata'] as Record<string, unknown>;
+  return { ...hj, metadata: { ...metadata, labels: { [Labels.forge]: 'github', [Labels.madeBy]: MADE_BY_RECEIVER } } };
+}
+
 /** Whether the hold has launched (it has a Job, running or done). */
 async function launched(s: { kube: Scenario['kube'] }, namespace: string, name: string): Promise<boolean> {
   const phase = (await s.kube.getHeldJob(namespace, name))?.status?.phase;
@@ -27,8 +53,8 @@ async function launched(s: { kube: Scenario['kube'] }, namespace: string, name: 
 }
 
 /** Runs `first` (a Job that never ends by itself) until it has its Job; its Job's name. */
-async function firstRunning(s: Scenario): Promise<string> {
-  await s.kube.createHeldJob(s.namespace, heldJob({ name: 'first', target: 'acme/web#1', exitCode: 'never' }));
+async function firstRunning(s: Scenario, make: typeof heldJob = heldJob): Promise<string> {
+  await s.kube.createHeldJob(s.namespace, make({ name: 'first', target: 'acme/web#1', exitCode: 'never' }));
   const hj = await phaseReached(s, 'first', Phase.Running);
   const jobName = hj.status?.jobName as string;
   await eventually('the Job of first', async () => ((await s.kube.jobExists(s.namespace, jobName)) ? true : undefined));
@@ -49,10 +75,13 @@ describe('a Valkey-only partition longer than the lease', () => {
         await withScenario(
           'lease-cut',
           async (s) => {
-            const jobName = await firstRunning(s);
+            const jobName = await firstRunning(s, fleetHold);
 
             // Another cluster of the fleet: its own operator, the same Valkey prefix, straight to Valkey.
             const ns = await s.kube.createNamespace('lease-other');
+            for (const [name, data] of Object.entries(TRIGGERS)) {
+              await s.kube.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name, namespace: ns }, data } });
+            }
             const other = operatorProcess(
               {
                 ...LIMITS,
@@ -67,8 +96,8 @@ describe('a Valkey-only partition longer than the lease', () => {
               await other.start();
               await proxy.cut();
               const cutAt = Date.now();
-              await s.kube.createHeldJob(ns, heldJob({ name: 'fleet', target: 'acme/web#2' }));
-              await s.kube.createHeldJob(s.namespace, heldJob({ name: 'second', target: 'acme/web#3' }));
+              await s.kube.createHeldJob(ns, fleetHold({ name: 'fleet', target: 'acme/web#2' }));
+              await s.kube.createHeldJob(s.namespace, fleetHold({ name: 'second', target: 'acme/web#3' }));
 
               const neitherLaunched = async () => !(await launched(s, ns, 'fleet')) && !(await launched(s, s.namespace, 'second'));
               // Cut for four leases and more: the other cluster's hold asks again every 5 s meanwhile.
@@ -90,7 +119,7 @@ describe('a Valkey-only partition longer than the lease', () => {
               await s.kube.deleteNamespace(ns);
             }
           },
-          { env: { ...LIMITS, VALKEY_URL: valkeyUrl } },
+          { env: { ...LIMITS, VALKEY_URL: valkeyUrl }, configMaps: TRIGGERS },
         );
       });
     },
@@ -105,7 +134,7 @@ describe('a Valkey-only partition longer than the lease', () => {
         async (s) => {
           const redis = connectValkey(process.env['VALKEY_URL'] as string);
           redis.on('error', () => undefined);
-          const [all, web] = new ValkeyKeys(`test-${s.namespace}`).scopeSlots('acme/web');
+          const [all, web] = new ValkeyKeys(`test-${s.namespace}`).scopeSlots(`ns/${s.namespace}:acme/web`);
           const metricsUrl = operatorMetricsUrl(await s.operator.logged('Started'));
           try {
             const jobName = await firstRunning(s);

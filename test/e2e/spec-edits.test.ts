@@ -121,7 +121,7 @@ describe('a spec edited under the operator', () => {
         await endJob(s, job.metadata?.name as string);
         const first = await phaseReached(s, 'first', Phase.Succeeded);
         expect(first.status?.message).toBe(`Job ${job.metadata?.name as string} succeeded`);
-        expect(first.status?.scope).toBe('acme/web');
+        expect(first.status?.scope).toBe(`ns/${s.namespace}:acme/web`);
         expect(first.status?.observedGeneration).toBe(3);
         expect(first.status?.conditions?.find((c) => c.type === ConditionType.Finished)).toMatchObject({
           status: 'True',
