@@ -283,6 +283,11 @@ export const Annotations = {
   holdGeneration: 'waitgate.dev/hold-generation',
   /** What the target is on its forge (TargetKind): a `#` target alone cannot say issue or pull request. */
   targetKind: 'waitgate.dev/target-kind',
+  /**
+   * On an OnceRecord: the instant (RFC 3339) after which it no longer spends its trigger; the
+   * receiver deletes it (uid precondition) as a delivery meets it, and a collector may (#30).
+   */
+  expiresAt: 'waitgate.dev/expires-at',
 } as const;
 
 export function isFailureReason(v: unknown): v is FailureReason {

@@ -5,6 +5,7 @@ import type { Forge } from '../api/vocabulary.js';
 import { boolean, integer, logLevel, parseEnv, text, textOr, unsetIfEmpty, valkeyCaNeedsTls, valkeyUrl } from '../lib/config/env.js';
 import { FORGES } from '../api/vocabulary.js';
 import { WEBHOOK_VARIABLES } from '../api/webhook-variables.js';
+import { ONCE_RECORD_TTL_MS } from './delivery/once.js';
 import { scopedSecretsSchema, SHORT_SECRET, MIN_WEBHOOK_SECRET_LENGTH, type WebhookSecret } from './webhook-secrets.js';
 
 const longEnough = (s: string) => s.length >= MIN_WEBHOOK_SECRET_LENGTH;
@@ -120,6 +121,8 @@ export const receiverEnvSchema = z.object({
   WAITGATE_RECEIVER_TRIGGERS_DIR: text(),
   WAITGATE_RECEIVER_PROFILES_DIR: text(),
   WAITGATE_WAIT_AFTER_MAX_MS: integer(2_592_000_000, { min: 1 }),
+  /** How long an OnceRecord spends its once trigger for its target (#30): 90 days; at least an hour. */
+  WAITGATE_ONCE_RECORD_TTL_MS: integer(ONCE_RECORD_TTL_MS, { min: 3_600_000 }),
   WAITGATE_LOG_LEVEL: logLevel(),
 });
 
@@ -161,6 +164,8 @@ export interface ReceiverConfig {
   /** The mounted triggers and profiles ConfigMaps; undefined: watch them through the API. */
   readonly configFolders: { readonly triggersDir: string; readonly profilesDir: string } | undefined;
   readonly afterMaxMs: number;
+  /** How long an OnceRecord spends its once trigger for its target, ms. */
+  readonly onceTtlMs: number;
   readonly logLevel: string;
 }
 
@@ -273,6 +278,7 @@ export function parseReceiverConfig(env: Record<string, string | undefined>): Re
         ? { triggersDir: e.WAITGATE_RECEIVER_TRIGGERS_DIR, profilesDir: e.WAITGATE_RECEIVER_PROFILES_DIR }
         : undefined,
     afterMaxMs: e.WAITGATE_WAIT_AFTER_MAX_MS,
+    onceTtlMs: e.WAITGATE_ONCE_RECORD_TTL_MS,
     logLevel: e.WAITGATE_LOG_LEVEL,
   };
 }

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     namespace: config.jobNamespace,
     keys,
     afterMaxMs: config.afterMaxMs,
+    onceTtlMs: config.onceTtlMs,
     revisions: forgeApis,
     ...(config.confirmLabels ? { labels: forgeApis } : {}),
     now: () => Date.now(),

@@ -2,7 +2,7 @@
 // retries as the HeldJob records. Their own resource: the receiver's rights on them are rights
 // on nothing else.
 import * as k8s from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, ONCE_RECORD_PLURAL } from '../../api/vocabulary.js';
+import { Annotations, API_GROUP, API_VERSION, ONCE_RECORD_PLURAL } from '../../api/vocabulary.js';
 import { statusCodeOf } from '../../lib/kube/client.js';
 import type { OnceRecords } from '../delivery/deliver.js';
 import { OnceState, type OnceRecordManifest } from '../delivery/once.js';
@@ -20,9 +20,7 @@ export class KubeOnceRecords implements OnceRecords {
     this.api = kc.makeApiClient(k8s.CustomObjectsApi);
   }
 
-  async claim(
-    manifest: OnceRecordManifest,
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly spec: Readonly<Record<string, unknown>> | undefined }> {
+  async claim(manifest: OnceRecordManifest): ReturnType<OnceRecords['claim']> {
     const { name, namespace } = manifest.metadata;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -33,13 +31,31 @@ export class KubeOnceRecords implements OnceRecords {
       }
       try {
         const there = (await withRetries(() => this.api.getNamespacedCustomObject({ ...resource, namespace, name }))) as {
+          metadata?: { uid?: string; annotations?: Record<string, string> };
           spec?: Record<string, unknown>;
         };
-        return { created: false, spec: there.spec };
+        return {
+          created: false,
+          spec: there.spec,
+          expiresAt: there.metadata?.annotations?.[Annotations.expiresAt],
+          uid: there.metadata?.uid,
+        };
       } catch (err) {
         // Deleted between the create and the read (by hand): claim it again.
         if (statusCodeOf(err) !== 404 || attempt >= CLAIM_ATTEMPTS) throw err;
       }
+    }
+  }
+
+  async expire(namespace: string, name: string, uid: string | undefined): Promise<void> {
+    try {
+      await withRetries(() =>
+        this.api.deleteNamespacedCustomObject({ ...resource, namespace, name, body: uid === undefined ? {} : { preconditions: { uid } } }),
+      );
+    } catch (err) {
+      // Gone already, or replaced by a newer claim: either way this one no longer spends anything.
+      const code = statusCodeOf(err);
+      if (code !== 404 && code !== 409) throw err;
     }
   }
 

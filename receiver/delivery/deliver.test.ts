@@ -1063,3 +1063,41 @@ describe('Deliverer: receiver.confirmLabels asks the forge before holding (#30)'
     expect(s.asked).toEqual([]);
   });
 });
+
+describe('Deliverer: an OnceRecord has a lifetime (#30, finding 7)', () => {
+  const onceTrigger: Trigger = { ...labelTrigger({ name: 'welcome' }), on: { type: 'label', any: ['deploy'], once: true } };
+  function setup(now: { t: number }) {
+    const leases = new FakeLeaseStore(() => now.t);
+    const once = new FakeOnceRecords();
+    const records = new FakeHeldJobRecords([]);
+    const deliverer = new Deliverer({
+      view: new FakeTriggerView([onceTrigger], profilesDeclaring()),
+      records,
+      once,
+      leases,
+      history: new FakeHoldHistory(leases, new ValkeyKeys(PREFIX)),
+      namespace: 'jobs',
+      keys: new ValkeyKeys(PREFIX),
+      afterMaxMs: 30 * DAY,
+      now: () => now.t,
+      log: recordingLog().log,
+      lockWaitMs: 0,
+      onceTtlMs: 10 * DAY,
+    });
+    return { deliverer, once, records };
+  }
+
+  test.each<[string, number, string, number]>([
+    ['inside its lifetime: spent', 9 * DAY, 'once-spent', 0],
+    ['past its lifetime: deleted, and the trigger fires once more', 10 * DAY + 1, 'held', 1],
+  ])('%s', async (_n, later, outcome, expired) => {
+    const now = { t: NOW };
+    const s = setup(now);
+    expect(await s.deliverer.deliver(labelEvent({ deliveryId: 'd-1' }))).toMatchObject({ results: [{ outcome: 'held' }] });
+    expect(s.once.claims[0]?.metadata.annotations['waitgate.dev/expires-at']).toBe(new Date(NOW + 10 * DAY).toISOString());
+    now.t = NOW + later;
+    expect(await s.deliverer.deliver(labelEvent({ deliveryId: 'd-2', bodyHash: 'b-2' }))).toMatchObject({ results: [{ outcome }] });
+    expect(s.once.expired).toHaveLength(expired);
+    expect(s.records.created).toHaveLength(1 + expired);
+  });
+});

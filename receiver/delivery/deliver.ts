@@ -12,7 +12,7 @@ import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
 import { decideBounded } from './concurrency.js';
-import { decideOnce, onceRecordManifest, type OnceRecordManifest } from './once.js';
+import { decideOnce, onceRecordExpired, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
   BODY_DEDUP_WINDOW_MS,
   DEDUP_WINDOW_MS,
@@ -72,10 +72,18 @@ export interface HeldJobRecords {
 
 /** The records of `once` triggers that fired (receiver/delivery/once.ts), on the apiserver. */
 export interface OnceRecords {
-  /** Creates the record; when one of that name is there, what it holds instead. */
-  claim(
-    manifest: OnceRecordManifest,
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly spec: Readonly<Record<string, unknown>> | undefined }>;
+  /** Creates the record; when one of that name is there, what it holds instead, its expiry and uid. */
+  claim(manifest: OnceRecordManifest): Promise<
+    | { readonly created: true }
+    | {
+        readonly created: false;
+        readonly spec: Readonly<Record<string, unknown>> | undefined;
+        readonly expiresAt?: string | undefined;
+        readonly uid?: string | undefined;
+      }
+  >;
+  /** Deletes an expired record, if it is still the one of `uid`; nothing when it is gone or replaced. */
+  expire(namespace: string, name: string, uid: string | undefined): Promise<void>;
   /** Marks the record fired: its HeldJob was created. */
   markFired(namespace: string, name: string): Promise<void>;
 }
@@ -165,6 +173,8 @@ export interface DelivererDeps {
   readonly log: Logger;
   /** How long a delivery waits for another delivery of the same trigger and target. */
   readonly lockWaitMs?: number;
+  /** How long an OnceRecord spends its trigger for its target (once.ts, ONCE_RECORD_TTL_MS by default). */
+  readonly onceTtlMs?: number;
   /** Reads a default branch's head, for a trigger that pins the revision of an issue; absent: none can be read. */
   readonly revisions?: RevisionReader;
   /** receiver.confirmLabels: asks the forge for the target's labels before anything is held; absent: believes the payload. */
@@ -264,8 +274,14 @@ export class Deliverer {
   private async once(event: LabelEvent, planned: PlannedTrigger): Promise<TriggerOutcome> {
     const { trigger } = planned;
     const { namespace, log } = this.deps;
-    const manifest = onceRecordManifest(event, trigger.name, namespace, heldJobName(event, trigger));
-    const claim = await this.deps.once.claim(manifest);
+    const manifest = onceRecordManifest(event, trigger.name, namespace, heldJobName(event, trigger), this.deps.now(), this.deps.onceTtlMs);
+    let claim = await this.deps.once.claim(manifest);
+    if (!claim.created && onceRecordExpired(claim.expiresAt, this.deps.now())) {
+      // Past its lifetime (#30): it spends nothing any more; gone, the trigger may fire once again.
+      log.info({ record: manifest.metadata.name, expiresAt: claim.expiresAt }, 'Deleted expired once record');
+      await this.deps.once.expire(namespace, manifest.metadata.name, claim.uid);
+      claim = await this.deps.once.claim(manifest);
+    }
     if (!claim.created) {
       const decision = decideOnce(claim.spec, event);
       switch (decision.kind) {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { labelEvent } from '../../test/support/fakes-receiver.js';
-import { decideOnce, onceRecordManifest, onceRecordName, type OnceDecision } from './once.js';
+import { decideOnce, onceRecordExpired, onceRecordManifest, onceRecordName, type OnceDecision } from './once.js';
 
 const event = labelEvent({ deliveryId: 'd-1' });
 const data = (over: Record<string, unknown> = {}) => ({
@@ -19,8 +19,9 @@ describe('onceRecordName', () => {
 });
 
 describe('onceRecordManifest', () => {
-  test('ids only: trigger, target, forge, delivery, the HeldJob it makes; claimed', () => {
-    expect(onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa')).toEqual({
+  test('ids only: trigger, target, forge, delivery, the HeldJob it makes; claimed; expiring 90 days on (#30)', () => {
+    const now = Date.parse('2026-09-01T00:00:00Z');
+    expect(onceRecordManifest(event, 'deploy', 'jobs', 'web-7-deploy-aaaaaa', now)).toEqual({
       apiVersion: 'waitgate.dev/v1alpha1',
       kind: 'OnceRecord',
       metadata: {
@@ -32,6 +33,7 @@ describe('onceRecordManifest', () => {
           'waitgate.dev/trigger-hash': expect.stringMatching(/^[0-9a-f]{16}$/),
           'waitgate.dev/target-hash': expect.stringMatching(/^[0-9a-f]{16}$/),
         },
+        annotations: { 'waitgate.dev/expires-at': '2026-11-30T00:00:00.000Z' },
       },
       spec: { trigger: 'deploy', target: 'acme/web#7', forge: 'github', delivery: 'd-1', heldJob: 'web-7-deploy-aaaaaa', state: 'claimed' },
     });
@@ -51,4 +53,14 @@ describe('decideOnce', () => {
   ])('%s', (_name, record, want) => {
     expect(decideOnce(record, event)).toEqual(want);
   });
+});
+
+describe('onceRecordExpired', () => {
+  test.each<[string, string | undefined, boolean]>([
+    ['no expiry (a record from before #30): never', undefined, false],
+    ['in the future', '2026-09-02T00:00:00Z', false],
+    ['at the instant', '2026-09-01T00:00:00Z', true],
+    ['passed', '2026-08-01T00:00:00Z', true],
+    ['unreadable: never (doubt spends it)', 'soon', false],
+  ])('%s', (_n, at, expired) => expect(onceRecordExpired(at, Date.parse('2026-09-01T00:00:00Z'))).toBe(expired));
 });

@@ -5,7 +5,7 @@
 // made it, so that delivery handled again (its HeldJob's create failed, its answer lost) goes
 // on, where any other delivery finds the trigger spent. Ids only, like the HeldJob.
 import { OnceState } from '../../api/once-record-schema.js';
-import { API_GROUP, API_VERSION, Labels, MANAGED_BY, ONCE_RECORD_KIND } from '../../api/vocabulary.js';
+import { Annotations, API_GROUP, API_VERSION, Labels, MANAGED_BY, ONCE_RECORD_KIND } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
 import type { LabelEvent } from '../forges/event.js';
 
@@ -24,7 +24,7 @@ export interface OnceRecord {
 export interface OnceRecordManifest {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { name: string; namespace: string; labels: Record<string, string> };
+  readonly metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
   readonly spec: Record<string, string>;
 }
 
@@ -33,8 +33,28 @@ export function onceRecordName(trigger: string, target: string): string {
   return `waitgate-once-${shortHash(`${trigger}\n${target}`, 20)}`;
 }
 
-/** The record this delivery claims, naming the HeldJob it is about to create. */
-export function onceRecordManifest(event: LabelEvent, trigger: string, namespace: string, heldJob: string): OnceRecordManifest {
+/**
+ * How long an OnceRecord spends its trigger for its target by default (#30, finding 7: they
+ * were never deleted): 90 days. WAITGATE_ONCE_RECORD_TTL_MS sets it.
+ */
+export const ONCE_RECORD_TTL_MS = 90 * 86_400_000;
+
+/** Whether a record's expiry (its waitgate.dev/expires-at) has passed at `now`; a record without one never expires. */
+export function onceRecordExpired(expiresAt: string | undefined, now: number): boolean {
+  if (expiresAt === undefined) return false;
+  const at = Date.parse(expiresAt);
+  return !Number.isNaN(at) && at <= now;
+}
+
+/** The record this delivery claims, naming the HeldJob it is about to create, expiring `ttlMs` after `now`. */
+export function onceRecordManifest(
+  event: LabelEvent,
+  trigger: string,
+  namespace: string,
+  heldJob: string,
+  now: number = Date.now(),
+  ttlMs: number = ONCE_RECORD_TTL_MS,
+): OnceRecordManifest {
   return {
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: ONCE_RECORD_KIND,
@@ -47,6 +67,7 @@ export function onceRecordManifest(event: LabelEvent, trigger: string, namespace
         [Labels.triggerHash]: shortHash(trigger),
         [Labels.targetHash]: shortHash(event.target),
       },
+      annotations: { [Annotations.expiresAt]: new Date(now + ttlMs).toISOString() },
     },
     spec: {
       trigger,

@@ -229,14 +229,31 @@ export class FakeOnceRecords implements OnceRecords {
   failMarkFired: Error | undefined = undefined;
   beforeClaim: ((manifest: OnceRecordManifest) => Promise<void>) | undefined = undefined;
 
-  async claim(manifest: OnceRecordManifest): Promise<{ created: true } | { created: false; spec: Record<string, unknown> | undefined }> {
+  /** The expiry of each record (its waitgate.dev/expires-at), by namespace/name. */
+  readonly expiries = new Map<string, string>();
+  readonly expired: string[] = [];
+
+  async claim(
+    manifest: OnceRecordManifest,
+  ): Promise<{ created: true } | { created: false; spec: Record<string, unknown> | undefined; expiresAt?: string; uid?: string }> {
     this.claims.push(manifest);
     if (this.beforeClaim) await this.beforeClaim(manifest);
     const key = `${manifest.metadata.namespace}/${manifest.metadata.name}`;
     const there = this.records.get(key);
-    if (there) return { created: false, spec: { ...there } };
+    const expiresAt = this.expiries.get(key);
+    if (there) return { created: false, spec: { ...there }, ...(expiresAt ? { expiresAt } : {}), uid: `uid-${key}` };
     this.records.set(key, { ...manifest.spec });
+    const own = manifest.metadata.annotations['waitgate.dev/expires-at'];
+    if (own) this.expiries.set(key, own);
     return { created: true };
+  }
+
+  async expire(namespace: string, name: string, uid: string | undefined): Promise<void> {
+    const key = `${namespace}/${name}`;
+    if (uid !== `uid-${key}`) return;
+    this.expired.push(key);
+    this.records.delete(key);
+    this.expiries.delete(key);
   }
 
   async markFired(namespace: string, name: string): Promise<void> {
