@@ -382,6 +382,29 @@ describe('who may launch what, with the chart installed', () => {
               expect(after?.metadata.generation).toBe(before?.metadata.generation);
               expect(after?.spec).toEqual(before?.spec);
             }
+            // The way around it (finding 7 of #30): write phase Held through the status subresource, then edit
+            // the spec. heldjob-status refuses the first step, whoever asks (here the cluster's admin).
+            const status = (name: string, phaseName: string) =>
+              kubectl([
+                'patch',
+                'heldjobs.waitgate.dev',
+                name,
+                '-n',
+                ns,
+                '--subresource=status',
+                '--type=merge',
+                '-p',
+                JSON.stringify({ status: { phase: phaseName } }),
+              ]);
+            const back = await status('running', 'Held');
+            expect(back.stderr).toMatch(
+              /running is Running, its Job created, and goes on to Succeeded or Failed only \(status\.phase Held refused\)/,
+            );
+            const reopened = await status('done', 'Running');
+            expect(reopened.stderr).toMatch(
+              /done ended Succeeded, and a HeldJob that has ended stays so \(status\.phase Running refused\)/,
+            );
+            expect((await c.kube.getHeldJob(ns, 'running'))?.status?.phase).toBe('Running');
             // Metadata is not the spec: a label still goes on.
             expect((await kubectl(['label', 'heldjobs.waitgate.dev', 'running', '-n', ns, 'team=a'])).code).toBe(0);
             // While it is held, its spec may change: the launch builds the Job from it then.

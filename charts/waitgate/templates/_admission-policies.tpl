@@ -26,7 +26,7 @@ validations:
 {{- end -}}
 
 {{/* The spec of the heldjob-spec-immutable ValidatingAdmissionPolicy: once a HeldJob has
-launched or ended (its phase past Held, or a launch recorded in status.jobName), its spec
+launched or ended (its phase past Held, or its Job confirmed created: Launched True), its spec
 changes no more. The apiserver moves metadata.generation on any
 change but to metadata and status (a field the schema does not describe included), so that is
 what matches; status writes go to a subresource and finalizers are metadata, so neither does.
@@ -51,19 +51,22 @@ variables:
       + oldObject.spec.map(k, k).filter(k, !(k in object.spec))
   - name: phase
     expression: "has(oldObject.status) && has(oldObject.status.phase) ? oldObject.status.phase : ''"
-  # A launch once recorded (heldjob-status keeps status.jobName and lets no launched hold go
-  # back to Held) keeps the spec closed, whatever a later status write says the phase is.
-  - name: launch
-    expression: "has(oldObject.status) && has(oldObject.status.jobName) ? oldObject.status.jobName : ''"
+  # A Job confirmed created (condition Launched True, which heldjob-status lets no one take
+  # back, nor a launched hold go back to Held) keeps the spec closed, whatever a later status
+  # write says the phase is.
+  - name: launched
+    expression: >-
+      has(oldObject.status) && has(oldObject.status.conditions)
+      && oldObject.status.conditions.exists(c, c.type == 'Launched' && c.status == 'True')
 validations:
-  - expression: "variables.phase in ['', 'Pending', 'Held'] && variables.launch == ''"
+  - expression: "variables.phase in ['', 'Pending', 'Held'] && !variables.launched"
     reason: Invalid
     message: "waitgate: the spec of a HeldJob is immutable once it has launched or ended"
     messageExpression: >-
       'waitgate: ' + (size(variables.changed) == 0 ? 'spec' : variables.changed.map(k, 'spec.' + k).join(', '))
       + ': the spec of a HeldJob is immutable once it has launched or ended (' + object.metadata.name + ' is '
       + (variables.phase == '' ? 'new' : variables.phase)
-      + (variables.phase in ['', 'Pending', 'Held'] ? ', with its launch of Job ' + variables.launch + ' recorded' : '')
+      + (variables.phase in ['', 'Pending', 'Held'] ? ', its Job created' : '')
       + '); its Job runs as launched, so create a new HeldJob to run another'
 {{- end -}}
 
@@ -353,9 +356,9 @@ Include with (dict "receiver" "<the receiver's user name, or empty>"). A hold's 
 forward only: a terminal phase (Succeeded, Failed, Refused) is final; a Running hold whose Job
 is confirmed created (condition Launched True) ends Succeeded or Failed; one whose create is
 not yet confirmed may also go back to Held or end Refused (the operator's own recovery of a
-create that never landed). status.jobName, once written, stays. The receiver writes status
-only to mark its own records Refused. With heldjob-spec-immutable keyed on phase and
-jobName, a status write cannot open a launched hold's spec to edits. */}}
+create that never landed). A Launched condition once True stays True. The receiver writes status
+only to mark its own records Refused. With heldjob-spec-immutable keyed on phase and that
+condition, a status write cannot open a launched hold's spec to edits. */}}
 {{- define "waitgate.heldJobStatusSpec" -}}
 failurePolicy: Fail
 matchConstraints:
@@ -387,10 +390,10 @@ validations:
       'waitgate: ' + object.metadata.name + ' is Running' + (variables.confirmed ? ', its Job created,' : '')
       + ' and goes on to Succeeded or Failed only (status.phase ' + (variables.now == '' ? 'removed' : variables.now) + ' refused)'
   - expression: >-
-      !has(oldObject.status) || !has(oldObject.status.jobName)
-      || (has(object.status) && has(object.status.jobName) && object.status.jobName == oldObject.status.jobName)
+      !variables.confirmed || (has(object.status) && has(object.status.conditions)
+        && object.status.conditions.exists(c, c.type == 'Launched' && c.status == 'True'))
     reason: Invalid
-    message: "waitgate: status.jobName records a launch, and once written it is neither changed nor removed"
+    message: "waitgate: the condition Launched True records that a HeldJob's Job was created, and is never taken back"
   {{- with .receiver }}
   - expression: >-
       {{ printf "request.userInfo.username != '%s'" . }}
