@@ -107,11 +107,17 @@ describe('the chart and policies/ ship the same admission policies', () => {
       expect(byName(plain, 'waitgate-')).toEqual(byName(chart, 'waitgate-system-waitgate-'));
       expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
         'ValidatingAdmissionPolicy/heldjob-launchers',
+        'ValidatingAdmissionPolicy/heldjob-made-by',
         'ValidatingAdmissionPolicy/heldjob-spec-immutable',
+        'ValidatingAdmissionPolicy/heldjob-status',
+        'ValidatingAdmissionPolicy/operator-events',
         'ValidatingAdmissionPolicy/operator-jobs',
         'ValidatingAdmissionPolicy/operator-pods',
         'ValidatingAdmissionPolicyBinding/heldjob-launchers',
+        'ValidatingAdmissionPolicyBinding/heldjob-made-by',
         'ValidatingAdmissionPolicyBinding/heldjob-spec-immutable',
+        'ValidatingAdmissionPolicyBinding/heldjob-status',
+        'ValidatingAdmissionPolicyBinding/operator-events',
         'ValidatingAdmissionPolicyBinding/operator-jobs',
         'ValidatingAdmissionPolicyBinding/operator-pods',
       ]);
@@ -122,7 +128,7 @@ describe('the chart and policies/ ship the same admission policies', () => {
   test.concurrent(
     'the HeldJob bindings cover watchNamespace when set, every namespace when not; admissionPolicy.enabled=false renders none',
     async () => {
-      for (const policy of ['-heldjob-launchers', '-heldjob-spec-immutable']) {
+      for (const policy of ['-heldjob-launchers', '-heldjob-spec-immutable', '-heldjob-made-by', '-heldjob-status']) {
         const binding = (ms: Manifest[]) =>
           ms.find((m) => m.kind === 'ValidatingAdmissionPolicyBinding' && m.metadata.name.endsWith(policy));
         expect(binding(await render('team-a'))?.spec['matchResources']).toBeUndefined();
@@ -131,6 +137,15 @@ describe('the chart and policies/ ship the same admission policies', () => {
         ).toMatchObject({
           matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-b' } } },
         });
+      }
+      // The operator's own policies match its user name and are bound in every namespace, watchNamespace or not.
+      for (const policy of ['-operator-jobs', '-operator-pods', '-operator-events']) {
+        for (const args of [[], ['--set', 'watchNamespace=team-b', '--set', 'receiver.jobNamespace=team-b']]) {
+          const b = (await render('team-a', args)).find(
+            (m) => m.kind === 'ValidatingAdmissionPolicyBinding' && m.metadata.name.endsWith(policy),
+          );
+          expect({ policy, matchResources: b?.spec['matchResources'] }).toEqual({ policy, matchResources: undefined });
+        }
       }
       expect((await render('team-a', ['--set', 'admissionPolicy.enabled=false'])).filter((m) => policyKinds.has(m.kind))).toEqual([]);
       // Without a receiver there is no one to except.
@@ -238,9 +253,22 @@ describe('who may launch what, with the chart installed', () => {
           const admitted = await createAs(both, heldJob({ name: 'both' }), ns);
           expect(admitted.stderr).toBe('');
           expect(admitted.stdout.trim()).toBe('heldjob.waitgate.dev/both');
-          const byReceiver = await createAs(receiver, heldJob({ name: 'from-receiver' }), ns);
+          // The receiver's HeldJobs carry waitgate.dev/made-by: receiver (heldjob-made-by); without it, refused.
+          const madeBy = (o: object) => {
+            const h = o as { metadata: { labels?: Record<string, string> } };
+            h.metadata.labels = { ...h.metadata.labels, 'waitgate.dev/made-by': 'receiver' };
+            return h;
+          };
+          const unlabelled = await createAs(receiver, heldJob({ name: 'from-receiver-bare' }), ns);
+          expect(unlabelled.stderr).toMatch(/a HeldJob the receiver writes carries the label waitgate\.dev\/made-by: receiver/);
+          const byReceiver = await createAs(receiver, madeBy(heldJob({ name: 'from-receiver' })), ns);
           expect(byReceiver.stderr).toBe('');
           expect(await c.kube.getHeldJob(ns, 'from-receiver')).toBeDefined();
+          // Once set, no one takes the label off, not even an admin.
+          const unlabel = await kubectl(['label', 'heldjobs.waitgate.dev', 'from-receiver', '-n', ns, 'waitgate.dev/made-by-']);
+          expect(unlabel.stderr).toMatch(
+            /the label waitgate\.dev\/made-by is set when a HeldJob is created and never added, changed or removed/,
+          );
 
           // An update that changes spec needs create jobs as well; one that only labels does not.
           const patchAs = (kc: string, patch: object) =>
@@ -256,7 +284,15 @@ describe('who may launch what, with the chart installed', () => {
       );
       // The policies are cluster-scoped: helm uninstall takes them away with the release.
       for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
-        for (const name of ['heldjob-launchers', 'heldjob-spec-immutable', 'operator-pods', 'operator-jobs']) {
+        for (const name of [
+          'heldjob-launchers',
+          'heldjob-spec-immutable',
+          'heldjob-made-by',
+          'heldjob-status',
+          'operator-pods',
+          'operator-jobs',
+          'operator-events',
+        ]) {
           expect((await kubectl(['get', kind, `${release}-waitgate-${name}`])).stderr).toMatch(/NotFound/);
         }
       }
@@ -346,6 +382,29 @@ describe('who may launch what, with the chart installed', () => {
               expect(after?.metadata.generation).toBe(before?.metadata.generation);
               expect(after?.spec).toEqual(before?.spec);
             }
+            // The way around it (finding 7 of #30): write phase Held through the status subresource, then edit
+            // the spec. heldjob-status refuses the first step, whoever asks (here the cluster's admin).
+            const status = (name: string, phaseName: string) =>
+              kubectl([
+                'patch',
+                'heldjobs.waitgate.dev',
+                name,
+                '-n',
+                ns,
+                '--subresource=status',
+                '--type=merge',
+                '-p',
+                JSON.stringify({ status: { phase: phaseName } }),
+              ]);
+            const back = await status('running', 'Held');
+            expect(back.stderr).toMatch(
+              /running is Running, its Job created, and goes on to Succeeded or Failed only \(status\.phase Held refused\)/,
+            );
+            const reopened = await status('done', 'Running');
+            expect(reopened.stderr).toMatch(
+              /done ended Succeeded, and a HeldJob that has ended stays so \(status\.phase Running refused\)/,
+            );
+            expect((await c.kube.getHeldJob(ns, 'running'))?.status?.phase).toBe('Running');
             // Metadata is not the spec: a label still goes on.
             expect((await kubectl(['label', 'heldjobs.waitgate.dev', 'running', '-n', ns, 'team=a'])).code).toBe(0);
             // While it is held, its spec may change: the launch builds the Job from it then.
@@ -437,6 +496,17 @@ describe('who may launch what, with the chart installed', () => {
               variant((p) => (container(p).envFrom = [{ secretRef: { name: 'waitgate-valkey' } }])),
               /reads no Secret into its environment/,
             ],
+            [
+              'an added capability',
+              variant((p) => (container(p).securityContext = { ...container(p).securityContext, capabilities: { add: ['NET_RAW'] } })),
+              /adds no capability and allows no privilege escalation/,
+            ],
+            [
+              'privilege escalation',
+              variant((p) => (container(p).securityContext = { ...container(p).securityContext, allowPrivilegeEscalation: true })),
+              /adds no capability and allows no privilege escalation/,
+            ],
+            ['a hostPort', variant((p) => (container(p).ports = [{ containerPort: 80, hostPort: 80 }])), /opens no hostPort/],
           ];
           // The first refusal waits for the policy to take effect; the rest are then immediate.
           await refusedOnceActive(op, cases[0]?.[1] as object, ns, cases[0]?.[2] as RegExp);

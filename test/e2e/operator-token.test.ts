@@ -44,7 +44,20 @@ type PodSpec = k8s.V1PodSpec;
 function job(name: string, f: (spec: PodSpec) => void = () => {}): k8s.V1Job {
   const spec: PodSpec = { restartPolicy: 'Never', containers: [{ name: 'x', image: 'busybox:1.36', command: ['cat', '/s/token'] }] };
   f(spec);
-  return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { backoffLimit: 0, template: { spec } } };
+  // Controlled by a HeldJob, as the operator's are (operator-jobs refuses any other); admission cannot ask whether it exists.
+  const owner = {
+    apiVersion: 'waitgate.dev/v1alpha1',
+    kind: 'HeldJob',
+    name: 'h',
+    uid: '00000000-0000-4000-8000-000000000001',
+    controller: true,
+  };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, ownerReferences: [owner] },
+    spec: { backoffLimit: 0, template: { spec } },
+  };
 }
 
 const container = (spec: PodSpec) => spec.containers[0] as k8s.V1Container;
@@ -87,7 +100,9 @@ describe('a stolen operator token, with the chart installed', () => {
         const secretLine = /mounts no Secret but those admissionPolicy\.releaseNamespaceJobSecrets names/;
         const envLine = /reads no Secret into its environment but those admissionPolicy\.releaseNamespaceJobSecrets names/;
         const accountLine = /does not run as one of waitgate's own ServiceAccounts/;
-        const hostLine = /shares no host namespace, mounts no hostPath and is not privileged/;
+        const hostPathLine = /mounts no hostPath volume: Pod Security baseline/;
+        const privilegedLine = /has no privileged container: Pod Security baseline/;
+        const hostLine = /shares no host namespace \(hostNetwork, hostPID, hostIPC\): Pod Security baseline/;
         const cases: [string, k8s.V1Job, RegExp][] = [
           [
             'the webhook Secret as a volume',
@@ -118,8 +133,8 @@ describe('a stolen operator token, with the chart installed', () => {
           ],
           ["the operator's ServiceAccount", job('f', (s) => (s.serviceAccountName = OPERATOR_SA)), accountLine],
           ["the receiver's, by the old field", job('g', (s) => (s.serviceAccount = RECEIVER_SA)), accountLine],
-          ['a hostPath of the node', job('h', (s) => (s.volumes = [{ name: 'h', hostPath: { path: '/' } }])), hostLine],
-          ['a privileged container', job('i', (s) => (container(s).securityContext = { privileged: true })), hostLine],
+          ['a hostPath of the node', job('h', (s) => (s.volumes = [{ name: 'h', hostPath: { path: '/' } }])), hostPathLine],
+          ['a privileged container', job('i', (s) => (container(s).securityContext = { privileged: true })), privilegedLine],
           ["the node's PID namespace", job('j', (s) => (s.hostPID = true)), hostLine],
         ];
         // The first refusal waits for the policy to take effect (a dry run stores nothing).
