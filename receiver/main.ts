@@ -11,6 +11,7 @@ import { ConfigMapTriggerView } from './adapters/config-maps.js';
 import { KubeOnceRecords } from './adapters/kube-once-records.js';
 import { KubeRecords } from './adapters/kube-records.js';
 import { ValkeyHoldHistory } from './adapters/valkey-hold-history.js';
+import { ValkeySeenLabels } from './adapters/valkey-seen-labels.js';
 import { parseReceiverConfig, webhookSecretsOf } from './config.js';
 import { Deliverer } from './delivery/deliver.js';
 import { ForgeRevisions } from './forges/revisions.js';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     afterMaxMs: config.afterMaxMs,
     onceTtlMs: config.onceTtlMs,
     revisions: forgeApis,
+    seenLabels: new ValkeySeenLabels(redis, keys),
     ...(config.confirmLabels ? { labels: forgeApis } : {}),
     now: () => Date.now(),
     log,

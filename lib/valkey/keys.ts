@@ -84,4 +84,12 @@ export class ValkeyKeys {
   holdLock(trigger: string, target: string): string {
     return `${this.prefix}:hold-lock:${shortHash(trigger)}:${shortHash(target)}`;
   }
+
+  /**
+   * The labels last seen on a pull request whose forge sends them all at every update (Azure
+   * DevOps): a set of their hashes, never the labels themselves (#30, finding 4).
+   */
+  seenLabels(forge: string, target: string): string {
+    return `${this.prefix}:seen-labels:${forge}:${shortHash(target)}`;
+  }
 }

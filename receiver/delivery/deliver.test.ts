@@ -1101,3 +1101,68 @@ describe('Deliverer: an OnceRecord has a lifetime (#30, finding 7)', () => {
     expect(s.records.created).toHaveLength(1 + expired);
   });
 });
+
+describe('Deliverer: a pull request whose forge sends every label at every update (#30, finding 4)', () => {
+  function setup(seenBefore: readonly string[] | undefined, failCreate = false) {
+    const now = () => NOW;
+    const records = new FakeHeldJobRecords([]);
+    if (failCreate) records.failCreate = Object.assign(new Error('apiserver down'), { code: 503 });
+    const leases = new FakeLeaseStore(now);
+    let seen = seenBefore;
+    const remembered: (readonly string[])[] = [];
+    const deliverer = new Deliverer({
+      view: new FakeTriggerView([labelTrigger({ name: 'notify', kind: 'azure' }), plain], profilesDeclaring()),
+      records,
+      once: new FakeOnceRecords(),
+      leases,
+      history: new FakeHoldHistory(leases, new ValkeyKeys(PREFIX)),
+      namespace: 'jobs',
+      keys: new ValkeyKeys(PREFIX),
+      afterMaxMs: 30 * DAY,
+      now,
+      log: recordingLog().log,
+      lockWaitMs: 0,
+      seenLabels: {
+        added: (_f, _t, labels) => Promise.resolve(seen === undefined ? [...labels] : labels.filter((l) => !seen?.includes(l))),
+        remember: (_f, _t, labels) => {
+          remembered.push(labels);
+          seen = labels;
+          return Promise.resolve();
+        },
+      },
+    });
+    return { deliverer, records, remembered };
+  }
+  const update = (labels: string[], id = 'd-1') =>
+    labelEvent({
+      forge: 'azure',
+      target: 'proj/web!12',
+      kind: 'merge_request',
+      addedLabels: labels,
+      labelsAreWholeSet: true,
+      deliveryId: id,
+      bodyHash: `b-${id}`,
+    });
+
+  test.each<[string, readonly string[] | undefined, string[], string]>([
+    ['nothing seen before: its labels count as added', undefined, ['deploy'], 'handled'],
+    ['the label seen before (a push, a vote): nothing fires', ['deploy'], ['deploy'], 'ignored'],
+    ['a label added beside one seen: it fires', ['bug'], ['bug', 'deploy'], 'handled'],
+  ])('%s', async (_n, before, labels, outcome) => {
+    const s = setup(before);
+    expect((await s.deliverer.deliver(update(labels))).outcome).toBe(outcome);
+    expect(s.remembered).toEqual([labels]);
+  });
+
+  test('a delivery that fails (503) remembers nothing: its redelivery finds its label still new', async () => {
+    const s = setup(undefined, true);
+    await expect(s.deliverer.deliver(update(['deploy']))).rejects.toThrow();
+    expect(s.remembered).toEqual([]);
+  });
+
+  test('an event with its added labels only (GitHub, a work item) is never told against what was seen', async () => {
+    const s = setup(['deploy']);
+    expect((await s.deliverer.deliver(labelEvent())).outcome).toBe('handled');
+    expect(s.remembered).toEqual([]);
+  });
+});

@@ -177,8 +177,20 @@ export interface DelivererDeps {
   readonly onceTtlMs?: number;
   /** Reads a default branch's head, for a trigger that pins the revision of an issue; absent: none can be read. */
   readonly revisions?: RevisionReader;
+  /** Which labels an update that sends them all added; absent: every label counts as added. */
+  readonly seenLabels?: SeenLabels;
   /** receiver.confirmLabels: asks the forge for the target's labels before anything is held; absent: believes the payload. */
   readonly labels?: LabelReader;
+}
+
+/**
+ * The labels last seen on a pull request whose forge sends them all at every update
+ * (LabelEvent.labelsAreWholeSet): which of them an update added (all, when none were seen), and
+ * remembering them once the delivery is handled.
+ */
+export interface SeenLabels {
+  added(forge: Forge, target: string, labels: readonly string[]): Promise<string[]>;
+  remember(forge: Forge, target: string, labels: readonly string[]): Promise<void>;
 }
 
 /** The forges' APIs, read only: the labels on an issue or pull request now (receiver/forges/revisions.ts). */
@@ -209,10 +221,32 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class Deliverer {
   constructor(private readonly deps: DelivererDeps) {}
 
-  async deliver(event: LabelEvent): Promise<DeliveryResult> {
-    const { view, leases, keys } = this.deps;
+  async deliver(delivered: LabelEvent): Promise<DeliveryResult> {
+    const { view } = this.deps;
     const triggers = view.triggers();
     if (!triggers) throw new UnavailableError('no valid triggers file is loaded');
+    const event = await this.onlyAdded(delivered);
+    const result = await this.handle(event, triggers);
+    // Once handled, what the pull request carries now is what its next update is told against.
+    // Not before: a delivery answered 503 comes again, and must find its labels still new.
+    if (delivered.labelsAreWholeSet && this.deps.seenLabels) {
+      await this.deps.seenLabels.remember(delivered.forge, delivered.target, delivered.addedLabels).catch((err: unknown) => {
+        this.deps.log.warn({ err }, 'Failed to remember the labels of a pull request');
+      });
+    }
+    return result;
+  }
+
+  /** The event with only the labels it added, when its forge sent them all (LabelEvent.labelsAreWholeSet). */
+  private async onlyAdded(event: LabelEvent): Promise<LabelEvent> {
+    const seen = this.deps.seenLabels;
+    if (!event.labelsAreWholeSet || !seen) return event;
+    const added = await this.valkey(() => seen.added(event.forge, event.target, event.addedLabels));
+    return { ...event, addedLabels: added };
+  }
+
+  private async handle(event: LabelEvent, triggers: readonly Trigger[]): Promise<DeliveryResult> {
+    const { view, leases, keys } = this.deps;
     const planned = plan(event, triggers, view.profiles(), this.deps.now(), this.deps.afterMaxMs);
     if (planned.length === 0) return { outcome: 'ignored' };
 

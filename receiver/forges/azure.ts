@@ -61,14 +61,17 @@ export function parseAzure(deliveryId: string | undefined, body: Buffer, payload
   let kind: TargetKind;
   let added: string[];
   let revision: string | undefined;
+  let wholeSet = false;
   switch (eventName) {
     case 'git.pullrequest.created':
     case 'git.pullrequest.updated': {
       const r = pullRequest.safeParse(payload);
       if (!r.success) return { kind: 'malformed', problem: `not an Azure DevOps ${eventName} payload: ${firstIssue(r)}` };
       const pr = r.data.resource;
-      // An update says nothing of what changed, so every active label counts (docs/forges.md).
+      // An update says nothing of what changed: the active labels are all sent, and which were
+      // added is told against those seen last (#30: a push or a vote adds none, and fires nothing).
       added = (pr.labels ?? []).filter((l) => l.active !== false).map((l) => l.name);
+      wholeSet = eventName === 'git.pullrequest.updated';
       target = `${pr.repository.project.name}/${pr.repository.name}!${pr.pullRequestId}`;
       kind = TargetKind.MergeRequest;
       revision = pr.lastMergeSourceCommit?.commitId.toLowerCase();
@@ -111,6 +114,7 @@ export function parseAzure(deliveryId: string | undefined, body: Buffer, payload
       target,
       kind,
       addedLabels: added,
+      ...(wholeSet ? { labelsAreWholeSet: true as const } : {}),
       ...(revision ? { revision } : {}),
     },
   };

@@ -17,6 +17,12 @@ export interface LabelEvent {
   readonly kind: TargetKind;
   /** Labels this event added; matched against triggers, never stored or logged. */
   readonly addedLabels: readonly string[];
+  /**
+   * The forge sent every label on the target, not the ones this event added (an Azure DevOps
+   * pull request update says nothing of what changed): which were added is told against the
+   * labels seen last (receiver/adapters/valkey-seen-labels.ts).
+   */
+  readonly labelsAreWholeSet?: true;
   /** The head commit of a pull or merge request, as the payload gave it; undefined for an issue. */
   readonly revision?: string | undefined;
 }

@@ -74,22 +74,34 @@ describe('receiver: a trigger without waitFor is bounded (#30, finding 4)', () =
   );
 
   test(
-    'an Azure DevOps pull request updated again and again (pushes, votes) with its label still on: bounded the same way',
+    'an Azure DevOps pull request updated again and again (pushes, votes) with its label still on fires nothing more; a label added fires',
     () =>
-      withReceiver('rcv-bounded-azure', { triggers: [trigger({ name: 'pr', kind: 'azure', labels: [LABEL] })] }, async (s) => {
-        const outcomes: string[] = [];
-        for (let i = 0; i < 6; i++) {
-          const r = await post(s.url, azurePullRequest({ repo: 'web', id: 12, labels: [LABEL] }));
-          expect(r.status).toBe(202);
-          outcomes.push(...resultsOf(r).map((x) => x.token ?? x.outcome));
-        }
-        expect(outcomes).toEqual(['held', ...Array<string>(5).fill(RefusalToken.Superseded)]);
-        const holds = (await s.kube.listHeldJobs(s.namespace)).filter((h) => !isRecord(h));
-        expect(holds).toHaveLength(1);
-        // An update that carries no label fires nothing.
-        const none = await post(s.url, azurePullRequest({ repo: 'web', id: 12, labels: [] }));
-        expect(none.json).toMatchObject({ outcome: 'unhandled' });
-      }),
+      withReceiver(
+        'rcv-bounded-azure',
+        {
+          triggers: [
+            trigger({ name: 'pr', kind: 'azure', labels: [LABEL] }),
+            trigger({ name: 'second', kind: 'azure', labels: ['waitgate:second'] }),
+          ],
+        },
+        async (s) => {
+          const update = (labels: string[]) => post(s.url, azurePullRequest({ repo: 'web', id: 12, labels }));
+          expect(resultsOf(await update([LABEL]))).toMatchObject([{ trigger: 'pr', outcome: 'held' }]);
+          for (let i = 0; i < 5; i++) {
+            const again = await update([LABEL]);
+            expect(again.status).toBe(202);
+            expect(again.json).toEqual({ outcome: 'ignored' });
+          }
+          expect((await s.kube.listHeldJobs(s.namespace)).filter((h) => !isRecord(h))).toHaveLength(1);
+          // A label added by an update fires its own trigger, and the one still on does not fire again.
+          expect(resultsOf(await update([LABEL, 'waitgate:second']))).toEqual([
+            { trigger: 'second', outcome: 'held', heldJob: expect.any(String) },
+          ]);
+          // An update that carries no label fires nothing.
+          expect((await update([])).json).toMatchObject({ outcome: 'unhandled' });
+          expect((await s.kube.listHeldJobs(s.namespace)).filter((h) => !isRecord(h))).toHaveLength(2);
+        },
+      ),
     Timeouts.testMs,
   );
 });
