@@ -1,11 +1,14 @@
 // ESM set-up: @kubernetes/client-node 1.x ships only ESM, so tests run as ES modules
 // (NODE_OPTIONS=--experimental-vm-modules) through ts-jest's ESM mode.
 //
-// Three projects, by what a test needs:
+// Four projects, by what a test needs:
 //   unit         nothing: no processes, no network. The *.test.ts beside the code.
 //   integration  real processes and a real Valkey, no apiserver (test/integration). Uses
 //                $VALKEY_URL when set, else starts a redis-server of its own.
 //   e2e          the local cluster `make test` starts (test/e2e).
+//   serial       the same cluster, one file at a time, after the rest (test/serial): tests of
+//                the chart with its default values, whose policies bind every namespace and
+//                so would refuse the HeldJobs of tests running beside them.
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -30,6 +33,12 @@ export default {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+    {
+      ...common,
+      displayName: 'serial',
+      testMatch: ['<rootDir>/test/serial/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },
   ],

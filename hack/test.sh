@@ -2,7 +2,7 @@
 # `make test`: installs what is missing, lints (hack/lint.sh: eslint and prettier --check),
 # starts a control plane and Valkey of the tests' own (apart from the one `make up` runs, so an
 # operator watching every namespace there cannot touch the tests' HeldJobs), runs every test
-# (unit, integration, e2e), and stops what it started. A lint failure fails the run, after
+# (unit, integration, e2e, then the serial lane), and stops what it started. A lint failure fails the run, after
 # the tests have run.
 #
 #   WAITGATE_TEST_KEEP_CLUSTER=1   leave the test cluster running afterwards
@@ -47,16 +47,33 @@ if [ "$(cat "$WAITGATE_CLUSTER_DIR/real-node" 2>/dev/null)" = ready ] && [ "${WA
   export WAITGATE_E2E_IMAGE WAITGATE_E2E_IMAGE_NEXT WAITGATE_E2E_VALKEY_IMAGE
 fi
 
+# Two runs: every project but serial side by side, then the serial lane (test/serial: tests whose
+# cluster-wide policies would disturb the others) one file at a time. Arguments go to both;
+# --selectProjects among them picks the lanes (`make e2e` passes e2e: the serial lane is skipped).
 results=$(mktemp)
+serial_results=$(mktemp)
 rc=0
-(cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" "$@") || rc=$?
-# The plain closing line CI reads, from jest's own counts.
-[ -s "$results" ] && python3 - "$results" <<'PY' || true
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(f"{r['numPassedTests']} passed, {r['numFailedTests']} failed, {r['numPendingTests'] + r['numTodoTests']} skipped")
+lanes_given=0
+for a in "$@"; do [ "$a" = --selectProjects ] && lanes_given=1; done
+if [ "$lanes_given" = 1 ]; then
+  (cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" "$@") || rc=$?
+else
+  (cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" \
+    --selectProjects unit integration e2e --passWithNoTests "$@") || rc=$?
+  if [ -n "$(cd "$root" && npx jest --listTests --selectProjects serial "$@" 2>/dev/null)" ]; then
+    (cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$serial_results" \
+      --selectProjects serial --runInBand "$@") || rc=$?
+  fi
+fi
+# The plain closing line CI reads, from jest's own counts (both runs summed).
+python3 - "$results" "$serial_results" <<'PY' || true
+import json, os, sys
+runs = [json.load(open(p)) for p in sys.argv[1:] if os.path.getsize(p) > 0]
+if runs:
+    total = lambda k: sum(r[k] for r in runs)
+    print(f"{total('numPassedTests')} passed, {total('numFailedTests')} failed, {total('numPendingTests') + total('numTodoTests')} skipped")
 PY
-rm -f "$results"
+rm -f "$results" "$serial_results"
 echo "test: finished in $(( $(date +%s) - started ))s" >&2
 if [ "$lint_rc" != 0 ]; then
   echo "test: FAILED: lint (eslint or prettier --check; see the start of the output, or run make lint)" >&2
