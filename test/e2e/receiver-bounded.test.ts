@@ -7,31 +7,11 @@ import { describe, expect, test } from '@jest/globals';
 import { Annotations, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { tallyOf } from '../../receiver/delivery/plan.js';
 import { azurePullRequest, githubLabeled, post, resultsOf } from '../support/forge.js';
-import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
-import { operatorProcess } from '../support/service-process.js';
+import { trigger, withOperator, withReceiver } from '../support/receiver-scenario.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
 const LABEL = 'waitgate:deploy';
-
-async function withOperator(s: ReceiverScenario, body: () => Promise<void>): Promise<void> {
-  const operator = operatorProcess(
-    {
-      WAITGATE_WATCH_NAMESPACE: s.namespace,
-      WAITGATE_NAMESPACE: s.namespace,
-      WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
-    },
-    `${s.namespace}-operator`,
-  );
-  await operator.start();
-  try {
-    await body();
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
-  } finally {
-    await operator.stop();
-  }
-}
 
 const isRecord = (h: { metadata: { annotations?: Record<string, string> } }) => h.metadata.annotations?.[Annotations.refusal] !== undefined;
 

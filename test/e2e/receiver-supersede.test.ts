@@ -8,8 +8,8 @@ import { withHttpApiserverProxy } from '../support/http-apiserver-proxy.js';
 import { afterIn } from '../support/builders.js';
 import { bodyHashOf } from '../../receiver/forges/event.js';
 import { deliveryUuid, githubLabeled, post, resultsOf, type Delivery } from '../support/forge.js';
-import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
-import { operatorProcess, receiverProcess, receiverUrls } from '../support/service-process.js';
+import { trigger, withReceiver, type ReceiverScenario, withOperator } from '../support/receiver-scenario.js';
+import { receiverProcess, receiverUrls } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { withRedis } from '../support/valkey.js';
 import { eventually, staysTrue } from '../support/wait.js';
@@ -33,26 +33,6 @@ async function forgetDelivery(s: ReceiverScenario, d: Delivery, deliveryName: st
       await redis.del(keys.deliveryDedup('github', deliveryUuid(deliveryName)), keys.deliveryBodyDedup('github', bodyHashOf(d.body))),
     ).toBe(2),
   );
-}
-
-/** An operator on the receiver scenario's namespace and Valkey prefix, for the body's length. */
-async function withOperator(s: ReceiverScenario, body: () => Promise<void>): Promise<void> {
-  const operator = operatorProcess(
-    {
-      WAITGATE_WATCH_NAMESPACE: s.namespace,
-      WAITGATE_NAMESPACE: s.namespace,
-      WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
-    },
-    `${s.namespace}-operator`,
-  );
-  await operator.start();
-  try {
-    await body();
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
-  } finally {
-    await operator.stop();
-  }
 }
 
 /** The trigger a HeldJob (or a HeldJob create's body, as text) is for. */

@@ -3,7 +3,7 @@
 import { TestKube } from './kube.js';
 import { requireEnv } from './env.js';
 import { AZURE_SECRET, GITHUB_SECRET, GITLAB_TOKEN } from './forge.js';
-import { receiverProcess, receiverUrls, type ServiceProcess } from './service-process.js';
+import { operatorProcess, receiverProcess, receiverUrls, type ServiceProcess } from './service-process.js';
 import { eventually } from './wait.js';
 
 export interface ReceiverScenario {
@@ -143,5 +143,25 @@ export async function withReceiver(
   } finally {
     await receiver.stop();
     await kube.deleteNamespace(namespace);
+  }
+}
+
+/** An operator on the receiver scenario's namespace and Valkey prefix, for the body's length. */
+export async function withOperator(s: ReceiverScenario, body: () => Promise<void>): Promise<void> {
+  const operator = operatorProcess(
+    {
+      WAITGATE_WATCH_NAMESPACE: s.namespace,
+      WAITGATE_NAMESPACE: s.namespace,
+      WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
+    },
+    `${s.namespace}-operator`,
+  );
+  await operator.start();
+  try {
+    await body();
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
+  } finally {
+    await operator.stop();
   }
 }
