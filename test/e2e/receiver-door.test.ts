@@ -161,12 +161,12 @@ describe('receiver: the door, before a byte of body', () => {
         'door-rotate',
         { triggers: [trigger(), trigger({ name: 'gl', kind: 'gitlab' })] },
         async (s) => {
-          for (const secret of ['old-secret', 'new-secret', 'third-secret']) {
+          for (const secret of ['old-secret-rotated-1', 'new-secret-rotated-2', 'third-secret-rotated-3']) {
             expect([secret, (await post(s.url, signedWith(githubLabeled({ label: LABEL }), secret))).status]).toEqual([secret, 202]);
           }
           expect((await post(s.url, signedWith(githubLabeled({ label: LABEL }), 'retired-secret'))).status).toBe(401);
           const gl = gitlabMergeRequestLabeled({ label: LABEL });
-          for (const token of [GITLAB_TOKEN, 'new-token']) {
+          for (const token of [GITLAB_TOKEN, 'new-token-rotated-22']) {
             const d = gitlabMergeRequestLabeled({ label: LABEL });
             expect([token, (await post(s.url, { ...d, headers: { ...d.headers, 'x-gitlab-token': token } })).status]).toEqual([token, 202]);
           }
@@ -174,9 +174,9 @@ describe('receiver: the door, before a byte of body', () => {
           expect(await s.kube.listHeldJobs(s.namespace)).toHaveLength(5);
         },
         {
-          WAITGATE_GITHUB_WEBHOOK_SECRET: 'old-secret',
-          WAITGATE_GITHUB_WEBHOOK_SECRETS: 'new-secret\nthird-secret\n',
-          WAITGATE_GITLAB_WEBHOOK_TOKENS: 'new-token',
+          WAITGATE_GITHUB_WEBHOOK_SECRET: 'old-secret-rotated-1',
+          WAITGATE_GITHUB_WEBHOOK_SECRETS: 'new-secret-rotated-2\nthird-secret-rotated-3\n',
+          WAITGATE_GITLAB_WEBHOOK_TOKENS: 'new-token-rotated-22',
         },
       ),
     Timeouts.testMs,
