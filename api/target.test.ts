@@ -23,7 +23,12 @@ describe('targetProblem', () => {
   });
 
   test.each<[string, string, { forge: string | undefined; namespace: string }, string]>([
-    ['made by the receiver: its repository on its forge', 'group/sub/repo!12', { forge: 'gitlab', namespace: 'team-a' }, 'gitlab:group/sub/repo'],
+    [
+      'made by the receiver: its repository on its forge',
+      'group/sub/repo!12',
+      { forge: 'gitlab', namespace: 'team-a' },
+      'gitlab:group/sub/repo',
+    ],
     ['the same repository on another forge is another scope', 'acme/web#7', { forge: 'github', namespace: 'team-a' }, 'github:acme/web'],
     ['written by hand: its repository in its namespace', 'acme/web#7', { forge: undefined, namespace: 'team-a' }, 'ns/team-a:acme/web'],
     ['another namespace never holds team-a’s place', 'acme/web#7', { forge: undefined, namespace: 'team-b' }, 'ns/team-b:acme/web'],

@@ -39,7 +39,9 @@ test("runningHolders: a launch recorded and not confirmed (Launched Unknown) is 
       },
     };
   };
-  expect(runningHolders([withLaunched('1', 'True'), withLaunched('2', 'Unknown')])).toEqual([{ scopeKey: 'ns/team-a:acme/web', holder: 'uid-1' }]);
+  expect(runningHolders([withLaunched('1', 'True'), withLaunched('2', 'Unknown')])).toEqual([
+    { scopeKey: 'ns/team-a:acme/web', holder: 'uid-1' },
+  ]);
 });
 
 test('endedHolders: holds that ended within the window give their places back again; older, running or unended ones do not', () => {

@@ -56,7 +56,12 @@ describe('viewOf: the HeldJob read once', () => {
     ],
     ['a target that is not one, no scope recorded: none', { target: 'not a target', trigger: 'd', job }, undefined, { trigger: 'd' }],
     ['no spec at all: the recorded scope', undefined, { scope: 'acme/web' }, { scopeKey: 'acme/web' }],
-    ['an empty trigger is none', { target: 'acme/web#7', trigger: '', job }, undefined, { scopeKey: 'ns/team-a:acme/web', target: 'acme/web#7' }],
+    [
+      'an empty trigger is none',
+      { target: 'acme/web#7', trigger: '', job },
+      undefined,
+      { scopeKey: 'ns/team-a:acme/web', target: 'acme/web#7' },
+    ],
   ])('not ok, %s', (_n, spec, status, expected) => {
     const v = viewOf({ metadata: meta, spec, ...(status ? { status } : {}) });
     expect(v.ok).toBe(false);
