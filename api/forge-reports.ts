@@ -14,6 +14,11 @@ export const ReportOutcome = {
   Posted: 'Posted',
   /** The forge kept failing or refused the comment; not tried again. */
   GaveUp: 'GaveUp',
+  /**
+   * Not reported, by the rule of mayReport: nothing was sent to the forge, so the record says
+   * nothing of the repository (whether it exists, whether the install can write there).
+   */
+  Skipped: 'Skipped',
 } as const;
 export type ReportOutcome = (typeof ReportOutcome)[keyof typeof ReportOutcome];
 export const REPORT_OUTCOMES = Object.values(ReportOutcome);
@@ -108,4 +113,42 @@ export function parseReportTransitions(text: string): { ok: true; transitions: R
     out.push(p as ReportTransition);
   }
   return { ok: true, transitions: out };
+}
+
+/** Parses WAITGATE_FORGE_REPORT_NAMESPACES: namespace names, comma separated, each once; empty is none. */
+export function parseReportNamespaces(text: string): { ok: true; namespaces: string[] } | { ok: false; problem: string } {
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(p)) return { ok: false, problem: `"${p}" is not a namespace name` };
+    if (out.includes(p)) return { ok: false, problem: `"${p}" is listed twice` };
+    out.push(p);
+  }
+  return { ok: true, namespaces: out };
+}
+
+/** What the reporting rule reads of a HeldJob. */
+export interface ReportOrigin {
+  /** It carries the receiver's made-by label (api/made-by.ts). */
+  readonly madeByReceiver: boolean;
+  /** It failed its binding to its trigger (TriggerUndeclared, JobNotTrigger): the label is not to be believed. */
+  readonly unbound: boolean;
+  readonly namespace: string;
+}
+
+/**
+ * Whether the install's forge credential may speak about a HeldJob: one the receiver made for a
+ * delivery (and bound to its trigger), or one in a namespace WAITGATE_FORGE_REPORT_NAMESPACES
+ * lists. Anyone else who may write HeldJobs could otherwise have the operator comment on any
+ * repository its credential reaches, and learn from status.reports whether a private one exists.
+ * The reason it may not, or undefined when it may.
+ */
+export function reportRefusal(origin: ReportOrigin, namespaces: readonly string[]): string | undefined {
+  if (namespaces.includes(origin.namespace)) return undefined;
+  if (origin.madeByReceiver && !origin.unbound) return undefined;
+  const who = origin.madeByReceiver ? 'not bound to its trigger' : 'not made by the receiver';
+  return `not reported: ${who}, and namespace ${origin.namespace} is not one WAITGATE_FORGE_REPORT_NAMESPACES lets report`;
 }

@@ -117,6 +117,10 @@ const forgeReportSchema = z.object({
   commentId: z.string().optional().meta({ description: "The forge's id of the comment." }),
   attempts: z.number().int().optional(),
   error: z.string().optional().meta({ description: 'Why reporting gave up (a status code or a connection error; never a response body).' }),
+  skipped: z.string().optional().meta({
+    description:
+      'Why nothing was reported (outcome Skipped): the HeldJob was not made by the receiver nor in a namespace allowed to report.',
+  }),
 });
 export type ForgeReport = z.infer<typeof forgeReportSchema>;
 

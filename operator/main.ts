@@ -318,7 +318,7 @@ async function main(): Promise<void> {
       maxChecks: config.wait.maxChecks,
       maxFaults: config.wait.maxFaults,
       pauseWindows: config.pauseWindows,
-      reports: forges.length > 0 ? { transitions: config.forge.report, forges } : undefined,
+      reports: forges.length > 0 ? { transitions: config.forge.report, forges, namespaces: config.forge.reportNamespaces } : undefined,
       finishedTtlMs: config.finishedTtlMs,
     },
     log,

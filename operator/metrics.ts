@@ -77,7 +77,7 @@ export class OperatorMetrics {
   });
   readonly forgeReports = new Counter({
     name: 'waitgate_forge_reports_total',
-    help: 'Reports to the forges, by forge and outcome (posted, found already posted, gaveUp).',
+    help: 'Reports to the forges, by forge and outcome (posted, found already posted, gaveUp, skipped: not allowed to report).',
     labelNames: ['forge', 'outcome'] as const,
     registers: [this.registry],
   });

@@ -128,6 +128,7 @@ describe('forge reporting and redelivery', () => {
     const f = parseOperatorConfig(BASE).forge;
     expect(f).toEqual({
       report: ['refused'],
+      reportNamespaces: [],
       github: undefined,
       gitlab: undefined,
       azure: undefined,
@@ -135,6 +136,14 @@ describe('forge reporting and redelivery', () => {
       redeliverIntervalMs: 300_000,
     });
     expect(reportingForges(f)).toEqual([]);
+  });
+
+  test.each<[string, string[]]>([
+    ['', []],
+    ['team-a', ['team-a']],
+    [' team-a , team-b ', ['team-a', 'team-b']],
+  ])('WAITGATE_FORGE_REPORT_NAMESPACES %j: the namespaces reported whoever made their HeldJobs', (text, namespaces) => {
+    expect(parseOperatorConfig({ ...BASE, WAITGATE_FORGE_REPORT_NAMESPACES: text }).forge.reportNamespaces).toEqual(namespaces);
   });
 
   test('a GitHub token, a GitLab token, the transitions and the hooks', () => {
@@ -189,6 +198,8 @@ describe('forge reporting and redelivery', () => {
 
   test.each<[Record<string, string>, string]>([
     [{ WAITGATE_FORGE_REPORT: 'refused,started' }, 'WAITGATE_FORGE_REPORT: "started" is not a transition'],
+    [{ WAITGATE_FORGE_REPORT_NAMESPACES: 'team-a,Team_B' }, 'WAITGATE_FORGE_REPORT_NAMESPACES: "Team_B" is not a namespace name'],
+    [{ WAITGATE_FORGE_REPORT_NAMESPACES: 'team-a,team-a' }, 'WAITGATE_FORGE_REPORT_NAMESPACES: "team-a" is listed twice'],
     [{ WAITGATE_GITHUB_APP_ID: '1', WAITGATE_GITHUB_APP_INSTALLATION_ID: '2' }, 'WAITGATE_GITHUB_APP_PRIVATE_KEY: is required'],
     [{ WAITGATE_GITHUB_APP_ID: 'abc' }, 'WAITGATE_GITHUB_APP_ID: must be the numeric App id'],
     [

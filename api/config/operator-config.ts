@@ -15,7 +15,7 @@ import {
 } from '../../lib/config/env.js';
 import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
-import { parseReportTransitions, ReportTransition } from '../forge-reports.js';
+import { parseReportNamespaces, parseReportTransitions, ReportTransition } from '../forge-reports.js';
 import { FORGES, type Forge } from '../vocabulary.js';
 import { parseHookRefs, type HookRef } from '../github-hooks.js';
 
@@ -123,6 +123,10 @@ export const operatorEnvSchema = z.object({
   WAITGATE_LEADER_ELECTION_ID: textOr('waitgate-operator'),
   WAITGATE_LOG_LEVEL: logLevel(),
   WAITGATE_FORGE_REPORT: reportTransitions(),
+  WAITGATE_FORGE_REPORT_NAMESPACES: listOf((s) => {
+    const r = parseReportNamespaces(s);
+    return r.ok ? { ok: true, value: r.namespaces } : r;
+  }, [] as string[]),
   WAITGATE_GITHUB_TOKEN: text(),
   WAITGATE_GITHUB_APP_ID: text().pipe(z.string().regex(/^\d+$/, 'must be the numeric App id').optional()),
   WAITGATE_GITHUB_APP_PRIVATE_KEY: text(),
@@ -218,6 +222,11 @@ export interface ForgeCredential {
 export type ForgeConfig = { readonly [F in Forge]: ForgeCredential[F] | undefined } & {
   /** The transitions reported (WAITGATE_FORGE_REPORT), to every forge with credentials. */
   readonly report: readonly ReportTransition[];
+  /**
+   * Namespaces whose HeldJobs are reported whoever made them (WAITGATE_FORGE_REPORT_NAMESPACES);
+   * elsewhere only those the receiver made (api/forge-reports.ts, reportRefusal).
+   */
+  readonly reportNamespaces: readonly string[];
   /** GitHub hooks whose failed deliveries are asked for again (needs GitHub credentials). */
   readonly redeliverHooks: readonly HookRef[];
   readonly redeliverIntervalMs: number;
@@ -333,6 +342,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     logLevel: e.WAITGATE_LOG_LEVEL,
     forge: {
       report: e.WAITGATE_FORGE_REPORT,
+      reportNamespaces: e.WAITGATE_FORGE_REPORT_NAMESPACES,
       github: githubAuth ? { apiUrl: e.WAITGATE_GITHUB_API_URL, auth: githubAuth } : undefined,
       gitlab: e.WAITGATE_GITLAB_TOKEN !== undefined ? { apiUrl: e.WAITGATE_GITLAB_API_URL, token: e.WAITGATE_GITLAB_TOKEN } : undefined,
       azure:

@@ -497,7 +497,7 @@ describe('reports to the forge', () => {
       now: T0,
     });
     const taken: string[] = [];
-    const reports = { transitions: ['finished'] as const, forges: ['github'] as const };
+    const reports = { transitions: ['finished'] as const, forges: ['github'] as const, namespaces: [] };
     await new Reconciler({
       ...fakeDeps(w, { ...CONFIG, reports }),
       reports: { submit: (r) => void taken.push(`${r.transition}:${r.target.repository}#${r.target.number}`) },

@@ -630,7 +630,7 @@ describe('decide: cancel (kubectl delete heldjob)', () => {
 
 describe('reports to the forge', () => {
   const refused: HeldJobStatus = { phase: Phase.Refused, reason: RefusalToken.Expired, finishedAt: iso(T0) };
-  const reports = { transitions: ['refused'] as const, forges: ['github'] as const };
+  const reports = { transitions: ['refused'] as const, forges: ['github'] as const, namespaces: [] };
   /** The receiver's forge label: without it, a `#` target names no forge (api/forges.ts). */
   const onGithub = (hj: Observed['heldJob']): Observed['heldJob'] => ({
     ...hj,

@@ -1,24 +1,24 @@
 import { describe, expect, test } from '@jest/globals';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
-import { ConditionType, FailureReason, Labels, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { ConditionType, FailureReason, Labels, MADE_BY_RECEIVER, Phase, RefusalToken } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 import { forgeTargetOf, nextReports, REPORT_MAX_AGE_MS, type ReportSettings } from './report.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
-const ALL: ReportSettings = { transitions: ['refused', 'launched', 'finished'], forges: ['github', 'gitlab'] };
-const REFUSED_ONLY: ReportSettings = { transitions: ['refused'], forges: ['github', 'gitlab'] };
+const ALL: ReportSettings = { transitions: ['refused', 'launched', 'finished'], forges: ['github', 'gitlab'], namespaces: [] };
+const REFUSED_ONLY: ReportSettings = { transitions: ['refused'], forges: ['github', 'gitlab'], namespaces: [] };
 
 /** A HeldJob the receiver made: its forge label says where its target is (GitHub unless told; null: no label). */
-function hj(status: HeldJobStatus, over: { forge?: string | null; deleted?: boolean } = {}): ObservedHeldJob {
+function hj(status: HeldJobStatus, over: { forge?: string | null; deleted?: boolean; byHand?: boolean } = {}): ObservedHeldJob {
   const forge = over.forge === undefined ? 'github' : over.forge;
   return {
     metadata: {
       name: 'web-7-deploy',
       namespace: 'team-a',
       uid: 'uid-1',
-      ...(forge ? { labels: { [Labels.forge]: forge } } : {}),
+      ...(forge ? { labels: { [Labels.forge]: forge, ...(over.byHand ? {} : { [Labels.madeBy]: MADE_BY_RECEIVER }) } } : {}),
       ...(over.deleted ? { deletionTimestamp: iso(T0) } : {}),
     },
     status,
@@ -46,7 +46,14 @@ describe('nextReports', () => {
   test.each<[string, ObservedHeldJob, string, ReportSettings | undefined, number, string[]]>([
     ['a refusal is reported', hj(refused), 'acme/web#7', REFUSED_ONLY, T0, ['refused@github:acme/web']],
     ['nothing without settings (no credentials)', hj(refused), 'acme/web#7', undefined, T0, []],
-    ['nothing to a forge without credentials', hj(refused), 'acme/web#7', { transitions: ['refused'], forges: ['gitlab'] }, T0, []],
+    [
+      'nothing to a forge without credentials',
+      hj(refused),
+      'acme/web#7',
+      { transitions: ['refused'], forges: ['gitlab'], namespaces: [] },
+      T0,
+      [],
+    ],
     [
       'a merge request goes to GitLab',
       hj(refused, { forge: 'gitlab' }),
@@ -59,7 +66,7 @@ describe('nextReports', () => {
       'an Azure DevOps pull request',
       hj(refused, { forge: 'azure' }),
       'proj/web!12',
-      { transitions: ['refused'], forges: ['azure'] },
+      { transitions: ['refused'], forges: ['azure'], namespaces: [] },
       T0,
       ['refused@azure:proj/web'],
     ],
@@ -104,7 +111,14 @@ describe('nextReports', () => {
       ['finished@github:acme/web'],
     ],
     ['a rejected Job is finished, not launched', hj(rejected), 'acme/web#7', ALL, T0, ['finished@github:acme/web']],
-    ['a refusal is not reported as finished', hj(refused), 'acme/web#7', { transitions: ['finished'], forges: ['github'] }, T0, []],
+    [
+      'a refusal is not reported as finished',
+      hj(refused),
+      'acme/web#7',
+      { transitions: ['finished'], forges: ['github'], namespaces: [] },
+      T0,
+      [],
+    ],
     ['a pending HeldJob: nothing', hj({ phase: Phase.Held }), 'acme/web#7', ALL, T0, []],
   ])('%s', (_, heldJob, target, settings, now, expected) => {
     expect(summary(nextReports(heldJob, target, settings, now))).toEqual(expected);
@@ -139,5 +153,34 @@ describe('forgeTargetOf', () => {
     ['nonsense', undefined, undefined],
   ])('%s (label %s)', (target, forge, expected) => {
     expect(forgeTargetOf(hj({}, { forge: forge ?? null }), target)).toEqual(expected);
+  });
+});
+
+describe('nextReports: only for HeldJobs the receiver made, or namespaces allowed to report', () => {
+  const skippedOf = (actions: Action[]) => actions.map((a) => (a.type === 'report' ? (a.report.skipped ?? 'sent') : a.type));
+  const unbound: HeldJobStatus = { phase: Phase.Failed, reason: FailureReason.JobNotTrigger, finishedAt: iso(T0) };
+  const FINISHED: ReportSettings = { transitions: ['refused', 'finished'], forges: ['github'], namespaces: [] };
+  test.each<[string, ObservedHeldJob, ReportSettings, string]>([
+    ['made by the receiver: sent', hj(refused), FINISHED, 'sent'],
+    ['written by hand (a forge label, no made-by): skipped, nothing sent', hj(refused, { byHand: true }), FINISHED, 'skipped'],
+    [
+      'written by hand in a namespace allowed to report: sent',
+      hj(refused, { byHand: true }),
+      { ...FINISHED, namespaces: ['team-a'] },
+      'sent',
+    ],
+    [
+      'written by hand in another namespace than the allowed: skipped',
+      hj(refused, { byHand: true }),
+      { ...FINISHED, namespaces: ['team-b'] },
+      'skipped',
+    ],
+    ['labelled as the receiver’s but not bound to its trigger: skipped', hj(unbound), FINISHED, 'skipped'],
+  ])('%s', (_n, heldJob, settings, outcome) => {
+    const got = skippedOf(nextReports(heldJob, 'victim/private#3', settings, T0));
+    expect(got).toHaveLength(1);
+    expect(got[0] === 'sent' ? 'sent' : 'skipped').toBe(outcome);
+    // The reason names the rule, never the repository.
+    if (outcome === 'skipped') expect(got[0]).not.toContain('victim');
   });
 });

@@ -1,11 +1,21 @@
 // What to tell the forge about a HeldJob, from its status alone: one report per transition the
 // settings name, once the status records that transition, and never again once status.reports
 // records it. Pure; an adapter posts (operator/forge/reporter.ts), beside the launch path.
-import { commentBody, reportMarker, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
+import { commentBody, reportMarker, reportRefusal, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { epochOf, iso } from '../../api/time.js';
 import { placeOfTarget } from '../../api/forges.js';
-import { Annotations, ConditionType, isFailureReason, isRefusalToken, Labels, Phase, type Forge } from '../../api/vocabulary.js';
+import { madeByReceiver } from '../../api/made-by.js';
+import {
+  Annotations,
+  ConditionType,
+  FailureReason,
+  isFailureReason,
+  isRefusalToken,
+  Labels,
+  Phase,
+  type Forge,
+} from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import type { ObservedHeldJob } from './observed.js';
 
@@ -15,10 +25,12 @@ export const REPORT_MAX_AGE_MS = 24 * 60 * 60_000;
 /** How far before the transition an earlier post is looked for: room for clocks that disagree. */
 export const MARKER_LOOKBACK_MS = 10 * 60_000;
 
-/** Which transitions are reported, to which forges (those with credentials). */
+/** Which transitions are reported, to which forges (those with credentials), for which HeldJobs. */
 export interface ReportSettings {
   readonly transitions: readonly ReportTransition[];
   readonly forges: readonly Forge[];
+  /** Namespaces reported whoever made their HeldJobs (WAITGATE_FORGE_REPORT_NAMESPACES); elsewhere only the receiver's. */
+  readonly namespaces: readonly string[];
 }
 
 /** Where a comment goes: an issue, work item or GitHub pull request (`#`), or a merge request (`!`: GitLab's, or an Azure DevOps pull request). */
@@ -39,6 +51,11 @@ export interface ReportRequest {
   readonly marker: string;
   /** A little before the transition happened: an earlier post of this comment is not older. */
   readonly since: string;
+  /**
+   * Set when the transition is not to be reported (reportRefusal): the reporter sends nothing
+   * and records the transition Skipped, with this reason.
+   */
+  readonly skipped?: string;
 }
 
 /**
@@ -80,6 +97,9 @@ function transitionIn(status: HeldJobStatus, transition: ReportTransition): { su
   }
 }
 
+const isUnbound = (reason: HeldJobStatus['reason']): boolean =>
+  reason === FailureReason.TriggerUndeclared || reason === FailureReason.JobNotTrigger;
+
 /** The reports due for this HeldJob now: at most one per configured transition not yet recorded. */
 export function nextReports(
   heldJob: ObservedHeldJob,
@@ -93,6 +113,10 @@ export function nextReports(
   const status = heldJob.status ?? {};
   const done = new Set((status.reports ?? []).map((r) => r.transition));
   const { name, namespace, uid } = heldJob.metadata;
+  const skipped = reportRefusal(
+    { madeByReceiver: madeByReceiver(heldJob), unbound: isUnbound(status.reason), namespace },
+    settings.namespaces,
+  );
   const actions: Action[] = [];
   for (const transition of settings.transitions) {
     if (done.has(transition)) continue;
@@ -109,6 +133,7 @@ export function nextReports(
         body: commentBody({ heldJob: ref, subject: found.subject }),
         marker: reportMarker(uid, transition),
         since: iso(at - MARKER_LOOKBACK_MS),
+        ...(skipped !== undefined ? { skipped } : {}),
       },
     });
   }

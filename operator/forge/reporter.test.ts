@@ -72,6 +72,17 @@ describe('ForgeReporter', () => {
     ]);
   });
 
+  test('a skipped report sends nothing to the forge, not even a look, and records Skipped with its reason', async () => {
+    const forge = new MemoryForge();
+    const { reporter, records } = setUp(forge);
+    reporter.submit({ ...report, skipped: 'not reported: not made by the receiver' });
+    await reporter.idle();
+    expect(forge.calls).toEqual([]);
+    expect(records.entries).toEqual([
+      { transition: 'refused', outcome: 'Skipped', at: new Date(NOW).toISOString(), skipped: 'not reported: not made by the receiver' },
+    ]);
+  });
+
   test('a comment already there (posted before a crash) is recorded, not posted again', async () => {
     const forge = new MemoryForge();
     forge.comments.push({ id: '77', body: `earlier\n${report.marker}` });

@@ -28,7 +28,7 @@ export interface ReportRecords {
 }
 
 export interface ReporterMetrics {
-  reported(forge: Forge, outcome: 'posted' | 'found' | 'gaveUp'): void;
+  reported(forge: Forge, outcome: 'posted' | 'found' | 'gaveUp' | 'skipped'): void;
 }
 
 export interface ReporterDeps {
@@ -77,6 +77,18 @@ export class ForgeReporter implements ReportSink {
   private async run(report: ReportRequest): Promise<void> {
     const { deps } = this;
     const log = this.logOf(report);
+    if (report.skipped !== undefined) {
+      // Nothing goes to the forge, and the record says nothing the forge would have told.
+      log.info({ skipped: report.skipped }, 'Skipped a report to the forge');
+      deps.metrics?.reported(report.target.forge, 'skipped');
+      await deps.records.record(report.heldJob, {
+        transition: report.transition,
+        outcome: ReportOutcome.Skipped,
+        at: iso(deps.now()),
+        skipped: report.skipped,
+      });
+      return;
+    }
     const comments = deps.comments[report.target.forge];
     if (!comments) return;
     let failure: ForgeFailure | undefined;
