@@ -153,9 +153,9 @@ describe('audit', () => {
       /before its conditions cleared/,
     ],
     [
-      'two Jobs of one repository at once over a scope limit of 1',
+      'two Jobs of one scope (a repository, by hand) at once over a scope limit of 1',
       { jobs: [okJobs[0] as SeenJob, { ...(okJobs[1] as SeenJob), createdAt: s(12) }] },
-      /one repository: 2 at once/,
+      /one scope: 2 at once/,
     ],
     ['a check slot high over its limit', { slotHighs: { checkSlots: 2, all: 1, scope: 1, samples: 10 } }, /check slots held: 2/],
     ['two checks lost with no fault', { heldJobs: [ok[0] as SeenHeldJob, { ...(ok[1] as SeenHeldJob), checks: 0 }] }, /lost 2 checks/],

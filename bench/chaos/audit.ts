@@ -1,7 +1,7 @@
 // The verdict of a chaos run, by counting: what the apiserver holds at the end, what was
 // seen on the way (every Job, every phase, every check the scripts ran), and the most
 // places the slot leases ever held. Pure: the run gathers, this judges.
-import { clearedAt, type PlannedHold } from './population.js';
+import { clearedAt, HoldSource, type PlannedHold } from './population.js';
 
 export interface SeenHeldJob {
   readonly name: string;
@@ -247,9 +247,12 @@ export function audit(o: Observations): Verdict {
 
   // The limits, from both sides: the leases' own high-water marks, and Jobs running at once.
   const cancelledTargets = new Map([...cancelled].map(([target, c]) => [c.name, target]));
+  // The scope a Job counts against (api/target.ts scopeKeyOf): a repository's receiver-made holds
+  // and the holds written by hand for it are two scopes, each with the limit of its own.
   const repoOf = (owner: string) => {
     const t = heldByName.get(owner)?.target ?? cancelledTargets.get(owner);
-    return t ? byTarget.get(t)?.repo : undefined;
+    const plan = t ? byTarget.get(t) : undefined;
+    return plan ? `${plan.source === HoldSource.Delivery ? 'github' : 'by hand'}:${plan.repo}` : undefined;
   };
   const intervals = o.jobs.map((j) => ({ start: j.createdAt, end: j.endedAt, repo: repoOf(j.owner) }));
   const jobsAtOnce = mostAtOnce(intervals);
@@ -264,9 +267,9 @@ export function audit(o: Observations): Verdict {
   };
   breach('check slots held', o.slotHighs.checkSlots, o.limits.checkSlots);
   breach('scope slots held (all)', o.slotHighs.all, o.limits.concurrency);
-  breach('scope slots held (one repository)', o.slotHighs.scope, o.limits.scope);
+  breach('scope slots held (one scope)', o.slotHighs.scope, o.limits.scope);
   breach('Jobs running', jobsAtOnce, o.limits.concurrency);
-  breach('Jobs running for one repository', jobsPerScopeAtOnce, o.limits.scope);
+  breach('Jobs running for one scope', jobsPerScopeAtOnce, o.limits.scope);
 
   // Checks lost to crashes: a check the script ran whose answer no status recorded.
   let checksRun = 0;

@@ -22,7 +22,7 @@ export function formatReport(r: ChaosReport): string {
     `  lost         ${f.lost}`,
     `  wedged       ${f.wedged}`,
     `  early        ${f.earlyLaunches}`,
-    `  breaches     ${f.limitBreaches} (most held at once: check slots ${f.highs.checkSlots}, scope all ${f.highs.all}, one scope ${f.highs.scope}, over ${f.highs.samples} samples; Jobs running ${f.highs.jobsAtOnce}, for one repository ${f.highs.jobsPerScopeAtOnce})`,
+    `  breaches     ${f.limitBreaches} (most held at once: check slots ${f.highs.checkSlots}, scope all ${f.highs.all}, one scope ${f.highs.scope}, over ${f.highs.samples} samples; Jobs running ${f.highs.jobsAtOnce}, for one scope ${f.highs.jobsPerScopeAtOnce})`,
     `  checks       ${f.checksRun} run, ${f.checksRecorded} recorded; lost to faults ${f.checksLostTotal} (at most ${f.checksLostMax} for one hold, ${f.checksLostPerFaultMax === 0 ? 'none' : f.checksLostPerFaultMax <= 1 ? 'never more than one per fault' : `up to ${f.checksLostPerFaultMax.toFixed(1)} per fault`})`,
     ...r.verdict.violations.slice(0, 30).map((v) => `  VIOLATION ${v}`),
   ];

@@ -228,7 +228,7 @@ const PARTITION_AT = 0.55;
  * The holds of the repository the Valkey partition is about: `scope` of them launch 20 s
  * before it and run through it and a minute past, so its places are all taken while their
  * leases cannot be renewed; two more come due 10 s into it. Those two must wait for the long
- * ones to end, partition or not: the audit's "Jobs running for one repository" says if not.
+ * ones to end, partition or not: the audit's "Jobs running for one scope" says if not.
  */
 export function partitionHolds(partitionAt: number, partitionMs: number, scope: number): PlannedHold[] {
   const hold = (i: number, afterAt: number, runForS: number): PlannedHold => ({

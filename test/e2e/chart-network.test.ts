@@ -31,10 +31,24 @@ const selector = (component: string) => ({
 
 describe('NetworkPolicies', () => {
   test.concurrent(
-    'by default: the operator takes its metrics port only, the receiver its webhook port and its metrics port; no Valkey policy, no egress rule',
+    'by default: the operator takes its metrics port only, the receiver its webhook port and its metrics port; no Valkey policy; check Pods reach everything but the metadata address',
     async () => {
       const ms = await render('team-a');
-      expect(policies(ms).map((m) => m.metadata.name)).toEqual(['waitgate-operator', 'waitgate-receiver']);
+      expect(policies(ms).map((m) => m.metadata.name)).toEqual(['waitgate-operator', 'waitgate-receiver', 'waitgate-checks-no-metadata']);
+      // networkPolicy.denyMetadata: the only egress rule by default, and for check Pods only.
+      expect(named(ms, 'NetworkPolicy', 'waitgate-checks-no-metadata')?.spec).toEqual({
+        podSelector: { matchLabels: { 'waitgate.dev/check': 'true' } },
+        policyTypes: ['Egress'],
+        egress: [
+          {
+            to: [
+              { namespaceSelector: {} },
+              { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+              { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128'] } },
+            ],
+          },
+        ],
+      });
       expect(named(ms, 'NetworkPolicy', 'waitgate-operator')?.spec).toEqual({
         podSelector: { matchLabels: selector('operator') },
         policyTypes: ['Ingress'],
@@ -48,6 +62,7 @@ describe('NetworkPolicies', () => {
       expect(policies(await render('team-a', ['--set', 'networkPolicy.enabled=false']))).toEqual([]);
       expect(policies(await render('team-a', ['--set', 'receiver.enabled=false'])).map((m) => m.metadata.name)).toEqual([
         'waitgate-operator',
+        'waitgate-checks-no-metadata',
       ]);
     },
     Timeouts.testMs,
@@ -205,7 +220,7 @@ describe('installed', () => {
           const ns = c.namespace;
           const net = c.kube.kc.makeApiClient(k8s.NetworkingV1Api);
           const names = (await net.listNamespacedNetworkPolicy({ namespace: ns })).items.map((p) => p.metadata?.name).sort();
-          expect(names).toEqual(['waitgate-operator', 'waitgate-receiver', 'waitgate-valkey']);
+          expect(names).toEqual(['waitgate-checks-no-metadata', 'waitgate-operator', 'waitgate-receiver', 'waitgate-valkey']);
           const apps = c.kube.kc.makeApiClient(k8s.AppsV1Api);
           for (const name of ['waitgate-operator', 'waitgate-receiver']) {
             const d = await apps.readNamespacedDeployment({ name, namespace: ns });

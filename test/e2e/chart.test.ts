@@ -997,6 +997,8 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               ['create', 'oncerecords.waitgate.dev', ...n],
               ['get', 'oncerecords.waitgate.dev', ...n],
               ['patch', 'oncerecords.waitgate.dev', ...n],
+              // An expired record, removed (uid first) before it is claimed anew.
+              ['delete', 'oncerecords.waitgate.dev', ...n],
             ];
             const denied = [
               ['get', 'secrets', ...n],
@@ -1017,7 +1019,6 @@ describe("the receiver, run as the chart's ServiceAccount", () => {
               ['update', 'configmaps', ...n],
               ['delete', 'configmaps', ...n],
               ['create', 'configmaps', '-n', 'default'],
-              ['delete', 'oncerecords.waitgate.dev', ...n],
               ['list', 'oncerecords.waitgate.dev', ...n],
               ['create', 'oncerecords.waitgate.dev', '-n', 'default'],
             ];

@@ -7,7 +7,7 @@ import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import { APP_HOOK_KEY, FAKE_INSTALLATION_TOKEN, FakeForge, fakeGitHubApp, type FakeApp } from '../support/fake-forge.js';
 import { TestKube } from '../support/kube.js';
-import { phaseReached, withScenario } from '../support/scenario.js';
+import { phaseReached, withScenario, type EnvOfNamespace } from '../support/scenario.js';
 import { operatorProcess } from '../support/service-process.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually, staysTrue } from '../support/wait.js';
@@ -36,6 +36,14 @@ const githubEnv = (forge: FakeForge, extra: Record<string, string> = {}) => ({
   WAITGATE_GITHUB_API_URL: forge.githubApiUrl,
   ...extra,
 });
+
+/**
+ * The HeldJobs below are the test's, not the receiver's: the scenario's namespace is one the
+ * install lets report (WAITGATE_FORGE_REPORT_NAMESPACES); forge-report-scope.test.ts tries the rest.
+ */
+const reporting =
+  (env: Record<string, string>): EnvOfNamespace =>
+  (namespace) => ({ ...env, WAITGATE_FORGE_REPORT_NAMESPACES: namespace });
 
 const reportsOf = async (
   s: { kube: { getHeldJob(ns: string, n: string): Promise<{ status?: { reports?: unknown[] } } | undefined> }; namespace: string },
@@ -70,7 +78,7 @@ describe('reports to the forge', () => {
             await staysTrue('one comment only', async () => forge.comments(THREAD).length === 1, Date.now() + 3000);
             expect(forge.callsTo('POST', COMMENTS)).toHaveLength(1);
           },
-          githubEnv(forge),
+          reporting(githubEnv(forge)),
         ),
       ),
     Timeouts.testMs,
@@ -121,14 +129,14 @@ describe('reports to the forge', () => {
               );
               expect(hookCalls.every((c) => jwt.test(c.authorization ?? ''))).toBe(true);
             },
-            {
+            reporting({
               WAITGATE_GITHUB_APP_ID: app.appId,
               WAITGATE_GITHUB_APP_PRIVATE_KEY: privateKey,
               WAITGATE_GITHUB_APP_INSTALLATION_ID: String(app.installationId),
               WAITGATE_GITHUB_API_URL: forge.githubApiUrl,
               WAITGATE_GITHUB_REDELIVER_HOOKS: 'app',
               WAITGATE_GITHUB_REDELIVER_INTERVAL_MS: '1000',
-            },
+            }),
           );
         },
         { app },
@@ -162,7 +170,7 @@ describe('reports to the forge', () => {
             expect(forge.callsTo('POST', COMMENTS)).toHaveLength(1);
             expect(entry).toMatchObject({ outcome: 'Posted', commentId: String(forge.comments(THREAD)[0]?.id) });
           },
-          githubEnv(forge),
+          reporting(githubEnv(forge)),
         ),
       ),
     Timeouts.testMs,
@@ -189,7 +197,7 @@ describe('reports to the forge', () => {
             expect(forge.callsTo('POST', COMMENTS)).toHaveLength(0);
             expect(forge.comments(THREAD)).toHaveLength(1);
           },
-          githubEnv(forge),
+          reporting(githubEnv(forge)),
         ),
       ),
     Timeouts.testMs,
@@ -221,7 +229,7 @@ describe('reports to the forge', () => {
             expect((lists[2]?.at ?? 0) - (lists[1]?.at ?? 0)).toBeGreaterThanOrEqual(900);
             expect(forge.comments(THREAD)).toHaveLength(1);
           },
-          githubEnv(forge),
+          reporting(githubEnv(forge)),
         ),
       ),
     Timeouts.testMs,
@@ -249,7 +257,7 @@ describe('reports to the forge', () => {
             expect((await s.kube.getHeldJob(s.namespace, 'late'))?.status?.phase).toBe(Phase.Refused);
             expect(forge.callsTo('GET', COMMENTS)).toHaveLength(1);
           },
-          githubEnv(forge),
+          reporting(githubEnv(forge)),
         ),
       ),
     Timeouts.testMs,
@@ -274,11 +282,11 @@ describe('reports to the forge', () => {
             expect(bodies.find((b) => b.includes(':finished -->'))).toMatch(/this job succeeded/);
             expect(forge.callsTo('POST', /notes$/).every((c) => c.privateToken === 'glpat-e2e')).toBe(true);
           },
-          {
+          reporting({
             WAITGATE_GITLAB_TOKEN: 'glpat-e2e',
             WAITGATE_GITLAB_API_URL: forge.gitlabApiUrl,
             WAITGATE_FORGE_REPORT: 'refused,launched,finished',
-          },
+          }),
         ),
       ),
     Timeouts.testMs,
@@ -307,7 +315,7 @@ describe('reports to the forge', () => {
             await phaseReached(s, 'go', Phase.Succeeded);
             expect(forge.calls.length).toBeGreaterThan(0);
           },
-          githubEnv(forge, { WAITGATE_FORGE_REPORT: 'refused,launched,finished' }),
+          reporting(githubEnv(forge, { WAITGATE_FORGE_REPORT: 'refused,launched,finished' })),
         ),
       ),
     Timeouts.testMs,

@@ -69,7 +69,14 @@ describe('the launched Job knows what it is for', () => {
           ],
         },
         async (s) => {
-          const operator = operatorProcess({ WAITGATE_WATCH_NAMESPACE: s.namespace }, `${s.namespace}-operator`);
+          const operator = operatorProcess(
+            {
+              WAITGATE_WATCH_NAMESPACE: s.namespace,
+              WAITGATE_NAMESPACE: s.namespace,
+              WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
+            },
+            `${s.namespace}-operator`,
+          );
           await operator.start();
           try {
             const issue = await post(s.url, githubLabeled({ label: 'waitgate:deploy', number: 7 }));

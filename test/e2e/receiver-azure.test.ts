@@ -48,7 +48,15 @@ describe('Azure DevOps deliveries', () => {
             ],
           },
           async (s) => {
-            const operator = operatorProcess({ WAITGATE_WATCH_NAMESPACE: s.namespace, ...apiEnv }, `${s.namespace}-operator`);
+            const operator = operatorProcess(
+              {
+                WAITGATE_WATCH_NAMESPACE: s.namespace,
+                WAITGATE_NAMESPACE: s.namespace,
+                WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
+                ...apiEnv,
+              },
+              `${s.namespace}-operator`,
+            );
             await operator.start();
             try {
               // Without the secret, or with another one: 401, nothing created.

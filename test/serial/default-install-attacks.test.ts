@@ -6,7 +6,9 @@
 import { describe, expect, test } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { heldJob } from '../support/builders.js';
-import { kubectl, OPERATOR_SA, RECEIVER_SA, serviceAccountKubeconfig, withChart, type ToolResult } from '../support/chart.js';
+import { join } from 'node:path';
+import { kubectl, OPERATOR_SA, RECEIVER_SA, runTool, serviceAccountKubeconfig, withChart, type ToolResult } from '../support/chart.js';
+import { kubeconfigPath, ROOT } from '../support/env.js';
 import { TestKube } from '../support/kube.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
@@ -187,6 +189,22 @@ describe('the chart with its default values, attacked', () => {
             };
             expect(await status('Running')).toBe('refused');
             expect(await status('Refused')).toBe('admitted');
+
+            // And doctor says so, from what the chart recorded on the operator-jobs policy.
+            const doctor = await runTool(process.execPath, [
+              join(ROOT, 'bin', 'waitgate.js'),
+              'doctor',
+              '--kubeconfig',
+              kubeconfigPath(),
+              '--waitgate-namespace',
+              ns,
+            ]);
+            expect(doctor.stdout).toMatch(
+              /^OK {4}protection: the operator's Jobs meet Pod Security baseline and are created only under a HeldJob/m,
+            );
+            expect(doctor.stdout).toContain(
+              `WARN  protection: Jobs in ${wide} may be privileged (admissionPolicy.jobPodSecurity.namespaces): whoever may write a HeldJob there may run one`,
+            );
           },
         );
       } finally {

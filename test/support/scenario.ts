@@ -25,6 +25,9 @@ export interface ScenarioSetup {
   readonly namespaceAnnotations?: Record<string, string>;
 }
 
+/** The operator's environment, given the scenario's namespace (for settings that name it). */
+export type EnvOfNamespace = (namespace: string) => Record<string, string>;
+
 /**
  * The operator watches only the scenario's namespace and reads its ConfigMaps there too
  * (WAITGATE_NAMESPACE), with a Valkey key prefix of its own.
@@ -32,14 +35,20 @@ export interface ScenarioSetup {
 export async function withScenario(
   label: string,
   body: (s: Scenario) => Promise<void>,
-  setup: ScenarioSetup | Record<string, string> = {},
+  setup: ScenarioSetup | Record<string, string> | EnvOfNamespace = {},
 ): Promise<void> {
-  const { env, configMaps, pods, namespaceAnnotations } =
-    'env' in setup || 'configMaps' in setup || 'pods' in setup || 'namespaceAnnotations' in setup
-      ? (setup as ScenarioSetup)
-      : { env: setup as Record<string, string>, configMaps: undefined, pods: undefined, namespaceAnnotations: undefined };
+  const fixed = typeof setup === 'function' ? {} : setup;
+  const {
+    env: fixedEnv,
+    configMaps,
+    pods,
+    namespaceAnnotations,
+  } = 'env' in fixed || 'configMaps' in fixed || 'pods' in fixed || 'namespaceAnnotations' in fixed
+    ? (fixed as ScenarioSetup)
+    : { env: fixed as Record<string, string>, configMaps: undefined, pods: undefined, namespaceAnnotations: undefined };
   const kube = new TestKube();
   const namespace = await kube.createNamespace(label, namespaceAnnotations);
+  const env = typeof setup === 'function' ? setup(namespace) : fixedEnv;
   for (const [name, data] of Object.entries(configMaps ?? {})) {
     await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace }, data } });
   }
