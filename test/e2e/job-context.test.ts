@@ -8,8 +8,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { shortHash } from '../../lib/hash.js';
 import { heldJob } from '../support/builders.js';
 import { githubLabeled, gitlabMergeRequestLabeled, post } from '../support/forge.js';
-import { trigger, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
-import { operatorProcess } from '../support/service-process.js';
+import { trigger, withOperator, withReceiver, type ReceiverScenario } from '../support/receiver-scenario.js';
 import { Timeouts } from '../support/timeouts.js';
 import { eventually } from '../support/wait.js';
 
@@ -68,17 +67,8 @@ describe('the launched Job knows what it is for', () => {
             trigger({ name: 'fanout', labels: ['waitgate:fanout'], replicas: 3 }),
           ],
         },
-        async (s) => {
-          const operator = operatorProcess(
-            {
-              WAITGATE_WATCH_NAMESPACE: s.namespace,
-              WAITGATE_NAMESPACE: s.namespace,
-              WAITGATE_VALKEY_PREFIX: s.env['WAITGATE_VALKEY_PREFIX'] ?? '',
-            },
-            `${s.namespace}-operator`,
-          );
-          await operator.start();
-          try {
+        (s) =>
+          withOperator(s, async () => {
             const issue = await post(s.url, githubLabeled({ label: 'waitgate:deploy', number: 7 }));
             const pull = await post(s.url, githubLabeled({ label: 'waitgate:deploy', number: 9, pull: true }));
             const mr = await post(s.url, gitlabMergeRequestLabeled({ label: 'waitgate:deploy', project: 'group/sub/repo', iid: 12 }));
@@ -165,12 +155,7 @@ describe('the launched Job knows what it is for', () => {
               '1',
               '2',
             ]);
-          } catch (err) {
-            throw new Error(`${(err as Error).message}\n(operator log: ${operator.logPath})`, { cause: err });
-          } finally {
-            await operator.stop();
-          }
-        },
+          }),
       ),
     Timeouts.testMs,
   );
