@@ -90,7 +90,8 @@ describe('forge reports stay with the receiver’s holds', () => {
             expect(entry?.skipped).toMatch(/not bound to its trigger/);
             expect(forge.calls).toEqual([]);
           },
-          operatorEnv(forge),
+          // The install's triggers, none named ghost: the label claims a trigger that does not exist.
+          { env: operatorEnv(forge), configMaps: { 'waitgate-triggers': { 'triggers.json': '[]' } } },
         ),
       ),
     Timeouts.testMs,

@@ -200,7 +200,7 @@ describe('the chart with its default values, attacked', () => {
               ns,
             ]);
             expect(doctor.stdout).toMatch(
-              /^OK {4}protection: the operator's Jobs meet Pod Security baseline and are created only under a HeldJob/m,
+              /^ok {4}protection: the operator's Jobs meet Pod Security baseline and are created only under a HeldJob/m,
             );
             expect(doctor.stdout).toContain(
               `WARN  protection: Jobs in ${wide} may be privileged (admissionPolicy.jobPodSecurity.namespaces): whoever may write a HeldJob there may run one`,
