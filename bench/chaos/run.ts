@@ -218,7 +218,7 @@ for _, k in ipairs(redis.call('KEYS', ARGV[1] .. ':{scope}:key:*')) do
   local n = live(k)
   if n > scope then scope = n end
 end
-return {live(ARGV[1] .. ':check-slots'), live(ARGV[1] .. ':{scope}:all'), scope}
+return {live(ARGV[1] .. ':{checks}:slots'), live(ARGV[1] .. ':{scope}:all'), scope}
 `;
 
 /** Where in the spread the Valkey partition begins. */

@@ -6,9 +6,29 @@ import { shortHash } from '../hash.js';
 export class ValkeyKeys {
   constructor(readonly prefix: string) {}
 
-  /** The fleet-wide semaphore of running profile checks. */
+  /**
+   * The fleet-wide semaphore of running profile checks. Shares the `{checks}` hash tag with
+   * the namespaces' semaphores and the active set, so one script takes a place in all of them.
+   */
   checkSlots(): string {
-    return `${this.prefix}:check-slots`;
+    return `${this.prefix}:{checks}:slots`;
+  }
+
+  /**
+   * The running profile checks of one namespace (a semaphore beside the fleet's): a namespace
+   * takes no new place while it holds its fair share of the fleet's. Same `{checks}` hash tag.
+   */
+  checkSlotsOf(namespace: string): string {
+    return `${this.prefix}:{checks}:ns:${shortHash(namespace)}`;
+  }
+
+  /**
+   * The namespaces that asked for a check slot lately (a sorted set: a namespace's semaphore
+   * key -> when its activity lapses), whose count divides the fleet's check slots into fair
+   * shares. Same `{checks}` hash tag.
+   */
+  checkActive(): string {
+    return `${this.prefix}:{checks}:active`;
   }
 
   /**

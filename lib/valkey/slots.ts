@@ -4,6 +4,10 @@
 // itself. Time comes from the server (TIME, inside each script), never from the caller, so
 // operators whose clocks disagree still agree on every lease. One round trip per call.
 //
+// A place may also be taken within a fair share (acquireShare): beside the fleet's semaphore,
+// each namespace has one of its own, and a set of the namespaces that asked lately divides the
+// fleet's places among them.
+//
 // A pair of semaphores may have an epoch (openEpoch, acquireInEpoch): a key that vanishes with
 // the rest of the data, so a caller can tell that the places it keeps alive may have been lost,
 // and must take them again before it takes a new one.
@@ -34,6 +38,25 @@ export interface HoldResult {
   readonly holders: readonly [number, number];
 }
 
+/**
+ * Where a place within a fair share is taken (acquireShare): the fleet's semaphore and its
+ * size, one namespace's semaphore, and the set of active namespaces. On a Valkey cluster the
+ * keys share a hash slot (ValkeyKeys' `{checks}`).
+ */
+export interface SharePlace {
+  readonly fleetKey: string;
+  readonly namespaceKey: string;
+  readonly activeKey: string;
+  /** Places in the fleet's semaphore. */
+  readonly limit: number;
+}
+
+/** A place given back as another is taken (handOnShare): its token, and its namespace's semaphore. */
+export interface SharedPlace {
+  readonly namespaceKey: string;
+  readonly token: string;
+}
+
 /** The epoch a pair of semaphores is in: its key, and the id the caller last registered its holders in. */
 export interface Epoch {
   readonly key: string;
@@ -58,6 +81,17 @@ function checkBook(book: RunningBook): void {
 interface SlotCommands {
   acquireSlot1(key: string, token: string, limit: number, ttlMs: number, giveBack?: string): Promise<number[]>;
   acquireSlot2(key1: string, key2: string, token: string, limit1: number, limit2: number, ttlMs: number): Promise<number[]>;
+  acquireShare(
+    fleet: string,
+    namespace: string,
+    active: string,
+    fromNamespace: string,
+    token: string,
+    limit: number,
+    ttlMs: number,
+    activeMs: number,
+    giveBack?: string,
+  ): Promise<number[]>;
   countSlots(key: string): Promise<number>;
   acquireSlot3(
     key1: string,
@@ -92,10 +126,19 @@ function checkToken(token: string): void {
   if (typeof token !== 'string' || token === '') throw new Error('Slots: token must be a non-empty string');
 }
 
-function checkTtl(ttlMs: number): void {
+function checkTtl(ttlMs: number, name = 'ttlMs'): void {
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) {
-    throw new Error(`Slots: ttlMs must be an integer >= 1, got ${ttlMs}`);
+    throw new Error(`Slots: ${name} must be an integer >= 1, got ${ttlMs}`);
   }
+}
+
+/** The fleet's and the namespace's semaphores differ, and the active set is neither. */
+function checkPlace(place: SharePlace): void {
+  checkKeys([place.fleetKey, place.namespaceKey]);
+  checkKeys([place.activeKey]);
+  if (place.activeKey === place.fleetKey || place.activeKey === place.namespaceKey)
+    throw new Error(`Slots: the active set must differ from the semaphores, got ${place.activeKey}`);
+  checkLimits([place.fleetKey], [place.limit]);
 }
 
 function checkLimits(keys: readonly string[], limits: readonly number[]): void {
@@ -136,6 +179,7 @@ export class Slots {
   constructor(redis: Redis) {
     redis.defineCommand('acquireSlot1', { numberOfKeys: 1, lua: script('acquireSlot-1.lua') });
     redis.defineCommand('acquireSlot2', { numberOfKeys: 2, lua: script('acquireSlot-2.lua') });
+    redis.defineCommand('acquireShare', { numberOfKeys: 4, lua: script('acquireShare-4.lua') });
     redis.defineCommand('renewSlot', { numberOfKeys: 1, lua: script('renewSlot-1.lua') });
     redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: script('releaseSlot-1.lua') });
     redis.defineCommand('releaseSlot2', { numberOfKeys: 2, lua: script('releaseSlot-2.lua') });
@@ -237,6 +281,55 @@ export class Slots {
     checkToken(to);
     checkTtl(ttlMs);
     return acquireResultOf([key], await this.redis.acquireSlot1(key, to, limit, ttlMs, from));
+  }
+
+  /**
+   * One place for `token` in the fleet's semaphore and in its namespace's, both or neither,
+   * within the namespace's fair share: ceil(limit / active namespaces). Asking makes the
+   * namespace active for `activeMs` from the server's now (never shortened), refused or not. A
+   * namespace alone has every place; one holding its share or more keeps what it holds, and is
+   * refused a new place with `fullKey` its own semaphore. A token already holding its place in
+   * both is renewed and counts as acquired. The place is held for `ttlMs` from the server's now.
+   */
+  async acquireShare(place: SharePlace, token: string, ttlMs: number, activeMs: number): Promise<AcquireResult> {
+    checkPlace(place);
+    checkToken(token);
+    checkTtl(ttlMs);
+    checkTtl(activeMs, 'activeMs');
+    const { fleetKey, namespaceKey, activeKey, limit } = place;
+    const reply = await this.redis.acquireShare(fleetKey, namespaceKey, activeKey, namespaceKey, token, limit, ttlMs, activeMs);
+    return acquireResultOf([fleetKey, namespaceKey], reply);
+  }
+
+  /**
+   * Gives `from`'s place back (in the fleet's semaphore and in its namespace's) and takes one
+   * for `to` as acquireShare does, in one script: a place freed goes straight to the holder it
+   * is handed to, with no moment in which another could take it. `from` may be of another
+   * namespace. Refused (the fleet full even without `from`'s place, or `to`'s namespace at its
+   * share), `from`'s place is given back all the same.
+   */
+  async handOnShare(from: SharedPlace, place: SharePlace, to: string, ttlMs: number, activeMs: number): Promise<AcquireResult> {
+    checkPlace(place);
+    checkKeys([from.namespaceKey]);
+    if (from.namespaceKey === place.fleetKey || from.namespaceKey === place.activeKey)
+      throw new Error(`Slots: the giver's namespace semaphore must differ from the fleet's and the active set, got ${from.namespaceKey}`);
+    checkToken(from.token);
+    checkToken(to);
+    checkTtl(ttlMs);
+    checkTtl(activeMs, 'activeMs');
+    const { fleetKey, namespaceKey, activeKey, limit } = place;
+    const reply = await this.redis.acquireShare(
+      fleetKey,
+      namespaceKey,
+      activeKey,
+      from.namespaceKey,
+      to,
+      limit,
+      ttlMs,
+      activeMs,
+      from.token,
+    );
+    return acquireResultOf([fleetKey, namespaceKey], reply);
   }
 
   /** Live holders of one key. */

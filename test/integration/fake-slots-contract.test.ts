@@ -6,7 +6,7 @@
 // every key, as FLUSHALL or a restart without persistence does. Epoch ids are random in Valkey,
 // so an answer names an epoch by the order it was first seen in (1, 2, ...).
 import { describe, expect, test } from '@jest/globals';
-import { Slots, type Epoch, type RunningBook } from '../../lib/valkey/slots.js';
+import { Slots, type Epoch, type RunningBook, type SharedPlace, type SharePlace } from '../../lib/valkey/slots.js';
 import { FakeSlots, ManualClock } from '../support/fakes.js';
 import { ageSlots, withValkey } from '../support/valkey.js';
 
@@ -14,6 +14,11 @@ const TTL = 30_000;
 /** Where every step's ended holders are marked, and for how long (longer than any run here). */
 const ENDED = 'ended';
 const ENDED_KEEP_MS = 100 * TTL;
+/** The fleet's check slots and the active namespaces, in every step of a fair share. */
+const FLEET = 'checks';
+const ACTIVE = 'active';
+/** How long a namespace stays active after it asks, unless a step says otherwise. */
+const ACTIVE_MS = 2 * TTL;
 
 /** One step, `at` ms after the first; `k` turns a key name into the key of the run. */
 type Step =
@@ -29,6 +34,10 @@ type Step =
   /** `ended`: the holder is over for good (marked ended, never taken back). */
   | { op: 'releaseHeld'; keys: string[]; index: string; token: string; ended?: true }
   | { op: 'heldIn'; index: string }
+  /** A place in FLEET within the share of the namespace whose semaphore is `ns`. */
+  | { op: 'acquireShare'; ns: string; token: string; limit: number; at: number; activeMs?: number }
+  /** `from`'s place (of the namespace `fromNs`) given back and one taken for `to` within `ns`'s share, in one call. */
+  | { op: 'handOnShare'; fromNs: string; from: string; ns: string; to: string; limit: number; at: number }
   | { op: 'lose' };
 
 interface SlotsLike {
@@ -45,6 +54,8 @@ interface SlotsLike {
   ): Promise<unknown[]>;
   releaseHeld(keys: readonly string[], book: RunningBook, token: string, ended?: { readonly keepMs: number }): Promise<void>;
   heldIn(index: string): Promise<Map<string, string>>;
+  acquireShare(place: SharePlace, token: string, ttlMs: number, activeMs: number): Promise<unknown>;
+  handOnShare(from: SharedPlace, place: SharePlace, to: string, ttlMs: number, activeMs: number): Promise<unknown>;
 }
 
 /** Every key name the steps use. */
@@ -66,6 +77,11 @@ const namesOf = (steps: readonly Step[]): string[] => [
           return [s.key];
         case 'acquireInEpoch':
           return [...s.keys, s.epochKey];
+        // The active set is aged as a semaphore is: its scores are when each namespace's activity lapses.
+        case 'acquireShare':
+          return [FLEET, s.ns, ACTIVE];
+        case 'handOnShare':
+          return [FLEET, s.fromNs, s.ns, ACTIVE];
         case 'lose':
           return [];
         default:
@@ -115,6 +131,13 @@ async function play(
       answers.push(named(await slots.acquire(s.keys.map(k), s.limits, s.token, s.ttl ?? TTL), s.keys, k));
     } else if (s.op === 'handOn') {
       answers.push(named(await slots.handOn(k(s.key), s.from, s.to, s.limit, TTL), [s.key], k));
+    } else if (s.op === 'acquireShare' || s.op === 'handOnShare') {
+      const place = { fleetKey: k(FLEET), namespaceKey: k(s.ns), activeKey: k(ACTIVE), limit: s.limit };
+      const answer =
+        s.op === 'acquireShare'
+          ? await slots.acquireShare(place, s.token, TTL, s.activeMs ?? ACTIVE_MS)
+          : await slots.handOnShare({ namespaceKey: k(s.fromNs), token: s.from }, place, s.to, TTL, ACTIVE_MS);
+      answers.push(named(answer, [FLEET, s.ns], k));
     } else if (s.op === 'release') {
       await slots.release(s.keys.map(k), s.token);
       answers.push('released');
@@ -161,7 +184,79 @@ const inEpoch = (keys: string[], limits: number[], token: string, stale?: true):
   ...(stale ? { stale } : {}),
 });
 
+const share = (ns: string, token: string, limit: number, at = 0, activeMs?: number): Step => ({
+  op: 'acquireShare',
+  ns,
+  token,
+  limit,
+  at,
+  ...(activeMs ? { activeMs } : {}),
+});
+
 const scenarios: [string, Step[]][] = [
+  [
+    'a fair share: a namespace alone takes every place; another asking, refused, shrinks its share; it grows back once the other lapses',
+    [
+      share('ns-a', 'a1', 4),
+      share('ns-a', 'a2', 4),
+      share('ns-a', 'a3', 4),
+      share('ns-a', 'a4', 4),
+      share('ns-a', 'a5', 4),
+      // Refused (the fleet full), but ns-b is active from now: the share is ceil(4 / 2) = 2.
+      share('ns-b', 'b1', 4, 0, 5_000),
+      { op: 'release', keys: [FLEET, 'ns-a'], token: 'a1' },
+      // ns-a holds 3, over its share: it keeps them (a2 renewed), but takes no new place.
+      share('ns-a', 'a5', 4, 1_000),
+      share('ns-a', 'a2', 4, 1_000),
+      share('ns-b', 'b1', 4, 1_000, 5_000),
+      { op: 'release', keys: [FLEET, 'ns-b'], token: 'b1' },
+      share('ns-a', 'a5', 4, 3_000),
+      // ns-b's activity lapsed (5 s from its last ask): ns-a alone again, with every place.
+      share('ns-a', 'a5', 4, 6_001),
+      share('ns-a', 'a6', 4, 6_001),
+    ],
+  ],
+  [
+    'a fair share: the activity window is never shortened by a shorter one asked later',
+    [
+      share('ns-b', 'b1', 2, 0, 20_000),
+      { op: 'release', keys: [FLEET, 'ns-b'], token: 'b1' },
+      share('ns-b', 'b1', 2, 0, 1_000),
+      { op: 'release', keys: [FLEET, 'ns-b'], token: 'b1' },
+      share('ns-a', 'a1', 2, 5_000),
+      // ns-b still active (20 s): ns-a's share is 1.
+      share('ns-a', 'a2', 2, 5_000),
+      share('ns-a', 'a2', 2, 20_001),
+    ],
+  ],
+  [
+    'a fair share: a lapsed place frees its namespace’s share as well as the fleet’s',
+    [
+      share('ns-a', 'a1', 2),
+      share('ns-b', 'b1', 2),
+      share('ns-a', 'a2', 2),
+      share('ns-a', 'a2', 2, TTL + 1),
+      share('ns-a', 'a3', 2, TTL + 1),
+      share('ns-b', 'b2', 2, TTL + 1),
+    ],
+  ],
+  [
+    'a fair share handed on: from another namespace, and refused at the share with the place given back all the same',
+    [
+      share('ns-a', 'a1', 2),
+      share('ns-a', 'a2', 2),
+      share('ns-b', 'b1', 2),
+      // ns-a gives a1 back, and holds 1 still: its share (ceil(2 / 2)) refuses a3.
+      { op: 'handOnShare', fromNs: 'ns-a', from: 'a1', ns: 'ns-a', to: 'a3', limit: 2, at: 10 },
+      // From ns-a to ns-b: ns-b holds none.
+      { op: 'handOnShare', fromNs: 'ns-a', from: 'a2', ns: 'ns-b', to: 'b1', limit: 2, at: 20 },
+      share('ns-a', 'a3', 2, 30),
+      share('ns-a', 'a4', 2, 30),
+      share('ns-b', 'b2', 2, 30),
+      // A token given back that holds nothing: a plain ask.
+      { op: 'handOnShare', fromNs: 'ns-b', from: 'ghost', ns: 'ns-b', to: 'b2', limit: 2, at: 40 },
+    ],
+  ],
   [
     'an epoch: refused before it is open, taken in it once open, refused again once lost',
     [

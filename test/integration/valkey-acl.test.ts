@@ -91,7 +91,13 @@ describe('the per-cluster ACL user of docs/valkey.md', () => {
         expect(await slots.renew([all, scope], 'holder-1', 10_000)).toBe(true);
         expect(await slots.holders(scope)).toBe(1);
         await slots.release([all, scope], 'holder-1');
-        expect(await slots.acquire([keys.checkSlots()], [2], 'check-1', 10_000)).toEqual({ acquired: true });
+        // A check slot within its namespace's fair share: the fleet's, the namespace's and the active set.
+        const check = { fleetKey: keys.checkSlots(), namespaceKey: keys.checkSlotsOf('team-a'), activeKey: keys.checkActive(), limit: 2 };
+        expect(await slots.acquireShare(check, 'check-1', 10_000, 20_000)).toEqual({ acquired: true });
+        expect(await slots.handOnShare({ namespaceKey: check.namespaceKey, token: 'check-1' }, check, 'check-2', 10_000, 20_000)).toEqual({
+          acquired: true,
+        });
+        await slots.release([check.fleetKey, check.namespaceKey], 'check-2');
         await slots.openEpoch(keys.scopeEpoch());
 
         // What a leaked credential would try.

@@ -4,7 +4,7 @@
 import { pino, type Logger } from 'pino';
 import type { CheckVerdict } from '../../api/check-verdict.js';
 import type { Profile } from '../../api/profiles.js';
-import type { Epoch, HoldResult, RunningBook } from '../../lib/valkey/slots.js';
+import type { Epoch, HoldResult, RunningBook, SharedPlace, SharePlace } from '../../lib/valkey/slots.js';
 import type { PairLeases } from '../../operator/adapters/valkey-scope-slots.js';
 import type { CheckAnswer } from '../../operator/checks/exec-check.js';
 import type { CheckGateMetrics, CheckRunner, SlotLeases } from '../../operator/checks/slotted-check-runner.js';
@@ -38,6 +38,21 @@ export type SlotsCall =
       readonly epoch: Epoch;
     }
   | { readonly op: 'openEpoch'; readonly key: string }
+  | {
+      readonly op: 'acquireShare';
+      readonly place: SharePlace;
+      readonly token: string;
+      readonly ttlMs: number;
+      readonly activeMs: number;
+    }
+  | {
+      readonly op: 'handOnShare';
+      readonly from: SharedPlace;
+      readonly place: SharePlace;
+      readonly to: string;
+      readonly ttlMs: number;
+      readonly activeMs: number;
+    }
   | { readonly op: 'release'; readonly keys: readonly string[]; readonly token: string }
   | {
       readonly op: 'handOn';
@@ -74,8 +89,10 @@ export type FakeSlotsEpochAcquire = FakeSlotsAcquire | { readonly acquired: fals
 /**
  * lib/valkey/slots.ts's Slots in memory, by the same rules: a place is taken in every key or
  * in none; a token that already holds its place everywhere is renewed and counts as acquired;
- * a place lapses at its expiry (expiry <= now). Time is the store's own, as Valkey's is the
- * server's: `now` stands for the server's clock, never a caller's.
+ * a place lapses at its expiry (expiry <= now). Within a fair share (acquireShare), the active
+ * set is kept as a semaphore is (a namespace's key -> when its activity lapses), and the share
+ * is ceil(limit / active namespaces). Time is the store's own, as Valkey's is the server's:
+ * `now` stands for the server's clock, never a caller's.
  */
 export class FakeSlots implements SlotLeases, PairLeases {
   readonly calls: SlotsCall[] = [];
@@ -83,6 +100,8 @@ export class FakeSlots implements SlotLeases, PairLeases {
   readonly failing: {
     acquire?: Error;
     acquireInEpoch?: Error;
+    acquireShare?: Error;
+    handOnShare?: Error;
     openEpoch?: Error;
     release?: Error;
     handOn?: Error;
@@ -91,7 +110,7 @@ export class FakeSlots implements SlotLeases, PairLeases {
     releaseHeld?: Error;
     heldIn?: Error;
   } = {};
-  /** While set, every acquire waits for it before it answers: a call caught in flight. */
+  /** While set, every acquire (and acquireShare) waits for it before it answers: a call caught in flight. */
   acquireWaitsFor: Promise<void> | undefined;
   /** key -> token -> the instant its place lapses. */
   private readonly places = new Map<string, Map<string, number>>();
@@ -125,6 +144,22 @@ export class FakeSlots implements SlotLeases, PairLeases {
     if (this.failing.acquireInEpoch) throw this.failing.acquireInEpoch;
     if (this.epochs.get(epoch.key) !== epoch.id) return { acquired: false, epochChanged: true };
     return this.take(keys, limits, token, ttlMs);
+  }
+
+  async acquireShare(place: SharePlace, token: string, ttlMs: number, activeMs: number): Promise<FakeSlotsAcquire> {
+    this.calls.push({ op: 'acquireShare', place: { ...place }, token, ttlMs, activeMs });
+    await (this.acquireWaitsFor ?? Promise.resolve());
+    if (this.failing.acquireShare) throw this.failing.acquireShare;
+    return this.takeShare(place, token, ttlMs, activeMs);
+  }
+
+  async handOnShare(from: SharedPlace, place: SharePlace, to: string, ttlMs: number, activeMs: number): Promise<FakeSlotsAcquire> {
+    this.calls.push({ op: 'handOnShare', from: { ...from }, place: { ...place }, to, ttlMs, activeMs });
+    await Promise.resolve();
+    if (this.failing.handOnShare) throw this.failing.handOnShare;
+    this.of(place.fleetKey).delete(from.token);
+    this.of(from.namespaceKey).delete(from.token);
+    return this.takeShare(place, to, ttlMs, activeMs);
   }
 
   async openEpoch(key: string): Promise<string> {
@@ -264,6 +299,16 @@ export class FakeSlots implements SlotLeases, PairLeases {
     }
     for (const key of keys) this.of(key).set(token, nowMs + ttlMs);
     return { acquired: true };
+  }
+
+  /** As acquireShare-4.lua: the namespace made active (never for less long), then a place in both within its share. */
+  private takeShare(place: SharePlace, token: string, ttlMs: number, activeMs: number): FakeSlotsAcquire {
+    const nowMs = this.now();
+    const active = this.of(place.activeKey);
+    this.sweep(place.activeKey, nowMs);
+    active.set(place.namespaceKey, Math.max(active.get(place.namespaceKey) ?? -Infinity, nowMs + activeMs));
+    const share = Math.ceil(place.limit / active.size);
+    return this.take([place.fleetKey, place.namespaceKey], [place.limit, share], token, ttlMs);
   }
 
   private of(key: string): Map<string, number> {
