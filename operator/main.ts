@@ -131,7 +131,8 @@ async function main(): Promise<void> {
     },
     log,
     now: () => systemClock.now(),
-    slotKey: keys.checkSlots(),
+    // Each namespace's checks within its fair share of the fleet's slots (docs/gate.md#check-slots).
+    slotKeys: { fleet: keys.checkSlots(), active: keys.checkActive(), ofNamespace: (namespace) => keys.checkSlotsOf(namespace) },
     slotLimit,
     workerName: config.workerName,
     uidOf: (key) => heldJobInformer.get(splitKey(key).name, splitKey(key).namespace)?.metadata.uid,

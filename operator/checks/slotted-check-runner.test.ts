@@ -22,10 +22,17 @@ async function until(probe: () => boolean): Promise<void> {
   for (let i = 0; i < 100 && !probe(); i++) await new Promise((r) => setImmediate(r));
   expect(probe()).toBe(true);
 }
-import { HAND_ON_MS, resultOf, SlottedCheckGate, type CheckGateOptions } from './slotted-check-runner.js';
+import { checkActiveMs, HAND_ON_MS, resultOf, SlottedCheckGate, type CheckGateOptions } from './slotted-check-runner.js';
+import { splitKey } from '../controller/object-key.js';
 import type { CheckResult } from '../decide/record-check.js';
 
-const SLOT_KEY = 'wg:check-slots';
+const SLOT_KEY = 'wg:{checks}:slots';
+const ACTIVE_KEY = 'wg:{checks}:active';
+/** A namespace's check slots (readable here; ValkeyKeys hashes the namespace). */
+const nsKey = (namespace: string): string => `wg:{checks}:ns:${namespace}`;
+const SLOT_KEYS = { fleet: SLOT_KEY, active: ACTIVE_KEY, ofNamespace: nsKey };
+/** Where a check slot of `namespace` is taken. */
+const placeIn = (namespace: string, limit = 2) => ({ fleetKey: SLOT_KEY, namespaceKey: nsKey(namespace), activeKey: ACTIVE_KEY, limit });
 const TTL = 60_000;
 const WORKER = 'op-0';
 const KEY = 'team-a/web-7';
@@ -60,7 +67,7 @@ function gateWith(
     metrics,
     log,
     now: clock.now,
-    slotKey: SLOT_KEY,
+    slotKeys: SLOT_KEYS,
     slotLimit: o.slotLimit ?? 2,
     workerName: o.workerName ?? WORKER,
     uidOf: o.uidOf ?? uidInCache,
@@ -136,11 +143,14 @@ describe('SlottedCheckGate.run', () => {
 
     await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toEqual({ kind: 'answered', result: expected });
 
-    expect(slots.callsOf('acquire')).toEqual([{ op: 'acquire', keys: [SLOT_KEY], limits: [2], token: TOKEN, ttlMs: TTL }]);
+    // Within team-a's share; asking keeps team-a active a lease's time at least.
+    expect(slots.callsOf('acquireShare')).toEqual([
+      { op: 'acquireShare', place: placeIn('team-a'), token: TOKEN, ttlMs: TTL, activeMs: TTL },
+    ]);
     expect(runner.calls.map((c) => [c.profile, c.target, c.key, c.signal.aborted])).toEqual([[PROFILE, TARGET, KEY, false]]);
     expect(metrics.checks).toEqual([{ profile: 'ci', verdict: expected.verdict, seconds: 1.5 }]);
     expect(metrics.denied).toBe(0);
-    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: TOKEN }]);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY, nsKey('team-a')], token: TOKEN }]);
     expect(slots.holders(SLOT_KEY)).toEqual([]);
     const ran = lines.filter((l) => l.msg === 'Ran check');
     expect(ran).toEqual([
@@ -152,7 +162,7 @@ describe('SlottedCheckGate.run', () => {
 
   test.each<[string, (slots: FakeSlots) => void, 'denied' | 'unavailable']>([
     ['every slot taken: denied', (slots) => fill(slots, 2), 'denied'],
-    ['Valkey throws: unavailable', (slots) => (slots.failing.acquire = new Error('connect ECONNREFUSED')), 'unavailable'],
+    ['Valkey throws: unavailable', (slots) => (slots.failing.acquireShare = new Error('connect ECONNREFUSED')), 'unavailable'],
   ])('%s, and nothing runs, nothing is counted, nothing is released', async (_name, arrange, kind) => {
     const { gate, slots, runner, metrics, lines } = gateWith();
     arrange(slots);
@@ -202,7 +212,7 @@ describe('SlottedCheckGate.run', () => {
     await expect(gate.run('ns/c', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     await expect(gate.run('ns/d', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
     // Valkey was not asked for places this process knew were taken, and no denial was counted.
-    expect(slots.callsOf('acquire')).toHaveLength(2);
+    expect(slots.callsOf('acquireShare')).toHaveLength(2);
     expect(metrics.denied).toBe(0);
     gate.cancel('ns/c');
 
@@ -211,14 +221,21 @@ describe('SlottedCheckGate.run', () => {
     // Handed on, first come first (c was cancelled): a's place given back and taken for d in one
     // call, so d's check starts without asking Valkey, and no other operator could take it between.
     expect(slots.callsOf('release')).toHaveLength(0);
-    expect(slots.callsOf('handOn')).toEqual([
-      { op: 'handOn', key: SLOT_KEY, from: `${WORKER}/ns/a/uid-of-ns/a`, to: `${WORKER}/ns/d/uid-of-ns/d`, limit: 2, ttlMs: TTL },
+    expect(slots.callsOf('handOnShare')).toEqual([
+      {
+        op: 'handOnShare',
+        from: { namespaceKey: nsKey('ns'), token: `${WORKER}/ns/a/uid-of-ns/a` },
+        place: placeIn('ns'),
+        to: `${WORKER}/ns/d/uid-of-ns/d`,
+        ttlMs: TTL,
+        activeMs: TTL,
+      },
     ]);
     expect(freed).toEqual(['ns/d']);
     await expect(Promise.race([gate.run('ns/d', PROFILE, TARGET), until(() => finish.has('ns/d')).then(() => 'started')])).resolves.toBe(
       'started',
     );
-    expect(slots.callsOf('acquire')).toHaveLength(2);
+    expect(slots.callsOf('acquireShare')).toHaveLength(2);
     expect(slots.holders(SLOT_KEY).sort()).toEqual([`${WORKER}/ns/b/uid-of-ns/b`, `${WORKER}/ns/d/uid-of-ns/d`]);
     finish.get('ns/b')?.(checkAnswer({ exitCode: 3 }));
     await b;
@@ -277,7 +294,7 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     const a = gate.run('ns/a', PROFILE, TARGET);
     await until(() => finish.has('ns/a'));
     await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
-    slots.failing.handOn = new Error('connection reset');
+    slots.failing.handOnShare = new Error('connection reset');
     finish.get('ns/a')?.(checkAnswer({ exitCode: 3 }));
     await a;
     expect(freed).toEqual(['ns/b']);
@@ -286,7 +303,7 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     );
     // a's place was not given back (the script failed): here it lapses only with its lease, so b is denied by Valkey.
     await expect(gate.run('ns/b', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
-    expect(slots.callsOf('acquire').map((c) => c.token)).toEqual([`${WORKER}/ns/a/uid-of-ns/a`, `${WORKER}/ns/b/uid-of-ns/b`]);
+    expect(slots.callsOf('acquireShare').map((c) => c.token)).toEqual([`${WORKER}/ns/a/uid-of-ns/a`, `${WORKER}/ns/b/uid-of-ns/b`]);
   });
 
   /** One check slot, taken by ns/a's check (its answer in `finish`); places freed are noted in `freed`. */
@@ -345,7 +362,7 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     // promise callbacks alone, its event loop never free.
     const clock = new ManualClock();
     const slots = new FakeSlots(clock.now);
-    slots.failing.acquire = new Error("Stream isn't writeable and enableOfflineQueue options is false");
+    slots.failing.acquireShare = new Error("Stream isn't writeable and enableOfflineQueue options is false");
     const keys = Array.from({ length: 6 }, (_, i) => `ns/held-${i}`);
     let passes = 0;
     const gate = gateWith({ slotLimit: 1, slots, onPlaceFreed: (key) => queue.addFirst(key) }).gate;
@@ -371,10 +388,95 @@ describe('SlottedCheckGate: places handed on within the process', () => {
     expect(passes).toBeLessThanOrEqual(2 * keys.length);
     expect(
       slots
-        .callsOf('acquire')
+        .callsOf('acquireShare')
         .map((c) => c.token.split('/').slice(1, 3).join('/'))
         .sort(),
     ).toEqual([...keys].sort());
+  });
+});
+
+describe('SlottedCheckGate: fair shares of check slots per namespace', () => {
+  test.each<[string, number | undefined, number, number]>([
+    // checks done, lease ttl (ms), activity window (ms)
+    ['a new hold: a lease, as that outlasts twice a denial (11 s)', undefined, TTL, TTL],
+    ['a new hold with a short lease: twice a denial and its jitter, 2.2 x 11 s', undefined, 1_000, 24_200],
+    ['a hold backed off to 15 minutes: 2.2 x its quarter', 60, TTL, 495_000],
+  ])('the activity window asked with a check slot: %s', async (_name, checks, leaseTtlMs, activeMs) => {
+    expect(checkActiveMs(checks ?? 0, 30_000, leaseTtlMs)).toBe(activeMs);
+    if (leaseTtlMs !== TTL) return;
+    const { gate, slots } = gateWith({ checksOf: () => checks });
+    await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
+    expect(slots.callsOf('acquireShare').map((c) => c.activeMs)).toEqual([activeMs]);
+  });
+
+  test.each<[string, string[], string[]]>([
+    // queued behind ns-a/run (the one place), in this order; handed the place in this order
+    ['one namespace alone: first come first', ['ns-a/1', 'ns-a/2', 'ns-a/3'], ['ns-a/1', 'ns-a/2', 'ns-a/3']],
+    [
+      "a namespace's many queued holds do not go before another's one",
+      [...Array.from({ length: 20 }, (_, i) => `ns-a/${i}`), 'ns-b/1'],
+      ['ns-b/1', 'ns-a/0', 'ns-a/1', 'ns-a/2'],
+    ],
+    [
+      'two busy namespaces take turns, the one that ran nothing first',
+      ['ns-a/1', 'ns-a/2', 'ns-a/3', 'ns-b/1', 'ns-b/2', 'ns-b/3'],
+      ['ns-b/1', 'ns-a/1', 'ns-b/2', 'ns-a/2', 'ns-b/3', 'ns-a/3'],
+    ],
+    ['namespaces that ran nothing: the one that came first goes first', ['ns-c/1', 'ns-b/1', 'ns-c/2'], ['ns-c/1', 'ns-b/1', 'ns-c/2']],
+  ])('the queue within the operator, round-robin by namespace: %s', async (_name, queued, handed) => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const freed: string[] = [];
+    const { gate, slots } = gateWith({ slotLimit: 1, runner, onPlaceFreed: (key) => freed.push(key) });
+    let running = 'ns-a/run';
+    let run = gate.run(running, PROFILE, TARGET);
+    await until(() => finish.has(running));
+    for (const key of queued) await expect(gate.run(key, PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    for (const [i, next] of handed.entries()) {
+      finish.get(running)?.(checkAnswer({ exitCode: 3 }));
+      await run;
+      expect(freed).toEqual(handed.slice(0, i + 1));
+      // Handed on in Valkey too, from the namespace of the check that ended to the next's.
+      expect(slots.callsOf('handOnShare').at(-1)).toMatchObject({
+        from: { namespaceKey: nsKey(splitKey(running).namespace) },
+        place: placeIn(splitKey(next).namespace, 1),
+      });
+      expect(slots.holders(SLOT_KEY)).toEqual([`${WORKER}/${next}/uid-of-${next}`]);
+      running = next;
+      run = gate.run(next, PROFILE, TARGET);
+      await until(() => finish.has(next));
+    }
+    expect(slots.callsOf('acquireShare')).toHaveLength(1);
+    for (const key of [...queued]) gate.cancel(key);
+    gate.cancel('ns-a/run');
+    finish.get(running)?.(checkAnswer({ exitCode: 3 }));
+    await run;
+    expect(gate.heldJobsTracked).toBe(0);
+    expect(gate.namespacesTracked).toBe(0);
+  });
+
+  test('a namespace at its share is refused the place its own check hands on; another namespace, active since its denial, takes it', async () => {
+    const finish = new Map<string, (a: CheckAnswer) => void>();
+    const runner = new FakeCheckRunner((c) => new Promise<CheckAnswer>((resolve) => finish.set(c.key, resolve)));
+    const freed: string[] = [];
+    const east = gateWith({ slotLimit: 2, runner, onPlaceFreed: (key) => freed.push(key) });
+    const west = gateWith({ slotLimit: 2, slots: east.slots, workerName: 'op-1' });
+    // ns-a alone takes both places of the fleet.
+    const a1 = east.gate.run('ns-a/1', PROFILE, TARGET);
+    void east.gate.run('ns-a/2', PROFILE, TARGET);
+    await until(() => finish.size === 2);
+    await expect(east.gate.run('ns-a/3', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    // ns-b asks on another operator: the fleet is full, but ns-b is active now, and ns-a's share is 1.
+    await expect(west.gate.run('ns-b/1', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    expect(east.slots.holders(ACTIVE_KEY).sort()).toEqual([nsKey('ns-a'), nsKey('ns-b')]);
+    finish.get('ns-a/1')?.(checkAnswer({ exitCode: 3 }));
+    await a1;
+    // ns-a/1's place is given back, but ns-a/3 takes none: ns-a still holds 1, its share. It is
+    // told all the same, and its own ask is denied.
+    expect(freed).toEqual(['ns-a/3']);
+    expect(east.slots.holders(SLOT_KEY)).toEqual([`${WORKER}/ns-a/2/uid-of-ns-a/2`]);
+    await expect(east.gate.run('ns-a/3', PROFILE, TARGET)).resolves.toEqual({ kind: 'denied' });
+    await expect(west.gate.run('ns-b/1', PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
   });
 });
 
@@ -382,7 +484,7 @@ describe('SlottedCheckGate: the check slot token', () => {
   test('names the worker, the HeldJob and its uid', async () => {
     const { gate, slots } = gateWith();
     await expect(gate.run(KEY, PROFILE, TARGET)).resolves.toMatchObject({ kind: 'answered' });
-    expect(slots.callsOf('acquire').map((c) => c.token)).toEqual([`op-0/team-a/web-7/${UID}`]);
+    expect(slots.callsOf('acquireShare').map((c) => c.token)).toEqual([`op-0/team-a/web-7/${UID}`]);
   });
 
   test('two clusters with the default worker name and a HeldJob of the same name do not share one place', async () => {
@@ -702,7 +804,7 @@ describe('SlottedCheckGate: nothing is kept for a HeldJob that goes', () => {
     await expect(run).resolves.toEqual({ kind: 'cancelled' });
     expect(runner.calls).toEqual([]);
     expect(metrics.checks).toEqual([]);
-    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: TOKEN }]);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY, nsKey('team-a')], token: TOKEN }]);
     expect(slots.holders(SLOT_KEY)).toEqual([]);
     expect(gate.heldJobsTracked).toBe(0);
   });
@@ -718,7 +820,7 @@ describe('SlottedCheckGate: the slot is always given back', () => {
     });
 
     await expect(gate.run(KEY, PROFILE, TARGET)).rejects.toBe(boom);
-    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY], token: TOKEN }]);
+    expect(slots.callsOf('release')).toEqual([{ op: 'release', keys: [SLOT_KEY, nsKey('team-a')], token: TOKEN }]);
     expect(slots.holders(SLOT_KEY)).toEqual([]);
     expect(metrics.checks).toEqual([]);
     expect(() => gate.cancel(KEY)).not.toThrow();

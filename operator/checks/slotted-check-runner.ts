@@ -1,5 +1,8 @@
 // One profile check, as the gate runs it: take a fleet-wide check slot, run the script,
 // give the slot back. Denied or Valkey down: nothing is spawned and nothing is counted.
+// Each namespace takes slots within its fair share of the fleet's (lib/valkey/slots.ts
+// acquireShare), and checks queued in this operator go round-robin by namespace, so one
+// namespace's many holds cannot starve another's few.
 // Overload is not silent: checks queued behind this operator's own slots are counted, every
 // check's lateness (first asked for to started) is measured, and the log says
 // wait_capacity_exceeded when holds keep being denied by the fleet or a queued check waits past
@@ -12,13 +15,28 @@ import type { CheckResult } from '../decide/record-check.js';
 import type { CheckRun } from '../decide/actions.js';
 import type { CheckGate } from '../controller/ports.js';
 import { slotDeniedDelayMs } from '../../api/cadence.js';
+import type { SharedPlace, SharePlace } from '../../lib/valkey/slots.js';
+import { splitKey } from '../controller/object-key.js';
+import { FairQueue } from './fair-queue.js';
 
-/** Fleet-wide leases on check slots (lib/valkey/slots.ts): times are the server's, never ours. */
+/**
+ * Fleet-wide leases on check slots, each within its namespace's fair share (lib/valkey/slots.ts):
+ * times are the server's, never ours.
+ */
 export interface SlotLeases {
-  acquire(keys: readonly string[], limits: readonly number[], token: string, ttlMs: number): Promise<{ acquired: boolean }>;
+  /** A place in the fleet's semaphore and its namespace's, within the namespace's share; asking makes the namespace active. */
+  acquireShare(place: SharePlace, token: string, ttlMs: number, activeMs: number): Promise<{ acquired: boolean }>;
+  /** Gives `from`'s place back and takes one for `to` in `place` (as acquireShare), in one round trip. */
+  handOnShare(from: SharedPlace, place: SharePlace, to: string, ttlMs: number, activeMs: number): Promise<{ acquired: boolean }>;
+  /** Gives the place back in the fleet's semaphore and its namespace's (`keys`). */
   release(keys: readonly string[], token: string): Promise<void>;
-  /** Gives `from`'s place in `key` back and takes one for `to`, in one round trip. */
-  handOn(key: string, from: string, to: string, limit: number, ttlMs: number): Promise<{ acquired: boolean }>;
+}
+
+/** The Valkey keys of the check slots (lib/valkey/keys.ts): the fleet's semaphore, each namespace's, the active set. */
+export interface CheckSlotKeys {
+  readonly fleet: string;
+  readonly active: string;
+  ofNamespace(namespace: string): string;
 }
 
 export interface CheckRunner {
@@ -43,7 +61,7 @@ export interface CheckGateOptions {
   readonly log: Logger;
   /** Only for rate-limiting the capacity alarm: the leases run on Valkey's clock. */
   readonly now: () => number;
-  readonly slotKey: string;
+  readonly slotKeys: CheckSlotKeys;
   /** Checks running at once across the fleet. */
   readonly slotLimit: number;
   readonly workerName: string;
@@ -80,6 +98,18 @@ export function resultOf(profile: string, a: CheckAnswer): CheckResult {
 
 /** A check slot outlives its check's timeout and kill grace by this much before it lapses. */
 export const CHECK_LEASE_MARGIN_MS = 30_000;
+
+/**
+ * How long a namespace stays active (counted in the fair shares) after asking for a check slot
+ * for the HeldJob that has run `checksDone` checks: past when a denied hold asks again (twice
+ * the delay of a denial, jitter and all), so a denied namespace stays active until its holds
+ * ask again; never shorter than a slot's lease.
+ */
+export const checkActiveMs = (checksDone: number, intervalMs: number, leaseTtlMs: number): number =>
+  Math.max(leaseTtlMs, Math.ceil((slotDeniedDelayMs(checksDone, intervalMs) * 11) / 5));
+
+/** The namespace of a HeldJob's key (namespace/name). */
+const namespaceOf = (key: string): string => splitKey(key).namespace;
 
 /** How long a check slot lives if its holder dies mid-check. */
 export const checkLeaseTtlMs = (timeoutMs: number, killGraceMs: number): number => timeoutMs + killGraceMs + CHECK_LEASE_MARGIN_MS;
@@ -119,11 +149,11 @@ export class SlottedCheckGate implements CheckGate {
   /** Denials in a row, per HeldJob; forgotten on a slot taken, or when the HeldJob goes. */
   private readonly denials = new Map<string, number>();
   /**
-   * HeldJobs that found every slot taken by this process's own checks, first come first: they
-   * are handed on as places free, rather than asking Valkey for a place this process knows is
-   * not there and waiting out a denial's delay.
+   * HeldJobs that found every slot taken by this process's own checks, round-robin by
+   * namespace and first come first within one: they are handed on as places free, rather than
+   * asking Valkey for a place this process knows is not there and waiting out a denial's delay.
    */
-  private readonly waiting = new Set<string>();
+  private readonly waiting = new FairQueue(namespaceOf);
   /**
    * Waiting HeldJobs handed a place and not yet back to take it: when they were handed it, and
    * whether the pass that found every place taken was still under way then (the place is for
@@ -149,9 +179,10 @@ export class SlottedCheckGate implements CheckGate {
     this.running.get(key)?.abort();
     this.denials.delete(key);
     this.waiting.delete(key);
-    this.forget(this.handed.get(key));
+    this.forget(key, this.handed.get(key));
     this.handed.delete(key);
     this.putOff.delete(key);
+    this.forgetIdleNamespaces();
   }
 
   /**
@@ -174,12 +205,18 @@ export class SlottedCheckGate implements CheckGate {
       return;
     }
     this.handed.delete(key);
-    void this.passOn(handed.token);
+    void this.passOn(handed.token === undefined ? undefined : { key, token: handed.token });
   }
 
   /** How many HeldJobs the gate keeps anything for (a check under way, a denial count). */
   get heldJobsTracked(): number {
-    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting, ...this.handed.keys(), ...this.putOff.keys()]).size;
+    return new Set([...this.running.keys(), ...this.denials.keys(), ...this.waiting.keys(), ...this.handed.keys(), ...this.putOff.keys()])
+      .size;
+  }
+
+  /** How many namespaces the gate keeps anything for (its turn in the waiting queue's round-robin). */
+  get namespacesTracked(): number {
+    return this.waiting.groupsTracked;
   }
 
   /** Checks queued behind this operator's own check slots, not started yet (handed a place or not). */
@@ -195,7 +232,7 @@ export class SlottedCheckGate implements CheckGate {
     const given = this.handed.get(key);
     this.handed.delete(key);
     // A place taken for an earlier HeldJob of this name (deleted and made again) is not this one's.
-    if (given?.token !== undefined && given.token !== token) this.forget(given);
+    if (given?.token !== undefined && given.token !== token) this.forget(key, given);
     if (!this.running.has(key) && this.running.size + this.liveHanded() >= this.o.slotLimit) {
       // Every place is this process's own (or handed to one waiting before): no need to ask,
       // and no denial to count; but it is queued, and late if it waits long.
@@ -215,7 +252,8 @@ export class SlottedCheckGate implements CheckGate {
     try {
       // Handed a place already taken for it: no round trip before the check starts.
       acquired =
-        given?.token === token || (await this.o.slots.acquire([this.o.slotKey], [this.o.slotLimit], token, this.o.leaseTtlMs)).acquired;
+        given?.token === token ||
+        (await this.o.slots.acquireShare(this.placeOf(key), token, this.o.leaseTtlMs, this.activeMsOf(key))).acquired;
     } catch (err) {
       this.settle(key, abort);
       this.handOn();
@@ -236,6 +274,8 @@ export class SlottedCheckGate implements CheckGate {
       return { kind: 'denied' };
     }
     this.denials.delete(key);
+    // A place it asked for: its namespace was served (one handed a place was, when handed it).
+    if (given === undefined) this.waiting.served(namespaceOf(key));
     try {
       if (abort.signal.aborted) return { kind: 'cancelled' };
       this.startedNow(key);
@@ -260,30 +300,40 @@ export class SlottedCheckGate implements CheckGate {
       return { kind: 'answered', result };
     } finally {
       this.settle(key, abort);
-      await this.passOn(token);
+      await this.passOn({ key, token });
     }
   }
 
   /**
-   * A place this process holds in Valkey under `freed` (a check ended), or none: goes to the
-   * HeldJob waiting longest here whose check can start, in one script that gives it back and
-   * takes it for that one, so its pass starts the check without asking and no other operator
-   * takes the place between; given back when none waits. Then the other free places are handed on.
+   * A place this process holds in Valkey for the HeldJob `freed.key` under `freed.token` (a
+   * check ended), or none: goes to the HeldJob next here whose check can start (the one waiting
+   * longest of the namespace served least recently), in one script that gives it back and
+   * takes it for that one within its namespace's share, so its pass starts the check without
+   * asking and no other operator takes the place between; given back when none waits. Then the
+   * other free places are handed on.
    */
-  private async passOn(freed: string | undefined): Promise<void> {
+  private async passOn(freed: { readonly key: string; readonly token: string } | undefined): Promise<void> {
     const next = freed === undefined ? undefined : this.nextReady();
-    if (freed !== undefined && next === undefined) await this.giveBack(freed);
+    if (freed !== undefined && next === undefined) await this.giveBack(freed.key, freed.token);
     if (freed !== undefined && next !== undefined) {
       // Counted as handed from now on, so no check that comes meanwhile takes its place.
       const handed: Handed = { at: this.o.now(), forNextPass: this.inPass.has(next.key) };
       this.waiting.delete(next.key);
+      this.waiting.served(namespaceOf(next.key));
       this.handed.set(next.key, handed);
       try {
-        const { acquired } = await this.o.slots.handOn(this.o.slotKey, freed, next.token, this.o.slotLimit, this.o.leaseTtlMs);
+        const from = { namespaceKey: this.o.slotKeys.ofNamespace(namespaceOf(freed.key)), token: freed.token };
+        const { acquired } = await this.o.slots.handOnShare(
+          from,
+          this.placeOf(next.key),
+          next.token,
+          this.o.leaseTtlMs,
+          this.activeMsOf(next.key),
+        );
         if (acquired && this.handed.get(next.key) === handed) handed.token = next.token;
         // Cancelled, or its pass came, while the place was being taken: a pass that came took
         // it by asking (the same token); a cancelled one gives it back.
-        else if (acquired && !this.running.has(next.key)) void this.giveBack(next.token);
+        else if (acquired && !this.running.has(next.key)) void this.giveBack(next.key, next.token);
       } catch (err) {
         // Its pass asks Valkey as any other; the place given back lapses by itself if it was not.
         this.o.log.warn({ err, heldjob: next.key }, 'Failed to hand check slot on; its lease expires by itself');
@@ -293,9 +343,12 @@ export class SlottedCheckGate implements CheckGate {
     this.handOn();
   }
 
-  /** The first waiting HeldJob still in the cache, with the token its place is taken under; the gone ones forgotten. */
+  /**
+   * The next waiting HeldJob still in the cache (the one waiting longest of the namespace
+   * served least recently), with the token its place is taken under; the gone ones forgotten.
+   */
   private nextReady(): { key: string; token: string } | undefined {
-    for (const key of this.waiting) {
+    for (let key = this.waiting.peek(); key !== undefined; key = this.waiting.peek()) {
       const uid = this.o.uidOf(key);
       if (uid !== undefined) return { key, token: `${this.o.workerName}/${key}/${uid}` };
       this.waiting.delete(key);
@@ -303,15 +356,35 @@ export class SlottedCheckGate implements CheckGate {
     return undefined;
   }
 
-  /** A handed place not come for: its Valkey place, if one was taken for it, is given back. */
-  private forget(handed: Handed | undefined): void {
-    if (handed?.token !== undefined) void this.giveBack(handed.token);
+  /** Where the HeldJob `key`'s check slot is taken: the fleet's semaphore, and its namespace's share of it. */
+  private placeOf(key: string): SharePlace {
+    const { fleet, active } = this.o.slotKeys;
+    return { fleetKey: fleet, namespaceKey: this.o.slotKeys.ofNamespace(namespaceOf(key)), activeKey: active, limit: this.o.slotLimit };
   }
 
-  private async giveBack(token: string): Promise<void> {
-    await this.o.slots.release([this.o.slotKey], token).catch((err: unknown) => {
+  /** How long asking for `key`'s check slot keeps its namespace active (checkActiveMs). */
+  private activeMsOf(key: string): number {
+    return checkActiveMs(this.o.checksOf?.(key) ?? 0, this.o.knobs.intervalMs, this.o.leaseTtlMs);
+  }
+
+  /** A handed place not come for: its Valkey place, if one was taken for it, is given back. */
+  private forget(key: string, handed: Handed | undefined): void {
+    if (handed?.token !== undefined) void this.giveBack(key, handed.token);
+  }
+
+  /** Gives back the place the HeldJob `key` holds under `token`, in the fleet's semaphore and its namespace's. */
+  private async giveBack(key: string, token: string): Promise<void> {
+    await this.o.slots.release([this.o.slotKeys.fleet, this.o.slotKeys.ofNamespace(namespaceOf(key))], token).catch((err: unknown) => {
       this.o.log.warn({ err }, 'Failed to release check slot; its lease expires by itself');
     });
+  }
+
+  /**
+   * The namespaces that neither wait here nor hold a place here (a check running, or a place
+   * handed) lose their turn in the queue's round-robin: nothing is kept for a namespace that goes.
+   */
+  private forgetIdleNamespaces(): void {
+    this.waiting.keepServedOnly(new Set([...this.running.keys(), ...this.handed.keys()].map(namespaceOf)));
   }
 
   /** The check of `key` is put off: since the first time, for its lateness. */
@@ -349,6 +422,7 @@ export class SlottedCheckGate implements CheckGate {
   /** This run of `key` is over: forget its abort controller (only its own). */
   private settle(key: string, abort: AbortController): void {
     if (this.running.get(key) === abort) this.running.delete(key);
+    this.forgetIdleNamespaces();
   }
 
   /** Handed places still kept for the HeldJob they were handed to; the lapsed ones forgotten. */
@@ -357,16 +431,20 @@ export class SlottedCheckGate implements CheckGate {
     for (const [key, handed] of this.handed) {
       if (now - handed.at <= HAND_ON_MS) continue;
       this.handed.delete(key);
-      this.forget(handed);
+      this.forget(key, handed);
     }
     return this.handed.size;
   }
 
-  /** Places of this process's are free: the HeldJobs waiting longest may go, one a place. */
+  /**
+   * Places of this process's are free: the HeldJobs next in the queue (round-robin by
+   * namespace, first come first within one) may go, one a place.
+   */
   private handOn(): void {
     while (this.waiting.size > 0 && this.running.size + this.liveHanded() < this.o.slotLimit) {
-      const next = this.waiting.values().next().value as string;
+      const next = this.waiting.peek() as string;
       this.waiting.delete(next);
+      this.waiting.served(namespaceOf(next));
       this.handed.set(next, { at: this.o.now(), forNextPass: this.inPass.has(next) });
       this.o.onPlaceFreed?.(next);
     }

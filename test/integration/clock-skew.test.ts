@@ -5,6 +5,7 @@ import { ProfileMode, type Profile } from '../../api/profiles.js';
 import { SlottedCheckGate } from '../../operator/checks/slotted-check-runner.js';
 import type { CheckAnswer } from '../../operator/checks/exec-check.js';
 import { Slots } from '../../lib/valkey/slots.js';
+import { ValkeyKeys } from '../../lib/valkey/keys.js';
 import { captureLog, checkAnswer, deferred, FakeCheckGateMetrics, FakeCheckRunner } from '../support/fakes.js';
 import { withValkey } from '../support/valkey.js';
 
@@ -19,7 +20,8 @@ describe('check slots across clocks 42 s apart', () => {
     ['the one behind cannot evict the live place of the one ahead', SKEW_MS, 0],
   ])('%s', (_name, firstSkew, secondSkew) =>
     withValkey('clock-skew-checks', async (v) => {
-      const slotKey = v.key('check-slots');
+      const keys = new ValkeyKeys(v.prefix.replace(/:$/, ''));
+      const slotKeys = { fleet: keys.checkSlots(), active: keys.checkActive(), ofNamespace: (ns: string) => keys.checkSlotsOf(ns) };
       const started = deferred();
       const finish = deferred<CheckAnswer>();
       const gate = (workerName: string, skewMs: number, runner: FakeCheckRunner) =>
@@ -29,7 +31,7 @@ describe('check slots across clocks 42 s apart', () => {
           metrics: new FakeCheckGateMetrics(),
           log: captureLog().log,
           now: () => Date.now() + skewMs,
-          slotKey,
+          slotKeys,
           slotLimit: 1,
           workerName,
           uidOf: (key) => `uid-of-${key}`,
@@ -43,7 +45,7 @@ describe('check slots across clocks 42 s apart', () => {
       await started.promise;
       // The one slot is taken by a check that is still running: the other operator is denied.
       await expect(second.run('team-b/web-2', PROFILE, 'acme/web#2')).resolves.toEqual({ kind: 'denied' });
-      expect(await v.redis.zcard(slotKey)).toBe(1);
+      expect(await v.redis.zcard(slotKeys.fleet)).toBe(1);
 
       finish.resolve(checkAnswer({ exitCode: 3 }));
       await expect(running).resolves.toMatchObject({ kind: 'answered' });
