@@ -288,6 +288,11 @@ export const Annotations = {
    * receiver deletes it (uid precondition) as a delivery meets it, and a collector may (#30).
    */
   expiresAt: 'waitgate.dev/expires-at',
+  /**
+   * On a receiver-made hold of a trigger without conditions, still pending: the newer hold of
+   * its trigger and target that replaced it (the newest pending wins; api/superseded-hold.ts).
+   */
+  supersededBy: 'waitgate.dev/superseded-by',
 } as const;
 
 export function isFailureReason(v: unknown): v is FailureReason {

@@ -12,7 +12,7 @@ import { afterCancelRead, decideGone } from '../decide/finished.js';
 import { isOrphanedFence, observeJob } from '../decide/job.js';
 import type * as k8s from '@kubernetes/client-node';
 import { JobOutcome, type ObservedJob } from '../decide/observed.js';
-import { afterCreate, afterDryRun, afterJobRead, afterScope } from '../decide/launch.js';
+import { afterCreate, afterDryRun, afterJobRead, afterScope, afterSupersedeRead } from '../decide/launch.js';
 import type { DecideConfig, Observed } from '../decide/observed.js';
 import { afterCheck } from '../decide/record-check.js';
 import { viewOf } from '../decide/view.js';
@@ -294,6 +294,13 @@ export class Reconciler {
         if (read.kind === 'unknown')
           log.warn({ job: action.jobName, message: boundText(read.message) }, 'Failed to read the Job before a cancel');
         return { kind: 'then', actions: afterCancelRead({ ...observed, heldJob: current }, read, deps.clock.now()) };
+      }
+      case 'readJobToSupersede': {
+        const read = await deps.launcher.read(action.jobName, current.metadata.namespace, uid);
+        if (read.kind === 'present') log.info({ job: action.jobName, by: action.by }, 'Found the Job of a superseded hold; it runs');
+        if (read.kind === 'unknown')
+          log.warn({ job: action.jobName, message: boundText(read.message) }, 'Failed to read the Job of a superseded hold');
+        return { kind: 'then', actions: afterSupersedeRead({ ...observed, heldJob: current }, read, action.by, deps.clock.now()) };
       }
       case 'recordLater':
         this.created.set(key, { jobName: action.jobName, at: deps.clock.now() });

@@ -48,6 +48,12 @@ export type Action =
    */
   | { readonly type: 'readJobToCancel'; readonly jobName: string }
   /**
+   * A pending hold a newer delivery superseded (api/superseded-hold.ts): read its Job from the
+   * apiserver itself before ending it, as a Job created just before may not be in the informer
+   * yet. The outcome goes back to afterSupersedeRead().
+   */
+  | { readonly type: 'readJobToSupersede'; readonly jobName: string; readonly by: string }
+  /**
    * The Job was created (or found created) and is fenced until its creation is recorded: that
    * record, the Event and the fence removal follow in a pass of their own, in the lane that
    * yields to launches (writes users read never hold up writes that start work).

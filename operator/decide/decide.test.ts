@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { decide } from './decide.js';
 import { afterCancelRead, CANCEL_READ_AGAIN_MS, decideGone } from './finished.js';
 import type { Action, JobRead } from './actions.js';
+import { afterSupersedeRead } from './launch.js';
 import { withLaunch } from '../../test/support/launch-plan.js';
 import { JobOutcome, type Observed, type ObservedJob, type ProfilesView, type TriggersView } from './observed.js';
 import { viewOf } from './view.js';
@@ -945,5 +946,90 @@ describe('decide: a HeldJob the receiver made is bound to its trigger', () => {
       reason: 'TriggersUnreadable',
     });
     expect(u?.type === 'updateStatus' && u.event?.reason).toBe('TriggersUnreadable');
+  });
+});
+
+describe('decide: the newest pending wins (a superseded pending hold, #30 finding 4)', () => {
+  const mineJob = { template: { spec: { containers: [{ name: 'c', image: 'x' }], restartPolicy: 'Never' } } };
+  const mine = { name: 'mine', on: { type: 'label' as const, any: ['go'] }, run: { kind: 'github', flow: 'f', job: mineJob } };
+  const triggers: TriggersView = { state: 'ok', waits: new Map([['mine', false]]), declared: new Map([['mine', mine]]) };
+  const receiverLabels = { 'waitgate.dev/made-by': 'receiver', 'waitgate.dev/forge': 'github' };
+  const superseded = { 'waitgate.dev/superseded-by': 'web-7-mine-abcd1234-3' };
+  const hold = (
+    over: { waitFor?: object[]; status?: HeldJobStatus; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+  ) => {
+    const hj = heldJob({
+      spec: { target: 'acme/web#7', trigger: 'mine', job: mineJob, ...(over.waitFor ? { waitFor: over.waitFor } : {}) },
+      annotations: over.annotations ?? superseded,
+      ...(over.status ? { status: over.status } : {}),
+    });
+    return { ...hj, metadata: { ...hj.metadata, labels: over.labels ?? receiverLabels } };
+  };
+  const LATER = T0 + 60_000;
+  const queued: HeldJobStatus = {
+    ...held,
+    conditions: [{ type: 'Waiting', status: 'True', reason: 'ScopeQueued', message: 'm', lastTransitionTime: iso(T0) }],
+  };
+  test.each<[string, Observed, string[]]>([
+    ['pending, never looked at: its Job read from the apiserver first', observed(hold(), undefined, { triggers }), ['readJobToSupersede']],
+    ['queued for its scope place: read first', observed(hold({ status: queued }), undefined, { triggers }), ['readJobToSupersede']],
+    [
+      'its Job in the informer (it started first): it runs, recorded as launched',
+      observed(hold(), { name: JOB, outcome: JobOutcome.Active, fenced: true }, { triggers }),
+      ['leaveMarker', 'updateStatus', 'unfenceJob'],
+    ],
+    ['Running (its launch recorded): the mark says nothing', observed(hold({ status: running }), undefined, { triggers }), ['readJob']],
+    [
+      'written by hand (no made-by label): the mark says nothing',
+      observed(hold({ labels: {} }), undefined, { triggers }),
+      ['acquireScope'],
+    ],
+    [
+      "a hold with conditions: never superseded so (this one is not its trigger's, and fails its binding)",
+      observed(hold({ waitFor: [{ after: AFTER }] }), undefined, { triggers }),
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+    ],
+    [
+      'a mark that is no object name: says nothing',
+      observed(hold({ annotations: { 'waitgate.dev/superseded-by': 'Not A Name!' } }), undefined, { triggers }),
+      ['acquireScope'],
+    ],
+  ])('%s', (_n, o, expectedTypes) => {
+    expect(types(decide(o, LATER))).toEqual(expectedTypes);
+  });
+
+  test.each<[string, JobRead, string[], Partial<HeldJobStatus> | undefined]>([
+    [
+      'no Job: ends Refused wait-superseded, what it holds given back',
+      { kind: 'gone' },
+      ['releaseScope', 'updateStatus', 'setFinalizers'],
+      {
+        phase: Phase.Refused,
+        reason: RefusalToken.Superseded,
+      },
+    ],
+    ['its Job is there: nothing ends, looked at again', { kind: 'present' }, ['wakeAt'], undefined],
+    ['no answer: nothing ends, asked again later', { kind: 'unknown', message: 'timeout' }, ['wakeAt'], undefined],
+  ])('afterSupersedeRead: %s', (_n, read, expectedTypes, status) => {
+    const actions = afterSupersedeRead(observed(hold({ status: queued }), undefined, { triggers }), read, 'web-7-mine-abcd1234-3', LATER);
+    expect(types(actions)).toEqual(expectedTypes);
+    if (status) {
+      const u = actions.find((a) => a.type === 'updateStatus');
+      expect(u?.type === 'updateStatus' && u.status).toMatchObject(status);
+      expect(u?.type === 'updateStatus' && u.status.message).toContain('web-7-mine-abcd1234-3');
+    }
+  });
+
+  test('once Refused, it is deleted at once (its delivery is on the record); with a time to live of 0, kept', () => {
+    const refusedStatus: HeldJobStatus = { phase: Phase.Refused, reason: RefusalToken.Superseded, finishedAt: iso(LATER) };
+    const ended = hold({ status: refusedStatus });
+    const withTtl = { ...CONFIG, finishedTtlMs: 7 * DAY };
+    expect(types(decide(observed(ended, undefined, { triggers, config: withTtl }), LATER + 1))).toContain('deleteHeldJob');
+    expect(types(decide(observed(ended, undefined, { triggers, config: CONFIG }), LATER + 1))).not.toContain('deleteHeldJob');
+    // Any other Refused hold waits out its time to live.
+    const other = hold({ status: refusedStatus, annotations: {} });
+    const kept = types(decide(observed(other, undefined, { triggers, config: withTtl }), LATER + 1));
+    expect(kept).toContain('wakeAt');
+    expect(kept).not.toContain('deleteHeldJob');
   });
 });

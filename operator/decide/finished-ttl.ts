@@ -9,7 +9,8 @@ import { findCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { supersedeWindowEnd } from '../../api/supersede-window.js';
 import { epochOf, iso } from '../../api/time.js';
-import { ConditionType } from '../../api/vocabulary.js';
+import { supersedingHoldOf } from '../../api/superseded-hold.js';
+import { ConditionType, Phase } from '../../api/vocabulary.js';
 import type { Action } from './actions.js';
 import type { Observed } from './observed.js';
 
@@ -29,13 +30,17 @@ export type Retention =
   | { readonly kind: 'deleteAt'; readonly at: number };
 
 /**
- * When a finished HeldJob is to be deleted. `waited`: it had conditions (only such holds
+ * When a finished HeldJob is to be deleted. `superseded`: a pending hold a newer delivery
+ * replaced (api/superseded-hold.ts), deleted as soon as it has ended. `waited`: it had conditions (only such holds
  * supersede later deliveries; a spec that cannot be read counts as having them).
  */
-export function retentionOf(status: HeldJobStatus, waited: boolean, ttlMs: number): Retention {
+export function retentionOf(status: HeldJobStatus, waited: boolean, ttlMs: number, superseded = false): Retention {
   if (ttlMs <= 0) return { kind: 'keep' };
   const finishedAt = finishedAtOf(status);
   if (finishedAt === undefined) return { kind: 'unknownEnd' };
+  // A pending hold the newest delivery replaced is counted on its wait-superseded record and
+  // goes at once: twenty quick relabels leave that one record, not nineteen copies of the Job.
+  if (superseded) return { kind: 'deleteAt', at: finishedAt };
   const byTtl = finishedAt + ttlMs;
   if (!waited || status.launchedAt === undefined) return { kind: 'deleteAt', at: byTtl };
   const windowFrom = epochOf(status.launchedAt) ?? finishedAt;
@@ -46,7 +51,9 @@ export function retentionOf(status: HeldJobStatus, waited: boolean, ttlMs: numbe
 export function decideRetention(o: Observed, now: number): Action[] {
   const status = o.heldJob.status ?? {};
   const waited = o.view.ok ? o.view.conditions.length > 0 : true;
-  const r = retentionOf(status, waited, o.config.finishedTtlMs);
+  const superseded =
+    status.phase === Phase.Refused && status.launchedAt === undefined && supersedingHoldOf(o.heldJob) !== undefined && o.job === undefined;
+  const r = retentionOf(status, waited, o.config.finishedTtlMs, superseded);
   switch (r.kind) {
     case 'keep':
       return [];

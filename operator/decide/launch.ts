@@ -15,6 +15,7 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { isTransient } from '../../api/apiserver-answers.js';
 import { SCOPE_RETRY_MS } from '../../api/cadence.js';
+import { supersededMessage } from '../../api/superseded-hold.js';
 import { iso } from '../../api/time.js';
 import {
   assertNever,
@@ -319,6 +320,30 @@ export function afterJobRead(o: Observed, read: JobRead, now: number): Action[] 
         : `Job ${jobName} was seen and is gone before its creation was recorded; it is not launched again, so it never runs twice`;
       return failHold(o, status, FailureReason.JobMissing, message, now);
     }
+    default:
+      return assertNever(read);
+  }
+}
+
+/**
+ * What follows the direct read of a superseded pending hold's Job (readJobToSupersede). Gone:
+ * it never started, and ends wait-superseded, giving back what it may hold. There: it started
+ * just before the newer delivery came, and runs; the informer's event brings the pass that
+ * records it. No answer: asked again later, and nothing ends meanwhile.
+ */
+export function afterSupersedeRead(o: Observed, read: JobRead, by: string, now: number): Action[] {
+  const status = o.heldJob.status ?? {};
+  switch (read.kind) {
+    case 'present':
+      return [{ type: 'wakeAt', at: now + JOB_READ_AGAIN_MS }];
+    case 'unknown':
+      return [{ type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
+    case 'gone':
+      return [
+        ...giveBackScope(o.view),
+        ...refuse(status, RefusalToken.Superseded, supersededMessage(by), now, o.view.generation),
+        ...removeFinalizer(o.heldJob),
+      ];
     default:
       return assertNever(read);
   }

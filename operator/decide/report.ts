@@ -1,6 +1,7 @@
 // What to tell the forge about a HeldJob, from its status alone: one report per transition the
 // settings name, once the status records that transition, and never again once status.reports
 // records it. Pure; an adapter posts (operator/forge/reporter.ts), beside the launch path.
+import { supersedingHoldOf } from '../../api/superseded-hold.js';
 import { commentBody, reportMarker, reportRefusal, type ReportSubject, type ReportTransition } from '../../api/forge-reports.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { epochOf, iso } from '../../api/time.js';
@@ -120,6 +121,8 @@ export function nextReports(
   const actions: Action[] = [];
   for (const transition of settings.transitions) {
     if (done.has(transition)) continue;
+    // A pending hold the newest delivery replaced says nothing: the hold that replaced it reports.
+    if (transition === 'refused' && supersedingHoldOf(heldJob) !== undefined) continue;
     const found = transitionIn(status, transition);
     const at = epochOf(found?.at);
     if (!found || at === undefined || now - at > REPORT_MAX_AGE_MS) continue;

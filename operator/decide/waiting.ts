@@ -7,6 +7,7 @@ import type { Profile } from '../../api/profiles.js';
 import { afterBeyondMax, unknownProfile } from '../../api/refusal-rules.js';
 import { epochOf, iso } from '../../api/time.js';
 import { ConditionReason, ConditionType, EventReason, EventType, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { supersedingHoldOf } from '../../api/superseded-hold.js';
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action } from './actions.js';
 import { buildJob } from './job.js';
@@ -39,6 +40,10 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   // or carrying another Job, ends Failed with no Job; one that cannot be compared yet is held.
   // A Job already there was created by an earlier pass, after its binding held.
   if (!o.job) {
+    // The newest pending wins: a receiver-made hold without conditions that a newer delivery
+    // replaced ends wait-superseded, once its Job is known not to exist (afterSupersedeRead).
+    const by = conditions.length === 0 ? supersedingHoldOf(heldJob) : undefined;
+    if (by !== undefined) return [{ type: 'readJobToSupersede', jobName: status.jobName ?? jobName, by }];
     const binding = triggerBinding(o.triggers, heldJob, spec, createdMs, now);
     if (binding.kind === 'unbound') return failHold(o, status, binding.problem.reason, binding.problem.message, now);
     if (binding.kind === 'unconfirmed') return holdUnconfirmed(o, status, binding, now);

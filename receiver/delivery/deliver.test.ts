@@ -20,7 +20,9 @@ import {
   UNREADABLE_PROFILES,
 } from '../../test/support/fakes-receiver.js';
 import { Deliverer, UnavailableError, type DeliveryResult } from './deliver.js';
-import { BODY_DEDUP_WINDOW_MS, DEDUP_WINDOW_MS, heldJobName } from './plan.js';
+import { BODY_DEDUP_WINDOW_MS, DEDUP_WINDOW_MS, heldJobName, tallyOf } from './plan.js';
+
+type Handled = Extract<DeliveryResult, { outcome: 'handled' }>;
 
 const NOW = Date.parse('2026-09-01T08:00:00Z');
 const DAY = 86_400_000;
@@ -301,7 +303,7 @@ describe('Deliverer: what it writes and asks', () => {
     expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY, `${PREFIX}:hold-lock:${h('notify')}:${h('acme/web#7')}`]);
   });
 
-  test('twenty quick relabels of a trigger without conditions: one hold pending, the other nineteen counted on one record (#30)', async () => {
+  test('twenty quick relabels of a trigger without conditions, none started: the newest pending wins, nineteen counted on one record (#30)', async () => {
     const { deliverer, records } = run({ triggers: [plain] });
     const outcomes: string[] = [];
     for (let i = 1; i <= 20; i++) {
@@ -311,12 +313,42 @@ describe('Deliverer: what it writes and asks', () => {
       >;
       outcomes.push(r.results[0]?.outcome ?? '');
     }
-    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
-    expect(outcomes.filter((o) => o === 'refused')).toHaveLength(19);
-    const made = records.created.map((c) => c.metadata.name);
-    expect(made).toHaveLength(2);
-    const record = await records.get('jobs', made[1] ?? '');
+    expect(outcomes.every((o) => o === 'held')).toBe(true);
+    const holds = records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] === undefined).map((c) => c.metadata.name);
+    const recordsMade = records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] !== undefined);
+    expect(holds).toHaveLength(20);
+    expect(recordsMade).toHaveLength(1);
+    // Each hold but the last marked superseded by the next (the operator ends and deletes them).
+    const marks = records.annotated.filter((a) => a.annotations['waitgate.dev/superseded-by'] !== undefined);
+    expect(marks.map((m) => [m.name, m.annotations['waitgate.dev/superseded-by']])).toEqual(
+      holds.slice(0, -1).map((h, i) => [h, holds[i + 1]]),
+    );
+    const record = await records.get('jobs', recordsMade[0]?.metadata.name ?? '');
     expect(record?.metadata.annotations?.['waitgate.dev/refusal']).toBe(RefusalToken.Superseded);
+    expect(tallyOf(record!).count).toBe(19);
+    expect((await records.get('jobs', holds[19] ?? ''))?.metadata.annotations?.['waitgate.dev/superseded-by']).toBeUndefined();
+  });
+
+  test('one running and one pending: a new delivery supersedes the pending one, never the running one', async () => {
+    const { deliverer, records } = run({ triggers: [plain] });
+    const first = heldJobOf(((await deliverer.deliver(labelEvent({ deliveryId: 'd-1', bodyHash: 'b-1' }))) as Handled).results[0]) ?? '';
+    records.setStatus('jobs', first, { phase: Phase.Running, jobName: 'j-1', launchedAt: new Date(NOW).toISOString() });
+    const second = heldJobOf(((await deliverer.deliver(labelEvent({ deliveryId: 'd-2', bodyHash: 'b-2' }))) as Handled).results[0]) ?? '';
+    const third = heldJobOf(((await deliverer.deliver(labelEvent({ deliveryId: 'd-3', bodyHash: 'b-3' }))) as Handled).results[0]) ?? '';
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect((await records.get('jobs', first))?.metadata.annotations?.['waitgate.dev/superseded-by']).toBeUndefined();
+    expect((await records.get('jobs', second))?.metadata.annotations?.['waitgate.dev/superseded-by']).toBe(third);
+  });
+
+  test('a pending hold that starts as it is superseded keeps running: the conflict is read again, and it is not marked', async () => {
+    const { deliverer, records } = run({ triggers: [plain] });
+    const first = heldJobOf(((await deliverer.deliver(labelEvent({ deliveryId: 'd-1', bodyHash: 'b-1' }))) as Handled).results[0]) ?? '';
+    records.beforeAnnotate = async (name) => {
+      if (name === first)
+        records.setStatus('jobs', first, { phase: Phase.Running, jobName: 'j-1', launchedAt: new Date(NOW).toISOString() });
+    };
+    await deliverer.deliver(labelEvent({ deliveryId: 'd-2', bodyHash: 'b-2' }));
+    expect((await records.get('jobs', first))?.metadata.annotations?.['waitgate.dev/superseded-by']).toBeUndefined();
   });
 
   test('a refusal status is written for the record created, as of the delivery', async () => {
@@ -584,7 +616,8 @@ describe('Deliverer: the same signed body under another delivery id', () => {
     await deliverer.deliver(labelEvent());
     clock.now += BODY_DEDUP_WINDOW_MS + 1;
     expect(await deliverer.deliver(replay('d-later'))).toMatchObject({ outcome: 'handled' });
-    expect(records.created).toHaveLength(2);
+    // A second hold (the first, never started here, superseded by it and counted on its record).
+    expect(records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] === undefined)).toHaveLength(2);
   });
 
   test('a delivery that fails gives its body back, so the forge can deliver it again', async () => {

@@ -7,11 +7,12 @@ import { countRefusal, hasCounted, tallyAnnotations } from '../../api/refusal-re
 import type { DeclaredProfiles, Refusal } from '../../api/refusal-rules.js';
 import type { Trigger } from '../../api/triggers/triggers-file.js';
 import { targetParts } from '../../api/target.js';
-import { Annotations, RefusalToken, type Forge } from '../../api/vocabulary.js';
+import { isForge } from '../../api/forges.js';
+import { Annotations, isTerminal, Labels, RefusalToken, type Forge } from '../../api/vocabulary.js';
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
-import { decideBounded } from './concurrency.js';
+import { decideBounded, started } from './concurrency.js';
 import { decideOnce, onceRecordExpired, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
   BODY_DEDUP_WINDOW_MS,
@@ -54,8 +55,8 @@ export interface HeldJobRecords {
   /** One HeldJob by name, read from the apiserver itself, not a cache; undefined when there is none. */
   get(namespace: string, name: string): Promise<HeldJobObject | undefined>;
   /**
-   * Sets annotations of a refusal record (the refusals it counts) if it is still at
-   * `resourceVersion`: 'conflict' when it changed since, 'gone' when it is not there.
+   * Sets annotations of a refusal record (the refusals it counts), or marks a pending hold
+   * superseded (Annotations.supersededBy), if it is still at `resourceVersion`: 'conflict' when it changed since, 'gone' when it is not there.
    */
   annotate(
     namespace: string,
@@ -389,6 +390,10 @@ export class Deliverer {
         : decideHold(event, trigger.name, live, looked.remembered, this.deps.now());
       switch (decision.kind) {
         case 'recorded':
+          // What an earlier handling left unmarked (it stopped between the create and the marks).
+          if (decision.recorded.outcome === 'held' && decision.supersedes && decision.supersedes.length > 0) {
+            await this.supersede(event, trigger.name, decision.supersedes, decision.recorded.heldJob, live);
+          }
           // The hold this handling just tried to create is there: its create landed, the answer was lost.
           return {
             outcome:
@@ -407,6 +412,9 @@ export class Deliverer {
             // Another delivery created that hold first (or this one did, its answer lost): look again.
             log.debug({ heldjob: manifest.metadata.name, attempt }, 'Found hold generation taken');
             continue;
+          }
+          if (decision.supersedes && decision.supersedes.length > 0) {
+            await this.supersede(event, trigger.name, decision.supersedes, manifest.metadata.name, live);
           }
           return { outcome: { trigger: trigger.name, outcome: 'held', heldJob: manifest.metadata.name }, generation: decision.generation };
         }
@@ -548,6 +556,38 @@ export class Deliverer {
       }
     }
     throw new UnavailableError(`the refusal record ${name} changed under every count`);
+  }
+
+  /**
+   * The newest pending wins (receiver/delivery/concurrency.ts): each pending hold that `by`
+   * replaces has its delivery counted on the wait-superseded record, then is marked superseded
+   * by `by`, for the operator to end. Counted first, so a handling that stops between the two
+   * leaves a hold its next handling marks (the count knows its delivery already). A hold that
+   * changed meanwhile is read again, and left alone once it has started: its Job runs.
+   */
+  private async supersede(
+    event: LabelEvent,
+    trigger: string,
+    pending: readonly HeldJobObject[],
+    by: string,
+    live: readonly HeldJobObject[],
+  ): Promise<void> {
+    const { namespace, records, log } = this.deps;
+    const refusal = { token: RefusalToken.Superseded, message: `superseded by HeldJob ${by}, made by a newer delivery` };
+    for (const hold of pending) {
+      const delivery = hold.metadata.annotations?.[Annotations.delivery];
+      const forge = hold.metadata.labels?.[Labels.forge];
+      if (delivery !== undefined && isForge(forge)) await this.refuse({ ...event, forge, deliveryId: delivery }, trigger, refusal, live);
+      let current: HeldJobObject | undefined = hold;
+      for (let attempt = 1; current !== undefined && attempt <= COUNT_ATTEMPTS; attempt++) {
+        if (started(current) || isTerminal(current.status?.phase)) break;
+        const name = current.metadata.name;
+        const written = await records.annotate(namespace, name, current.metadata.resourceVersion, { [Annotations.supersededBy]: by });
+        if (written === 'written') log.info({ heldjob: name, by }, 'Marked pending hold superseded');
+        if (written !== 'conflict') break;
+        current = await records.get(namespace, name);
+      }
+    }
   }
 
   /**

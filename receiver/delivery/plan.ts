@@ -138,11 +138,17 @@ export interface Remembered {
 }
 
 export type HoldDecision =
-  /** This delivery already has its HeldJob: report it, write nothing. */
-  | { readonly kind: 'recorded'; readonly recorded: RecordedOutcome }
+  /**
+   * This delivery already has its HeldJob: report it. `supersedes`: pending holds its hold
+   * replaces and an earlier handling did not get to mark (receiver/delivery/concurrency.ts).
+   */
+  | { readonly kind: 'recorded'; readonly recorded: RecordedOutcome; readonly supersedes?: readonly HeldJobObject[] }
   | { readonly kind: 'superseded'; readonly by: string; readonly message: string }
-  /** Create the hold of this generation; if the name is taken, someone else got there first. */
-  | { readonly kind: 'hold'; readonly generation: number };
+  /**
+   * Create the hold of this generation; if the name is taken, someone else got there first.
+   * `supersedes`: the pending holds it replaces once created (the newest pending wins).
+   */
+  | { readonly kind: 'hold'; readonly generation: number; readonly supersedes?: readonly HeldJobObject[] };
 
 /**
  * Whether a delivery of a trigger with conditions may hold, from the live HeldJobs of that

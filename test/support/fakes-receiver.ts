@@ -212,6 +212,13 @@ export class FakeHeldJobRecords implements HeldJobRecords {
     return 'written';
   }
 
+  /** What the operator writes: a status on one HeldJob, as a new version of it. */
+  setStatus(namespace: string, name: string, status: HeldJobObject['status']): void {
+    const i = this.objects.findIndex((x) => x.metadata.name === name && x.metadata.namespace === namespace);
+    const o = this.objects[i];
+    if (o) this.objects[i] = this.versioned({ ...o, ...(status ? { status } : {}) });
+  }
+
   async liveFor(namespace: string, labelSelector: string): Promise<HeldJobObject[]> {
     this.selectors.push(labelSelector);
     const wanted = labelSelector.split(',').map((kv) => kv.split('=') as [string, string]);
