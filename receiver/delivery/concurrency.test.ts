@@ -58,6 +58,16 @@ describe('decideBounded: one running, one pending, the newest pending wins (#30,
       { kind: 'hold', generation: 4 },
       ['web-7-notify-3'],
     ],
+    [
+      'three superseded holds not yet ended (no operator about): counted, nothing more made',
+      [
+        ...[1, 2, 3].map((n) => gen(n, { phase: Phase.Pending }, { 'waitgate.dev/superseded-by': `web-7-notify-${String(n + 1)}` })),
+        pending(4),
+      ],
+      4,
+      { kind: 'superseded', by: 'web-7-notify-4' },
+      undefined,
+    ],
     ['two running (no scope limit queued the second): counted', [running(1), running(2)], 2, { kind: 'superseded' }, undefined],
     ['a finished one and a running one: the next', [done(1), running(2)], 2, { kind: 'hold', generation: 3 }, []],
     [

@@ -303,30 +303,52 @@ describe('Deliverer: what it writes and asks', () => {
     expect(leases.asked).toEqual([DEDUP_KEY, BODY_KEY, `${PREFIX}:hold-lock:${h('notify')}:${h('acme/web#7')}`]);
   });
 
-  test('twenty quick relabels of a trigger without conditions, none started: the newest pending wins, nineteen counted on one record (#30)', async () => {
+  /** Twenty labeled deliveries of `plain` for one target; `operator` runs after each, as the operator would. */
+  async function twentyRelabels(operator: (records: FakeHeldJobRecords) => Promise<void>) {
     const { deliverer, records } = run({ triggers: [plain] });
     const outcomes: string[] = [];
     for (let i = 1; i <= 20; i++) {
-      const r = (await deliverer.deliver(labelEvent({ deliveryId: `d-${i}`, bodyHash: `b-${i}` }))) as Extract<
-        DeliveryResult,
-        { outcome: 'handled' }
-      >;
+      const r = (await deliverer.deliver(labelEvent({ deliveryId: `d-${i}`, bodyHash: `b-${i}` }))) as Handled;
       outcomes.push(r.results[0]?.outcome ?? '');
+      await operator(records);
     }
-    expect(outcomes.every((o) => o === 'held')).toBe(true);
     const holds = records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] === undefined).map((c) => c.metadata.name);
-    const recordsMade = records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] !== undefined);
+    const made = records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] !== undefined);
+    const record = made.length === 1 ? await records.get('jobs', made[0]?.metadata.name ?? '') : undefined;
+    return { records, outcomes, holds, made, record };
+  }
+  /** What the operator does with a hold marked superseded and never started: ends it wait-superseded. */
+  const endSuperseded = async (records: FakeHeldJobRecords) => {
+    for (const c of records.created) {
+      const hj = await records.get('jobs', c.metadata.name);
+      if (hj?.metadata.annotations?.['waitgate.dev/superseded-by'] !== undefined && hj.status?.phase !== Phase.Refused) {
+        records.setStatus('jobs', c.metadata.name, { phase: Phase.Refused, reason: RefusalToken.Superseded });
+      }
+    }
+  };
+
+  test('twenty quick relabels of a trigger without conditions, none started: the newest pending wins, nineteen counted on one record (#30)', async () => {
+    const { records, outcomes, holds, made, record } = await twentyRelabels(endSuperseded);
+    expect(outcomes.every((o) => o === 'held')).toBe(true);
     expect(holds).toHaveLength(20);
-    expect(recordsMade).toHaveLength(1);
+    expect(made).toHaveLength(1);
     // Each hold but the last marked superseded by the next (the operator ends and deletes them).
     const marks = records.annotated.filter((a) => a.annotations['waitgate.dev/superseded-by'] !== undefined);
     expect(marks.map((m) => [m.name, m.annotations['waitgate.dev/superseded-by']])).toEqual(
       holds.slice(0, -1).map((h, i) => [h, holds[i + 1]]),
     );
-    const record = await records.get('jobs', recordsMade[0]?.metadata.name ?? '');
     expect(record?.metadata.annotations?.['waitgate.dev/refusal']).toBe(RefusalToken.Superseded);
     expect(tallyOf(record!).count).toBe(19);
     expect((await records.get('jobs', holds[19] ?? ''))?.metadata.annotations?.['waitgate.dev/superseded-by']).toBeUndefined();
+  });
+
+  test('twenty quick relabels with no operator about: three superseded holds wait for it, then deliveries are counted, nothing more made', async () => {
+    const { outcomes, holds, made, record } = await twentyRelabels(async () => undefined);
+    expect(holds).toHaveLength(4);
+    expect(made).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'held')).toHaveLength(4);
+    // Three superseded deliveries, and the sixteen counted while the operator did not end them.
+    expect(tallyOf(record!).count).toBe(19);
   });
 
   test('one running and one pending: a new delivery supersedes the pending one, never the running one', async () => {
@@ -349,6 +371,8 @@ describe('Deliverer: what it writes and asks', () => {
     };
     await deliverer.deliver(labelEvent({ deliveryId: 'd-2', bodyHash: 'b-2' }));
     expect((await records.get('jobs', first))?.metadata.annotations?.['waitgate.dev/superseded-by']).toBeUndefined();
+    // Its delivery ran: nothing counts it as superseded.
+    expect(records.created.filter((c) => c.metadata.annotations['waitgate.dev/refusal'] !== undefined)).toHaveLength(0);
   });
 
   test('a refusal status is written for the record created, as of the delivery', async () => {

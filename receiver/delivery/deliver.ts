@@ -12,7 +12,7 @@ import { Annotations, isTerminal, Labels, RefusalToken, type Forge } from '../..
 import type { ValkeyKeys } from '../../lib/valkey/keys.js';
 import type { LeasePair, PairAcquire } from '../../lib/valkey/leases.js';
 import type { LabelEvent } from '../forges/event.js';
-import { decideBounded, started } from './concurrency.js';
+import { BOUNDED_LOOK_BACK, decideBounded, started } from './concurrency.js';
 import { decideOnce, onceRecordExpired, onceRecordManifest, type OnceRecordManifest } from './once.js';
 import {
   BODY_DEDUP_WINDOW_MS,
@@ -445,15 +445,18 @@ export class Deliverer {
     trigger: string,
     mayHold: boolean,
     known?: Remembered,
-    /** A trigger without conditions: the hold before the remembered one may still run beside it. */
-    oneBack = false,
+    /**
+     * A trigger without conditions: the holds before the remembered one may still run beside
+     * it, or wait for the operator to end them as superseded (BOUNDED_LOOK_BACK of them).
+     */
+    bounded = false,
   ): Promise<{ remembered: Remembered; live: HeldJobObject[] }> {
     const { history, log } = this.deps;
     // Valkey first, then the apiserver: the live set is never older than the marker it checks.
     const remembered = known ?? (await this.valkey(() => history.recall(trigger, event.target)));
     const from = remembered.generation;
     const [holds, refusals] = await Promise.all([
-      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, oneBack ? Math.max(0, from - 1) : from),
+      from === undefined ? Promise.resolve(undefined) : this.holdsFrom(event.target, trigger, from, bounded ? BOUNDED_LOOK_BACK : 0),
       this.refusalRecords(event, trigger),
     ]);
     const unknown = from === undefined || holds === undefined || (holds.length === 0 && from >= 1);
@@ -478,9 +481,12 @@ export class Deliverer {
    * The holds of the generation Valkey remembers and upwards, read by name while there is one
    * more; undefined when they go on past the probe's limit.
    */
-  private async holdsFrom(target: string, trigger: string, from: number): Promise<HeldJobObject[] | undefined> {
+  private async holdsFrom(target: string, trigger: string, from: number, back: number): Promise<HeldJobObject[] | undefined> {
     const { records, namespace } = this.deps;
-    const found: HeldJobObject[] = [];
+    // The `back` generations below, each read by name: one deleted leaves a gap, never a stop.
+    const below = Array.from({ length: Math.min(back, Math.max(0, from - 1)) }, (_x, i) => from - 1 - i);
+    const older = await Promise.all(below.map((g) => records.get(namespace, holdName(target, trigger, g))));
+    const found: HeldJobObject[] = older.filter((h): h is HeldJobObject => h !== undefined).reverse();
     let generations = holdCandidates(from);
     while (generations.length > 0) {
       const got = await Promise.all(generations.map((g) => records.get(namespace, holdName(target, trigger, g))));
@@ -560,10 +566,11 @@ export class Deliverer {
 
   /**
    * The newest pending wins (receiver/delivery/concurrency.ts): each pending hold that `by`
-   * replaces has its delivery counted on the wait-superseded record, then is marked superseded
-   * by `by`, for the operator to end. Counted first, so a handling that stops between the two
-   * leaves a hold its next handling marks (the count knows its delivery already). A hold that
-   * changed meanwhile is read again, and left alone once it has started: its Job runs.
+   * replaces is marked superseded by `by`, for the operator to end, and its delivery is counted
+   * on the wait-superseded record. Counted only once marked: a hold that changed meanwhile is
+   * read again, and one that has started is left alone and not counted (its Job runs). A
+   * handling that stops between the two leaves the hold to end with its own Refused status and
+   * Event; its next handling counts it if it is still there (a count knows its deliveries).
    */
   private async supersede(
     event: LabelEvent,
@@ -575,17 +582,28 @@ export class Deliverer {
     const { namespace, records, log } = this.deps;
     const refusal = { token: RefusalToken.Superseded, message: `superseded by HeldJob ${by}, made by a newer delivery` };
     for (const hold of pending) {
-      const delivery = hold.metadata.annotations?.[Annotations.delivery];
-      const forge = hold.metadata.labels?.[Labels.forge];
-      if (delivery !== undefined && isForge(forge)) await this.refuse({ ...event, forge, deliveryId: delivery }, trigger, refusal, live);
       let current: HeldJobObject | undefined = hold;
+      let marked = false;
       for (let attempt = 1; current !== undefined && attempt <= COUNT_ATTEMPTS; attempt++) {
-        if (started(current) || isTerminal(current.status?.phase)) break;
+        if (current.metadata.annotations?.[Annotations.supersededBy] === by) {
+          marked = true;
+          break;
+        }
+        if (started(current) || isTerminal(current.status?.phase) || current.metadata.annotations?.[Annotations.supersededBy] !== undefined)
+          break;
         const name = current.metadata.name;
         const written = await records.annotate(namespace, name, current.metadata.resourceVersion, { [Annotations.supersededBy]: by });
-        if (written === 'written') log.info({ heldjob: name, by }, 'Marked pending hold superseded');
+        if (written === 'written') {
+          log.info({ heldjob: name, by }, 'Marked pending hold superseded');
+          marked = true;
+        }
         if (written !== 'conflict') break;
         current = await records.get(namespace, name);
+      }
+      const delivery = hold.metadata.annotations?.[Annotations.delivery];
+      const forge = hold.metadata.labels?.[Labels.forge];
+      if (marked && delivery !== undefined && isForge(forge)) {
+        await this.refuse({ ...event, forge, deliveryId: delivery }, trigger, refusal, live);
       }
     }
   }
