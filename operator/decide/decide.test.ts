@@ -1020,12 +1020,12 @@ describe('decide: the newest pending wins (a superseded pending hold, #30 findin
     }
   });
 
-  test('once Refused, it is deleted at once (its delivery is on the record); with a time to live of 0, kept', () => {
+  test('once Refused, it is deleted at once (its delivery is on the record), even with a time to live of 0', () => {
     const refusedStatus: HeldJobStatus = { phase: Phase.Refused, reason: RefusalToken.Superseded, finishedAt: iso(LATER) };
     const ended = hold({ status: refusedStatus });
     const withTtl = { ...CONFIG, finishedTtlMs: 7 * DAY };
     expect(types(decide(observed(ended, undefined, { triggers, config: withTtl }), LATER + 1))).toContain('deleteHeldJob');
-    expect(types(decide(observed(ended, undefined, { triggers, config: CONFIG }), LATER + 1))).not.toContain('deleteHeldJob');
+    expect(types(decide(observed(ended, undefined, { triggers, config: CONFIG }), LATER + 1))).toContain('deleteHeldJob');
     // Any other Refused hold waits out its time to live.
     const other = hold({ status: refusedStatus, annotations: {} });
     const kept = types(decide(observed(other, undefined, { triggers, config: withTtl }), LATER + 1));

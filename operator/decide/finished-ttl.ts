@@ -31,16 +31,17 @@ export type Retention =
 
 /**
  * When a finished HeldJob is to be deleted. `superseded`: a pending hold a newer delivery
- * replaced (api/superseded-hold.ts), deleted as soon as it has ended. `waited`: it had conditions (only such holds
+ * replaced (api/superseded-hold.ts), deleted as soon as it has ended, even when others are kept. `waited`: it had conditions (only such holds
  * supersede later deliveries; a spec that cannot be read counts as having them).
  */
 export function retentionOf(status: HeldJobStatus, waited: boolean, ttlMs: number, superseded = false): Retention {
+  // A pending hold the newest delivery replaced is counted on its wait-superseded record and
+  // goes at once, whatever the time to live: twenty quick relabels leave that one record, not
+  // nineteen copies of the Job. It never ran, so there is nothing of it to keep.
+  if (superseded) return { kind: 'deleteAt', at: finishedAtOf(status) ?? 0 };
   if (ttlMs <= 0) return { kind: 'keep' };
   const finishedAt = finishedAtOf(status);
   if (finishedAt === undefined) return { kind: 'unknownEnd' };
-  // A pending hold the newest delivery replaced is counted on its wait-superseded record and
-  // goes at once: twenty quick relabels leave that one record, not nineteen copies of the Job.
-  if (superseded) return { kind: 'deleteAt', at: finishedAt };
   const byTtl = finishedAt + ttlMs;
   if (!waited || status.launchedAt === undefined) return { kind: 'deleteAt', at: byTtl };
   const windowFrom = epochOf(status.launchedAt) ?? finishedAt;
