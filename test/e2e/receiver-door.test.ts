@@ -171,9 +171,21 @@ describe('receiver: the door, before a byte of body', () => {
             expect([token, (await post(s.url, { ...d, headers: { ...d.headers, 'x-gitlab-token': token } })).status]).toEqual([token, 202]);
           }
           expect((await post(s.url, { ...gl, headers: { ...gl.headers, 'x-gitlab-token': 'retired-token' } })).status).toBe(401);
-          // Every accepted delivery is counted, boundedly (a trigger without waitFor): per forge, one
-          // pending hold and one wait-superseded record for the rest.
-          expect(await s.kube.listHeldJobs(s.namespace)).toHaveLength(4);
+          // Every accepted delivery is a hold or counted, boundedly (a trigger without waitFor): per
+          // forge, the newest pending hold, the older ones marked superseded by it (no operator runs
+          // here to end them), and one wait-superseded record counting them: 3 + 1 for GitHub's
+          // three deliveries, 2 + 1 for GitLab's two.
+          const all = await s.kube.listHeldJobs(s.namespace);
+          const isRecord = (h: (typeof all)[number]) => h.metadata.annotations?.['waitgate.dev/refusal'] !== undefined;
+          const marked = (h: (typeof all)[number]) => h.metadata.annotations?.['waitgate.dev/superseded-by'] !== undefined;
+          expect(all).toHaveLength(7);
+          expect(all.filter((h) => !isRecord(h) && !marked(h))).toHaveLength(2);
+          expect(
+            all
+              .filter(isRecord)
+              .map((r) => r.metadata.annotations?.['waitgate.dev/refusal-count'])
+              .sort(),
+          ).toEqual(['1', '2']);
         },
         {
           WAITGATE_GITHUB_WEBHOOK_SECRET: 'old-secret-rotated-1',
