@@ -67,8 +67,8 @@ async function main(): Promise<void> {
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
   // The toggled label's trigger holds (a day ahead, far inside the 30-day bound): every labeled
-  // delivery after the first meets its hold and is refused. A trigger without a wait runs on
-  // every labeled delivery by design, so toggling one of those is a Job each time.
+  // delivery after the first meets its hold and is refused. (A trigger without a wait keeps one
+  // running and the newest pending hold per target; receiver-bounded.test.ts measures that.)
   const aDayAhead = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
   const triggers = [
     { name: 'gh', on: { type: 'label', any: [LABEL] }, run: { kind: 'github', flow: 'fuzz', job } },
