@@ -268,6 +268,14 @@ export function afterDryRun(
 }
 
 /**
+ * A direct read that found the Job the informer lacks (the informer is behind: its event brings
+ * another pass; looked at again anyway), or got no answer (asked again later).
+ */
+function lookAgain(read: Exclude<JobRead, { kind: 'gone' }>, now: number): Action[] {
+  return [{ type: 'wakeAt', at: now + (read.kind === 'present' ? JOB_READ_AGAIN_MS : LAUNCH_RETRY_MS) }];
+}
+
+/**
  * What follows a direct read of a Running hold's Job the informer did not have: the hold ends
  * JobMissing when it is gone (how it ended, if the informer saw it end before it went). A
  * launch recorded and never created is made now; if its spec no longer reads, it is never
@@ -277,10 +285,8 @@ export function afterJobRead(o: Observed, read: JobRead, now: number): Action[] 
   const status = o.heldJob.status ?? {};
   switch (read.kind) {
     case 'present':
-      // The informer is behind: its event brings another pass; look again anyway.
-      return [{ type: 'wakeAt', at: now + JOB_READ_AGAIN_MS }];
     case 'unknown':
-      return [{ type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
+      return lookAgain(read, now);
     case 'gone': {
       const last = o.lastJob;
       if (last && last.outcome !== JobOutcome.Active) {
@@ -335,9 +341,8 @@ export function afterSupersedeRead(o: Observed, read: JobRead, by: string, now: 
   const status = o.heldJob.status ?? {};
   switch (read.kind) {
     case 'present':
-      return [{ type: 'wakeAt', at: now + JOB_READ_AGAIN_MS }];
     case 'unknown':
-      return [{ type: 'wakeAt', at: now + LAUNCH_RETRY_MS }];
+      return lookAgain(read, now);
     case 'gone':
       return [
         ...giveBackScope(o.view),
