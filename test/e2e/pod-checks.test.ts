@@ -267,13 +267,15 @@ describe('check Pods on a slow cluster: the start has its own timeout', () => {
         {
           env: {
             WAITGATE_WAIT_MAX_FAULTS: '1',
-            WAITGATE_WAIT_CHECK_TIMEOUT_MS: '2000',
+            // 3 s: the answer, due half a second after the start, still lands inside it on two
+            // loaded cores (at 2 s a CI run timed it out), and the 4 s Pending stays past it.
+            WAITGATE_WAIT_CHECK_TIMEOUT_MS: '3000',
             // Wide margins: under a loaded run, scheduling and kwok's start lag by seconds.
             WAITGATE_POD_START_TIMEOUT_MS: '15000',
           },
           configMaps: {
             'waitgate-profiles': podProfiles({
-              // Starts 4 s after its creation (past the 2 s check timeout, well inside the 15 s
+              // Starts 4 s after its creation (past the 3 s check timeout, well inside the 15 s
               // start timeout) and answers go half a second later.
               slowstart: { exitCode: '0', startAfter: '4s' },
               neverstarts: { exitCode: '0', startAfter: '60s' },

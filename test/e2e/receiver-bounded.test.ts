@@ -39,7 +39,10 @@ describe('receiver: a trigger without waitFor is bounded (#30, finding 4)', () =
               const records = all.filter(isRecord);
               if (holds.length > 2 || records.length !== 1) return undefined;
               const count = tallyOf(records[0]!).count;
-              return count + holds.length === 20 ? { holds, record: records[0]!, count } : undefined;
+              // A hold marked as its Job was being created (the launch writes nothing first) runs,
+              // and its delivery was counted as well: it is both a hold and a count.
+              const markedRunning = holds.filter((h) => h.metadata.annotations?.[Annotations.supersededBy] !== undefined).length;
+              return count + holds.length - markedRunning === 20 ? { holds, record: records[0]!, count } : undefined;
             },
             Timeouts.jobMs,
           );
