@@ -2,6 +2,7 @@
 // each comment. Only fixed sentences, tokens and names: never a script's output, a title or a body.
 import { refusalText } from './refusal-texts.js';
 import { FailureReason, type RefusalToken } from './vocabulary.js';
+import { isDnsLabel } from './object-name.js';
 
 /** The transitions of a hold that may be reported (WAITGATE_FORGE_REPORT lists the ones that are). */
 export const ReportTransition = { Refused: 'refused', Launched: 'launched', Finished: 'finished' } as const;
@@ -123,7 +124,7 @@ export function parseReportNamespaces(text: string): { ok: true; namespaces: str
     .filter((p) => p !== '');
   const out: string[] = [];
   for (const p of parts) {
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(p)) return { ok: false, problem: `"${p}" is not a namespace name` };
+    if (!isDnsLabel(p)) return { ok: false, problem: `"${p}" is not a namespace name` };
     if (out.includes(p)) return { ok: false, problem: `"${p}" is listed twice` };
     out.push(p);
   }

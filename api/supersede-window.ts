@@ -1,6 +1,7 @@
 // The supersede window, shared by the receiver (which refuses a second delivery inside it),
 // the operator (which never deletes a finished hold before it has passed) and the Valkey
 // marker the operator leaves at a launch (which lives exactly as long).
+import { isDnsLabel } from './object-name.js';
 
 /** A hold that finished waiting keeps refusing new deliveries for this long after its launch. */
 export const SUPERSEDE_WINDOW_MS = 15 * 60_000;
@@ -15,9 +16,6 @@ export function insideSupersedeWindow(launchedAtMs: number, now: number): boolea
   return now < supersedeWindowEnd(launchedAtMs);
 }
 
-/** A Kubernetes object name (an RFC 1123 label): what a launch marker's value must be. */
-const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
 /**
  * Whether a launch marker read from Valkey may be believed. The operator writes one as the name
  * of the HeldJob that finished waiting, expiring at the end of its supersede window. Any other
@@ -27,5 +25,5 @@ const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * no expiry, -2 for no key.
  */
 export function markerHonoured(value: string | null | undefined, pttlMs: number): value is string {
-  return typeof value === 'string' && OBJECT_NAME.test(value) && pttlMs > 0 && pttlMs <= SUPERSEDE_WINDOW_MS;
+  return typeof value === 'string' && isDnsLabel(value) && pttlMs > 0 && pttlMs <= SUPERSEDE_WINDOW_MS;
 }

@@ -7,17 +7,16 @@
 // is ended so: the annotation on any other HeldJob says nothing.
 import type { HeldJobObject } from './heldjob-schema.js';
 import { madeByReceiver } from './made-by.js';
+import { isDnsLabel } from './object-name.js';
 import { Annotations } from './vocabulary.js';
 
 type Annotated = Pick<HeldJobObject, 'metadata'>;
-
-const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** The newer hold that superseded this one, when it is receiver-made and says so with a well-formed name. */
 export function supersedingHoldOf(heldJob: Annotated): string | undefined {
   if (!madeByReceiver(heldJob)) return undefined;
   const by = heldJob.metadata.annotations?.[Annotations.supersededBy];
-  return by !== undefined && by.length <= 63 && OBJECT_NAME.test(by) && by !== heldJob.metadata.name ? by : undefined;
+  return by !== undefined && isDnsLabel(by) && by !== heldJob.metadata.name ? by : undefined;
 }
 
 /** The message a superseded hold ends with. */
