@@ -1,5 +1,13 @@
 import { describe, expect, test } from '@jest/globals';
-import { cadenceMs, effectiveCheckSlots, lastCheckOffsetMs, nextCheckDelayMs, slotDeniedDelayMs, type RoundChecks } from './cadence.js';
+import {
+  cadenceMs,
+  effectiveCheckSlots,
+  givesUpAtMs,
+  lastCheckOffsetMs,
+  nextCheckDelayMs,
+  slotDeniedDelayMs,
+  type RoundChecks,
+} from './cadence.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -131,5 +139,48 @@ describe('slotDeniedDelayMs', () => {
     expect(Math.min(...delays)).toBe(11_000);
     expect(Math.max(...delays)).toBeLessThanOrEqual(12_100);
     expect(new Set(delays).size).toBeGreaterThan(90);
+  });
+});
+
+describe('givesUpAtMs: when a profile hold gives up at the latest, from where it stands', () => {
+  const T0 = Date.parse('2026-09-01T09:00:00Z');
+  const defaults = { intervalMs: 60_000, maxChecks: 96 };
+  const doctor = lastCheckOffsetMs(96, 60_000, 24 * HOUR);
+  test.each([
+    ['before the first check: the figure doctor prints', { checksDone: 0, nextRoundMs: T0, expiresAtMs: T0 + 24 * HOUR }, T0 + doctor],
+    [
+      'after 95 checks: the next one is the last',
+      { checksDone: 95, nextRoundMs: T0 + 19 * HOUR, expiresAtMs: T0 + 24 * HOUR },
+      T0 + 19 * HOUR,
+    ],
+    ['all checks spent: the next round is the end', { checksDone: 96, nextRoundMs: T0 + HOUR, expiresAtMs: T0 + 24 * HOUR }, T0 + HOUR],
+    [
+      'late checks (paused, slow slots): the maximum wait binds',
+      { checksDone: 10, nextRoundMs: T0 + 23 * HOUR, expiresAtMs: T0 + 24 * HOUR },
+      T0 + 24 * HOUR,
+    ],
+    [
+      'a clock that ran out (profiles away past the maximum): the last check is the end',
+      { checksDone: 3, nextRoundMs: T0 + 30 * HOUR, expiresAtMs: T0 + 24 * HOUR },
+      T0 + 24 * HOUR,
+    ],
+  ])('%s', (_name, p, expected) => {
+    expect(givesUpAtMs({ ...defaults, ...p })).toBe(expected);
+  });
+
+  test('refreshed after each check, it follows the cadence: never later than the first figure on schedule', () => {
+    let next = T0;
+    const first = givesUpAtMs({ ...defaults, checksDone: 0, nextRoundMs: T0, expiresAtMs: T0 + 24 * HOUR });
+    for (let done = 1; done < 96; done++) {
+      next += cadenceMs(done, 60_000);
+      // The same sum, added in another order: equal to the millisecond.
+      expect(givesUpAtMs({ ...defaults, checksDone: done, nextRoundMs: next, expiresAtMs: T0 + 24 * HOUR })).toBeCloseTo(first, -1);
+    }
+  });
+
+  test('an hourly interval: the 24 hours binds', () => {
+    expect(givesUpAtMs({ intervalMs: HOUR, maxChecks: 96, checksDone: 0, nextRoundMs: T0, expiresAtMs: T0 + 24 * HOUR })).toBe(
+      T0 + 24 * HOUR,
+    );
   });
 });

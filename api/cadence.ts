@@ -84,3 +84,29 @@ export function effectiveCheckSlots(checkSlots: number, concurrency: number | un
   if (concurrency === undefined) return checkSlots;
   return Math.max(1, Math.min(checkSlots, concurrency - 1));
 }
+
+/** Where a profile hold stands, for {@link givesUpAtMs}. */
+export interface HoldProgress {
+  /** Checks run so far (status.checks). */
+  readonly checksDone: number;
+  /** When the next round of checks runs (status.nextCheckAt; during a round, now). */
+  readonly nextRoundMs: number;
+  /** When the maximum wait runs out (status.expiresAt): the last check runs then at the latest. */
+  readonly expiresAtMs: number;
+  readonly intervalMs: number;
+  readonly maxChecks: number;
+}
+
+/**
+ * When a profile hold that keeps hearing "not yet" gives up at the latest, from where it stands:
+ * the round that reaches `maxChecks`, or the maximum wait, whichever comes first, without jitter
+ * (jitter only makes checks later, so the maximum wait can only come sooner). Before the first
+ * check (`checksDone` 0, `nextRoundMs` the first check) it is the first check plus
+ * lastCheckOffsetMs, the figure doctor prints; refreshed after every check, it follows the
+ * cadence the hold really got.
+ */
+export function givesUpAtMs(p: HoldProgress): number {
+  const remaining = Math.max(0, p.expiresAtMs - p.nextRoundMs);
+  const offset = lastCheckOffsetMs(p.maxChecks, p.intervalMs, remaining, { first: p.checksDone + 1, each: 1 });
+  return Math.min(p.expiresAtMs, p.nextRoundMs + offset);
+}

@@ -167,6 +167,8 @@ export function buildCrd(): Schema {
       { name: 'Job', type: 'string', jsonPath: '.status.jobName', priority: 1 },
       { name: 'Checks', type: 'integer', jsonPath: '.status.checks', priority: 1 },
       { name: 'Last Exit', type: 'integer', jsonPath: '.status.lastExitCode', priority: 1 },
+      { name: 'Releases', type: 'string', jsonPath: '.status.releaseAt', priority: 1 },
+      { name: 'Gives Up', type: 'string', jsonPath: '.status.givesUpAt', priority: 1 },
     ],
     spec,
     status: toStructural(jsonSchema(heldJobStatusSchema)),

@@ -143,6 +143,13 @@ export const heldJobStatusSchema = z
       .optional()
       .meta({ description: 'When profile checks began (the after, if any, had cleared); the maximum wait counts from here.' }),
     expiresAt: time.optional().meta({ description: 'When a profile hold gives up (wait-expired), after one last check.' }),
+    releaseAt: time.optional().meta({
+      description: 'When the after condition releases the hold (its instant, in UTC). Set while an after is part of the wait.',
+    }),
+    givesUpAt: time.optional().meta({
+      description:
+        'The latest the hold gives up if nothing clears it: for profile checks, the check that spends the last of the check count or the maximum wait, whichever comes first, refreshed after every check (api/cadence.ts, the figure doctor prints); for an approval, the end of its maximum wait. Unset while nothing bounds the wait, and once it has stopped waiting.',
+    }),
     checks: z.number().int().optional().meta({ description: 'Profile checks run so far.' }),
     faults: z.number().int().optional().meta({ description: '"Could not tell" answers in a row: the most of any one profile.' }),
     profileFaults: z.record(z.string(), z.number().int()).optional().meta({

@@ -179,7 +179,7 @@ type Answers = Code | ((nth: number) => Code);
 function simulate(
   code: Code | Record<string, Answers>,
   config = CONFIG,
-): { status: HeldJobStatus; checks: number[]; asked: string[]; events: string[] } {
+): { status: HeldJobStatus; checks: number[]; asked: string[]; events: string[]; givesUp: number[] } {
   const codes: Record<string, Answers> = typeof code === 'number' ? { jira: code } : code;
   const names = Object.keys(codes);
   let obj = hj(
@@ -190,6 +190,8 @@ function simulate(
   const checks: number[] = [];
   const asked: string[] = [];
   const events: string[] = [];
+  /** Each givesUpAt the hold's status said, as it was written. */
+  const givesUp: number[] = [];
   const said = (as: readonly Action[]) => {
     for (const a of as) {
       if (a.type === 'event') events.push(a.event.reason);
@@ -224,7 +226,9 @@ function simulate(
     }
     const s = statusOf(actions);
     if (s) obj = { ...obj, status: s };
-    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running) return { status: obj.status, checks, asked, events };
+    if (s?.givesUpAt !== undefined) givesUp.push(Date.parse(s.givesUpAt));
+    if (obj.status?.phase === Phase.Refused || obj.status?.phase === Phase.Running)
+      return { status: obj.status, checks, asked, events, givesUp };
     const wake = actions.find((a) => a.type === 'wakeAt');
     if (wake && wake.type === 'wakeAt') now = Math.max(now, wake.at);
   }
@@ -239,6 +243,20 @@ describe('a whole hold, on a fake clock', () => {
     const last = (checks[95] as number) - T0;
     expect(last).toBeGreaterThan(19 * 3_600_000 + 35 * MIN);
     expect(last).toBeLessThan(19 * 3_600_000 + 50 * MIN);
+  });
+
+  test.each([
+    ['the defaults (the count binds)', CONFIG],
+    ['an hourly interval (the maximum wait binds)', { ...CONFIG, intervalMs: 3_600_000 }],
+    ['a 15 minute maximum', { ...CONFIG, maxMs: 15 * MIN }],
+  ])('status.givesUpAt, said from the first write and after every check, is when it ends: %s', (_name, config) => {
+    const { status, checks, givesUp } = simulate(3, config);
+    expect(status.reason).toBe(RefusalToken.Expired);
+    // Once it has stopped waiting nothing bounds it any more.
+    expect(status.givesUpAt).toBeUndefined();
+    const end = checks[checks.length - 1] as number;
+    expect(givesUp.length).toBeGreaterThanOrEqual(checks.length - 1);
+    for (const g of givesUp) expect(Math.abs(g - end)).toBeLessThan(1000);
   });
 
   test('an hourly interval under a 15 minute maximum: the last check lands on the maximum, then wait-expired', () => {

@@ -1,5 +1,6 @@
 // What one profile check's answer does to a hold. Pure, like decide().
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
+import { withHorizon } from './horizon.js';
 import { ConditionReason, ConditionType, EventReason, EventType, RefusalToken, assertNever } from '../../api/vocabulary.js';
 import { nextCheckDelayMs, slotDeniedDelayMs } from '../../api/cadence.js';
 import type { Action, CheckRun, EventSpec } from './actions.js';
@@ -137,7 +138,7 @@ export function recordCheck(
       const { nextCheckAt: _n, ...rest } = base;
       const next: HeldJobStatus = { ...rest, clearedProfiles: cleared };
       return [
-        updateStatus({ ...next, waits: waitStates(conditions, next, afterMs, now) }, now, generation, {
+        updateStatus(withHorizon({ ...next, waits: waitStates(conditions, next, afterMs, now) }, view, config), now, generation, {
           event: eventFor(`${describe(result)}; ${tally}`),
         }),
         // Straight on: the next profile, or the launch.
@@ -182,16 +183,25 @@ export function recordCheck(
         now + nextCheckDelayMs({ checksDone: checks, intervalMs: config.intervalMs, unit: jitterUnit, remainingMs: expiresAt - now });
       const next: HeldJobStatus = { ...base, clearedProfiles: [], nextCheckAt: iso(at) };
       const message = `${describe(result)}; ${tally}; next check ${iso(at)}`;
-      const held: HeldJobStatus = {
-        ...next,
-        waits: waitStates(conditions, next, afterMs, now),
-        conditions: setCondition(
-          next.conditions,
-          { type: ConditionType.Waiting, status: 'True', reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell, message },
-          now,
-          generation,
-        ),
-      };
+      const held: HeldJobStatus = withHorizon(
+        {
+          ...next,
+          waits: waitStates(conditions, next, afterMs, now),
+          conditions: setCondition(
+            next.conditions,
+            {
+              type: ConditionType.Waiting,
+              status: 'True',
+              reason: notYet ? ConditionReason.NotYet : ConditionReason.CouldNotTell,
+              message,
+            },
+            now,
+            generation,
+          ),
+        },
+        view,
+        config,
+      );
       return [updateStatus(held, now, generation, { event: eventFor(message) }), { type: 'wakeAt', at }];
     }
     default:

@@ -98,7 +98,8 @@ export function removeFinalizer(heldJob: ObservedHeldJob): Action[] {
 
 /** The status once the HeldJob stops waiting: WAITED stops counting, the wait is recorded. */
 export function stopWaiting(status: HeldJobStatus, now: number, reason: ConditionReason, generation: number | undefined): HeldJobStatus {
-  const { waitingSince: _w, nextCheckAt: _n, ...rest } = status;
+  // Nothing bounds a wait that is over: givesUpAt goes with it (releaseAt stays, a fact).
+  const { waitingSince: _w, nextCheckAt: _n, givesUpAt: _g, ...rest } = status;
   const heldSince = epochOf(status.heldSince);
   return {
     ...rest,

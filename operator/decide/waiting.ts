@@ -11,6 +11,7 @@ import { supersedingHoldOf } from '../../api/superseded-hold.js';
 import { waitLabel } from '../../api/wait-label.js';
 import type { Action } from './actions.js';
 import { buildJob } from './job.js';
+import { withHorizon } from './horizon.js';
 import { nextProfile } from './profile-order.js';
 import { adoptLaunched, failHold } from './launch.js';
 import type { DecideConfig, Observed } from './observed.js';
@@ -117,14 +118,18 @@ export function decideWaiting(o: Observed, now: number): Action[] {
       now,
       generation,
     );
-    const next: HeldJobStatus = {
-      ...held,
-      nextCheckAt: iso(afterMs),
-      waits: waitStates(conditions, held, afterMs, now),
-      // Only an instant left: armed in this same write, so the instant itself writes nothing
-      // before the Job exists.
-      conditions: view.profiles.length === 0 ? armed(waiting, jobName, afterMs, now, generation) : disarmed(waiting),
-    };
+    const next: HeldJobStatus = withHorizon(
+      {
+        ...held,
+        nextCheckAt: iso(afterMs),
+        waits: waitStates(conditions, held, afterMs, now),
+        // Only an instant left: armed in this same write, so the instant itself writes nothing
+        // before the Job exists.
+        conditions: view.profiles.length === 0 ? armed(waiting, jobName, afterMs, now, generation) : disarmed(waiting),
+      },
+      view,
+      config,
+    );
     return [...actions, ...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: afterMs }];
   }
   if (afterMs !== undefined && held.afterClearedAt === undefined) {
@@ -258,18 +263,26 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
   const { view, config, heldJob } = o;
   if (!view.ok) return { kind: 'done', actions: [] };
   const { generation } = view;
-  let held = heldIn;
+  // The maximum wait runs from the first hold of the checks, whatever the ConfigMap's state: a
+  // hold paused on an unreadable or missing waitgate-profiles does not stop its clock. One whose
+  // clock ran out while paused runs its last check when the profiles return (record-check.ts).
+  const held: HeldJobStatus =
+    heldIn.checksSince === undefined ? { ...heldIn, checksSince: iso(now), expiresAt: iso(now + config.maxMs) } : heldIn;
   if (o.profiles.state === 'unreadable') {
     const message = `waitgate-profiles cannot be read: ${o.profiles.problem}`;
-    const next: HeldJobStatus = {
-      ...held,
-      conditions: setCondition(
-        held.conditions,
-        { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ProfilesUnreadable, message },
-        now,
-        generation,
-      ),
-    };
+    const next: HeldJobStatus = withHorizon(
+      {
+        ...held,
+        conditions: setCondition(
+          held.conditions,
+          { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.ProfilesUnreadable, message },
+          now,
+          generation,
+        ),
+      },
+      view,
+      config,
+    );
     // The ConfigMap's next change wakes every hold.
     return {
       kind: 'done',
@@ -282,12 +295,11 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
     const refusal = unknownProfile(name, declared);
     if (refusal) return { kind: 'done', refusal: true, actions: refuse(held, refusal.token, refusal.message, now, generation) };
   }
-  if (held.checksSince === undefined) held = { ...held, checksSince: iso(now), expiresAt: iso(now + config.maxMs) };
   const cleared = new Set(held.clearedProfiles ?? []);
   const pending = nextProfile(view.profiles, cleared, held.lastVerdicts);
   if (pending === undefined) return { kind: 'cleared', held };
 
-  const next: HeldJobStatus = { ...held, waits: waitStates(view.conditions, held, view.afterMs, now) };
+  const next: HeldJobStatus = withHorizon({ ...held, waits: waitStates(view.conditions, held, view.afterMs, now) }, view, config);
   const due = epochOf(held.nextCheckAt);
   if (due !== undefined && now < due && cleared.size === 0) {
     return { kind: 'done', actions: [...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: due }] };
