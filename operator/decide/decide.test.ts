@@ -10,6 +10,7 @@ import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { withSummary } from '../../api/summary-conditions.js';
 import type { Profile } from '../../api/profiles.js';
+import type { Trigger } from '../../api/triggers/types.js';
 import { FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 
 const T0 = Date.parse('2026-09-01T08:00:00Z');
@@ -535,6 +536,73 @@ describe('decide: the triggers file (wait-skew)', () => {
     const actions = plan(o, T0);
     expect(types(actions)).toEqual(expectedTypes);
     expect(statusOf(actions)).toMatchObject(expectedStatus);
+  });
+
+  const pinned: Trigger = {
+    name: 'pinned',
+    on: { type: 'label', any: ['deploy'] },
+    run: { kind: 'github', flow: 'deploy', pinRevision: true, job: JOB_TEMPLATE },
+  };
+  const PINNED: TriggersView = { state: 'ok', waits: new Map([['pinned', false]]), declared: new Map([['pinned', pinned]]) };
+  const REV = 'a'.repeat(40);
+  const deployWaits: Trigger = {
+    name: 'deploy',
+    on: { type: 'label', any: ['deploy'] },
+    run: { kind: 'github', flow: 'deploy', waitFor: [{ after: AFTER }], job: JOB_TEMPLATE },
+  };
+  const DEPLOY_WAITS: TriggersView = { state: 'ok', waits: new Map([['deploy', true]]), declared: new Map([['deploy', deployWaits]]) };
+  test.each<[string, Observed, Partial<HeldJobStatus>, RegExp | undefined]>([
+    [
+      'the trigger pins the revision, the HeldJob records none: wait-skew, not the moving head',
+      observed(noWait('pinned'), undefined, { triggers: PINNED }),
+      { phase: Phase.Refused, reason: RefusalToken.Skew },
+      /pins the revision \(run\.pinRevision\) but this HeldJob records none.*upgrade it, and re-deliver$/,
+    ],
+    [
+      'it records the revision: launched',
+      observed(heldJob({ waitFor: null, spec: { target: 'acme/web#7', trigger: 'pinned', revision: REV, job: JOB_TEMPLATE } }), undefined, {
+        triggers: PINNED,
+      }),
+      { phase: Phase.Running },
+      undefined,
+    ],
+    [
+      'made by a receiver of an older schema: the refusal says to upgrade the receiver',
+      observed(
+        {
+          ...noWait('deploy'),
+          metadata: {
+            ...noWait('deploy').metadata,
+            labels: { 'waitgate.dev/made-by': 'receiver', 'waitgate.dev/forge': 'github' },
+            annotations: { 'waitgate.dev/receiver-schema': '0' },
+          },
+        },
+        undefined,
+        { triggers: DEPLOY_WAITS },
+      ),
+      { phase: Phase.Refused, reason: RefusalToken.Skew },
+      /made by a receiver of schema 0 \(this operator reads schema 1\): upgrade the receiver, and re-deliver$/,
+    ],
+  ])('%s', (_n, o, expectedStatus, message) => {
+    // Past the grace a receiver-made hold is given for a triggers file the operator has not seen yet.
+    const s = statusOf(plan(o, T0 + 60_000));
+    expect(s).toMatchObject(expectedStatus);
+    if (message) expect(s?.message).toMatch(message);
+  });
+
+  test('unreadable, from a receiver of a newer schema: the refusal says to upgrade the operator', () => {
+    const hj = heldJob({ waitFor: [{ approval: 'x', soon: 1 }], finalizer: false });
+    const made = {
+      ...hj,
+      metadata: {
+        ...hj.metadata,
+        labels: { 'waitgate.dev/made-by': 'receiver', 'waitgate.dev/forge': 'github' },
+        annotations: { 'waitgate.dev/receiver-schema': '9' },
+      },
+    };
+    const s = statusOf(plan(observed(made), T0));
+    expect(s).toMatchObject({ phase: Phase.Refused, reason: RefusalToken.Unreadable });
+    expect(s?.message).toMatch(/made by a receiver of schema 9 \(this operator reads schema 1\): upgrade the operator$/);
   });
 
   test.each<[string, TriggersView, string]>([

@@ -6,8 +6,12 @@ import { bindingProblem, declaredTriggerOf, madeByReceiver, type BindingProblem 
 import type { TriggersView } from './observed.js';
 
 export interface TriggerCheck {
-  /** The file says wait and the HeldJob carries none: refuse before any spend. */
-  readonly skew: boolean;
+  /**
+   * The file says more than the HeldJob carries, refused before any spend: it says wait and the
+   * HeldJob carries none, or it pins the revision (run.pinRevision) and the HeldJob records none
+   * (it would run on the moving head). Undefined: no skew.
+   */
+  readonly skew: string | undefined;
   readonly condition: ConditionInput & { readonly reason: ConditionReason };
 }
 
@@ -18,13 +22,19 @@ const condition = (status: 'True' | 'Unknown', reason: ConditionReason, message:
   message,
 });
 
-export function triggerCheck(triggers: TriggersView, trigger: string, waits: boolean): TriggerCheck {
+/** What the HeldJob carries that its trigger entry is compared with. */
+export interface Carried {
+  readonly waits: boolean;
+  readonly revision: boolean;
+}
+
+export function triggerCheck(triggers: TriggersView, trigger: string, carried: Carried): TriggerCheck {
   switch (triggers.state) {
     case 'ok': {
       const fileWaits = triggers.waits.get(trigger);
       if (fileWaits === undefined) {
         return {
-          skew: false,
+          skew: undefined,
           condition: condition(
             'Unknown',
             ConditionReason.TriggerNotInFile,
@@ -32,14 +42,20 @@ export function triggerCheck(triggers: TriggersView, trigger: string, waits: boo
           ),
         };
       }
-      if (fileWaits && !waits) {
-        return { skew: true, condition: condition('True', ConditionReason.Skew, 'the trigger says wait but this HeldJob carries no wait') };
+      if (fileWaits && !carried.waits) {
+        const said = 'the trigger says wait but this HeldJob carries no wait';
+        return { skew: said, condition: condition('True', ConditionReason.Skew, said) };
       }
-      return { skew: false, condition: condition('True', ConditionReason.Matches, 'matches its trigger entry') };
+      if (triggers.declared.get(trigger)?.run.pinRevision === true && !carried.revision) {
+        const said =
+          'the trigger pins the revision (run.pinRevision) but this HeldJob records none, so its Job would run on the moving head';
+        return { skew: said, condition: condition('True', ConditionReason.Skew, said) };
+      }
+      return { skew: undefined, condition: condition('True', ConditionReason.Matches, 'matches its trigger entry') };
     }
     case 'missing':
       return {
-        skew: false,
+        skew: undefined,
         condition: condition(
           'Unknown',
           ConditionReason.TriggersMissing,
@@ -48,7 +64,7 @@ export function triggerCheck(triggers: TriggersView, trigger: string, waits: boo
       };
     case 'unreadable':
       return {
-        skew: false,
+        skew: undefined,
         condition: condition(
           'Unknown',
           ConditionReason.TriggersUnreadable,

@@ -6,9 +6,11 @@ import { pausedUntil } from '../../api/pause-windows.js';
 import type { Profile } from '../../api/profiles.js';
 import { afterBeyondMax, unknownProfile } from '../../api/refusal-rules.js';
 import { epochOf, iso } from '../../api/time.js';
-import { ConditionReason, ConditionType, EventReason, EventType, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { ConditionReason, ConditionType, EventReason, EventType, FailureReason, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { supersedingHoldOf } from '../../api/superseded-hold.js';
 import { waitLabel } from '../../api/wait-label.js';
+import { receiverStampOf, upgradeAdvice } from '../../api/receiver-schema.js';
+import { madeByReceiver } from '../../api/made-by.js';
 import type { Action } from './actions.js';
 import { buildJob } from './job.js';
 import { withHorizon } from './horizon.js';
@@ -36,6 +38,8 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   }
   const { spec, conditions, afterMs, jobName, generation } = view;
   const createdMs = epochOf(heldJob.metadata.creationTimestamp) ?? now;
+  // The stale-receiver trap: the file says wait (or pins the revision), the HeldJob does not.
+  const trig = triggerCheck(o.triggers, spec.trigger, { waits: conditions.length > 0, revision: spec.revision !== undefined });
 
   // A HeldJob the receiver made runs only its trigger's Job: one bound to no declared trigger,
   // or carrying another Job, ends Failed with no Job; one that cannot be compared yet is held.
@@ -46,6 +50,10 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     const by = conditions.length === 0 ? supersedingHoldOf(heldJob) : undefined;
     if (by !== undefined) return [{ type: 'readJobToSupersede', jobName: status.jobName ?? jobName, by }];
     const binding = triggerBinding(o.triggers, heldJob, spec, createdMs, now);
+    // Unbound because it lacks what its trigger says: the receiver is behind, said as wait-skew.
+    if (binding.kind === 'unbound' && binding.problem.reason === FailureReason.JobNotTrigger && trig.skew !== undefined) {
+      return refuseSkew(o, status, trig.skew, now);
+    }
     if (binding.kind === 'unbound') return failHold(o, status, binding.problem.reason, binding.problem.message, now);
     if (binding.kind === 'unconfirmed') return holdUnconfirmed(o, status, binding, now);
   }
@@ -57,17 +65,8 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     if (beyond) return refuse(status, beyond.token, beyond.message, now, generation);
   }
 
-  // The stale-receiver trap: the file says wait, the HeldJob carries none. Before any spend.
-  const trig = triggerCheck(o.triggers, spec.trigger, conditions.length > 0);
-  if (trig.skew) {
-    return refuse(
-      status,
-      RefusalToken.Skew,
-      `trigger "${spec.trigger}" says wait but this HeldJob carries no wait: a receiver or CRD older than the operator dropped it; upgrade it and re-deliver`,
-      now,
-      generation,
-    );
-  }
+  // The stale-receiver trap, before any spend.
+  if (trig.skew !== undefined) return refuseSkew(o, status, trig.skew, now);
 
   const actions: Action[] = [];
   const withTrigger = (s: HeldJobStatus): HeldJobStatus => ({
@@ -227,6 +226,17 @@ function armed(
 }
 
 /**
+ * wait-skew: the HeldJob lacks what its trigger says (a wait, a pinned revision). A receiver or
+ * CRD older than the operator dropped it; the receiver's stamp says which, where it can.
+ */
+function refuseSkew(o: Observed, status: HeldJobStatus, said: string, now: number): Action[] {
+  if (!o.view.ok) return [];
+  const advice = upgradeAdvice(receiverStampOf(o.heldJob.metadata.annotations, madeByReceiver(o.heldJob)));
+  const message = `trigger "${o.view.spec.trigger}": ${said}; ${advice ?? 'a receiver or CRD older than the operator dropped it: upgrade it'}, and re-deliver`;
+  return refuse(status, RefusalToken.Skew, message, now, o.view.generation);
+}
+
+/**
  * A hold whose spec does not pass its check (a condition this operator cannot read, a
  * misspelt or unknown field, an edit while it waited) ends wait-unreadable, before any spend.
  * It gives back what it may hold: a hold with the finalizer got as far as a check or a launch,
@@ -237,9 +247,15 @@ function refuseUnreadable(o: Observed, status: HeldJobStatus, now: number): Acti
   if (view.ok) return [];
   return [
     ...(hasFinalizer(heldJob) ? giveBackScope(view) : []),
-    ...refuse(status, RefusalToken.Unreadable, view.problem, now, view.generation),
+    ...refuse(status, RefusalToken.Unreadable, unreadableMessage(view.problem, heldJob), now, view.generation),
     ...removeFinalizer(heldJob),
   ];
+}
+
+/** What cannot be read, and, for a receiver-made hold whose stamp says so, which side to upgrade. */
+function unreadableMessage(problem: string, heldJob: Observed['heldJob']): string {
+  const advice = upgradeAdvice(receiverStampOf(heldJob.metadata.annotations, madeByReceiver(heldJob)));
+  return advice === undefined ? problem : `${problem}; ${advice}`;
 }
 
 /**

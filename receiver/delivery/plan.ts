@@ -9,11 +9,12 @@ import { heldJobSpecOf } from '../../api/trigger-binding.js';
 import { isForge } from '../../api/forges.js';
 import { Annotations, isRefusalToken, Labels, MADE_BY_RECEIVER, MANAGED_BY, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { shortHash } from '../../lib/hash.js';
+import { RECEIVER_SCHEMA_VERSION } from '../../api/receiver-schema.js';
 import { insideSupersedeWindow } from '../../api/supersede-window.js';
 import type { LabelEvent } from '../forges/event.js';
 
-/** Bumped whenever what the receiver writes into a HeldJob changes meaning. */
-export const RECEIVER_SCHEMA_VERSION = '1';
+/** The stamp on what it writes (api/receiver-schema.ts: the operator reads it back). */
+const RECEIVER_SCHEMA_STAMP = String(RECEIVER_SCHEMA_VERSION);
 
 /** Identical redeliveries (same delivery id) are dropped for this long. */
 export const DEDUP_WINDOW_MS = 10 * 60_000;
@@ -274,7 +275,7 @@ export function heldJobManifest(
   const annotations: Record<string, string> = {
     [Annotations.delivery]: event.deliveryId,
     [Annotations.targetKind]: event.kind,
-    [Annotations.receiverSchema]: RECEIVER_SCHEMA_VERSION,
+    [Annotations.receiverSchema]: RECEIVER_SCHEMA_STAMP,
   };
   if (generation !== undefined) annotations[Annotations.holdGeneration] = String(generation);
   return {
@@ -326,7 +327,7 @@ export function refusalRecordManifest(
       annotations: {
         [Annotations.delivery]: event.deliveryId,
         [Annotations.targetKind]: event.kind,
-        [Annotations.receiverSchema]: RECEIVER_SCHEMA_VERSION,
+        [Annotations.receiverSchema]: RECEIVER_SCHEMA_STAMP,
         [Annotations.refusal]: refusal.token,
         [Annotations.refusalMessage]: refusal.message,
         ...tallyAnnotations(firstRefusal(event.forge, event.deliveryId, nowMs)),
