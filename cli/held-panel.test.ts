@@ -215,6 +215,34 @@ describe('renderPanel', () => {
     expect(all.at(-1)).toBe('  ○ acme/web#5 · after 2026-09-01T09:00Z + jira · waited 37m');
   });
 
+  test('when it releases and gives up: in the data, and in the whole list (--all), not in the three-row panel', () => {
+    const inAnHour = new Date(NOW + 60 * MIN).toISOString();
+    const inADay = new Date(NOW + 24 * 60 * MIN).toISOString();
+    const items = [
+      hj(
+        'w',
+        { target: 'acme/web#7', waitFor: [{ profile: 'jira' }] },
+        {
+          phase: 'Held',
+          waitLabel: 'after 2026-09-01T09:00Z + jira',
+          heldSince: ago(5 * MIN),
+          releaseAt: inAnHour,
+          givesUpAt: inADay,
+          nextCheckAt: inAnHour,
+        },
+      ),
+    ];
+    const rows = heldRows(items, NOW);
+    expect(rowData(rows[0] as HeldRow)).toMatchObject({ releaseAt: inAnHour, givesUpAt: inADay, nextCheckAt: inAnHour });
+    expect(renderPanel(rows)[1]).toBe('  ○ acme/web#7 · after 2026-09-01T09:00Z + jira · waited 5m');
+    expect(renderPanel(rows, { all: true })[1]).toBe(
+      '  ○ acme/web#7 · after 2026-09-01T09:00Z + jira · waited 5m · releases in 1h · gives up in 1d',
+    );
+    // A garbled instant reads as none, never as text.
+    const garbled = heldRows([hj('g', { target: 'acme/web#8' }, { phase: 'Held', heldSince: ago(MIN), givesUpAt: 'soon\nrm -rf' })], NOW);
+    expect(rowData(garbled[0] as HeldRow).givesUpAt).toBeNull();
+  });
+
   test('a queued one says it is not held yet instead of a waited time', () => {
     const [, line] = renderPanel(
       heldRows([hj('q', { target: 'acme/web#8', waitFor: [{ profile: 'ci' }] }, { phase: 'Pending', waitLabel: 'ci' })], NOW),
@@ -233,6 +261,9 @@ describe('renderPanel', () => {
       state: 'watching',
       heldSince: ago(37 * MIN),
       waitedSeconds: 37 * 60,
+      releaseAt: null,
+      givesUpAt: null,
+      nextCheckAt: null,
     });
     const [pending] = heldRows([hj('q', { target: 'acme/web#8' })], NOW);
     expect(rowData(pending as HeldRow)).toMatchObject({

@@ -52,6 +52,15 @@ export interface HeldRow {
   readonly heldSince: string | undefined;
   /** Whole seconds since heldSince (0 while Pending). */
   readonly waitedSeconds: number;
+  /** status.releaseAt: when its after releases it. */
+  readonly releaseAt?: string | undefined;
+  /** status.givesUpAt: the latest it gives up if nothing clears it. */
+  readonly givesUpAt?: string | undefined;
+  /** status.nextCheckAt: when the operator looks at it next. */
+  readonly nextCheckAt?: string | undefined;
+  /** Whole seconds from now to releaseAt and to givesUpAt (0 once passed); undefined without one. */
+  readonly releasesInSeconds?: number | undefined;
+  readonly givesUpInSeconds?: number | undefined;
 }
 
 const TARGET = new RegExp(TARGET_PATTERN);
@@ -80,10 +89,33 @@ export function heldRows(items: readonly HeldJobObject[], nowMs: number): HeldRo
       state: stateOf(hj, phase),
       heldSince,
       waitedSeconds: heldSince === undefined ? 0 : Math.max(0, Math.floor((nowMs - heldMs) / 1000)),
+      ...horizonOf(hj, nowMs),
     });
   }
   const since = (r: HeldRow) => (r.heldSince === undefined ? Infinity : Date.parse(r.heldSince));
   return rows.sort((a, b) => since(a) - since(b) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+}
+
+/** An instant of the status, re-written as ISO (a garbled one reads as none), and the seconds to it. */
+function instantOf(value: unknown, nowMs: number): { at: string | undefined; inSeconds: number | undefined } {
+  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms)) return { at: undefined, inSeconds: undefined };
+  return { at: new Date(ms).toISOString(), inSeconds: Math.max(0, Math.ceil((ms - nowMs) / 1000)) };
+}
+
+function horizonOf(
+  hj: HeldJobObject,
+  nowMs: number,
+): Pick<HeldRow, 'releaseAt' | 'givesUpAt' | 'nextCheckAt' | 'releasesInSeconds' | 'givesUpInSeconds'> {
+  const release = instantOf(hj.status?.releaseAt, nowMs);
+  const givesUp = instantOf(hj.status?.givesUpAt, nowMs);
+  return {
+    releaseAt: release.at,
+    givesUpAt: givesUp.at,
+    nextCheckAt: instantOf(hj.status?.nextCheckAt, nowMs).at,
+    releasesInSeconds: release.inSeconds,
+    givesUpInSeconds: givesUp.inSeconds,
+  };
 }
 
 function stateOf(hj: HeldJobObject, phase: HeldRow['phase']): RowState {
@@ -133,7 +165,8 @@ export function renderPanel(rows: readonly HeldRow[], opts: { all?: boolean; key
   if (rows.length === 0) return [];
   const lines = [`${panelHeader(rows)}${opts.keys ? ` · ${opts.keys}` : ''}`];
   const shown = opts.all ? rows : rows.slice(0, PANEL_ROWS);
-  for (const r of shown) lines.push(`  ${rowText(r)}`);
+  // The panel is the three rows as the reference draws them; the whole list also says when.
+  for (const r of shown) lines.push(`  ${rowText(r, { when: opts.all === true })}`);
   if (shown.length < rows.length) lines.push(`  ↓ ${rows.length - shown.length} more`);
   return lines;
 }
@@ -149,11 +182,24 @@ export function rowData(r: HeldRow): Record<string, string | number | null> {
     state: r.state,
     heldSince: r.heldSince ?? null,
     waitedSeconds: r.waitedSeconds,
+    releaseAt: r.releaseAt ?? null,
+    givesUpAt: r.givesUpAt ?? null,
+    nextCheckAt: r.nextCheckAt ?? null,
   };
 }
 
-export function rowText(r: HeldRow): string {
-  return `○ ${r.target ?? '(unreadable target)'} · ${r.conditions} · ${rowTail(r)}`;
+/** A row as a line; `when` adds when it releases and when it gives up at the latest. */
+export function rowText(r: HeldRow, opts: { when?: boolean } = {}): string {
+  const line = `○ ${r.target ?? '(unreadable target)'} · ${r.conditions} · ${rowTail(r)}`;
+  return opts.when ? `${line}${whenText(r)}` : line;
+}
+
+/** ` · releases in 40m · gives up in 19h 43m`, the parts that are known. */
+export function whenText(r: HeldRow): string {
+  const parts: string[] = [];
+  if (r.releasesInSeconds !== undefined) parts.push(`releases in ${formatDuration(r.releasesInSeconds * 1000)}`);
+  if (r.givesUpInSeconds !== undefined) parts.push(`gives up in ${formatDuration(r.givesUpInSeconds * 1000)}`);
+  return parts.map((p) => ` · ${p}`).join('');
 }
 
 function rowTail(r: HeldRow): string {

@@ -172,7 +172,7 @@ function listLines(state: ScreenState, room: number): string[] {
 }
 
 function marked(r: HeldRow, selected: boolean): string {
-  return `${selected ? '›' : ' '} ${rowText(r)}`;
+  return `${selected ? '›' : ' '} ${rowText(r, { when: true })}`;
 }
 
 function question(state: ScreenState): string {
