@@ -49,7 +49,8 @@ export async function cancelTool(
   const decision = decideConfirm(await ask(question));
   if (!decision.cancel) {
     const ok = decision.outcome !== CancelToolOutcome.NoElicitation && decision.outcome !== CancelToolOutcome.Failed;
-    return { ok, data: { ...base, question, cancelled: false, outcome: decision.outcome, said: `${ref}: ${decision.why}.` } };
+    const asked = decision.outcome === CancelToolOutcome.NoElicitation ? null : question;
+    return { ok, data: { ...base, question: asked, cancelled: false, outcome: decision.outcome, said: `${ref}: ${decision.why}.` } };
   }
 
   // The answer took a while: cancel only what the human was asked about.
