@@ -8,7 +8,7 @@ describe('complete', () => {
       'the commands',
       [],
       '',
-      ['--help', '--version', 'cancel', 'check', 'completion', 'doctor', 'held', 'triggers'],
+      ['--help', '--version', 'cancel', 'check', 'completion', 'doctor', 'held', 'mcp', 'triggers'],
       CompletionDirective.NoFileComp,
     ],
     ['a command by its start', [], 'c', ['cancel', 'check', 'completion'], CompletionDirective.NoFileComp],

@@ -5,6 +5,7 @@ import { cancel } from './cancel.js';
 import { check } from './check.js';
 import { doctor } from './doctor.js';
 import { held } from './held.js';
+import { mcp } from './mcp.js';
 import { triggersCheck } from './triggers-check.js';
 
-export const COMMANDS: readonly Command[] = [held, cancel, check, doctor, triggersCheck];
+export const COMMANDS: readonly Command[] = [held, cancel, check, doctor, mcp, triggersCheck];
