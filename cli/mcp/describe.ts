@@ -64,6 +64,8 @@ export function describeHeldJob(hj: HeldJobObject): DescribeData {
       nextCheckAt: time(status['nextCheckAt']),
       checksSince: time(status['checksSince']),
       expiresAt: time(status['expiresAt']),
+      releaseAt: time(status['releaseAt']),
+      givesUpAt: time(status['givesUpAt']),
       lastCheckAt: time(status['lastCheckAt']),
       lastCheckProfile: dataTextOrNull(status['lastCheckProfile'], 63),
       jobName: dataTextOrNull(status['jobName'], 63),

@@ -35,6 +35,9 @@ export const rowSchema = z.object({
   state: z.enum(Object.values(RowState) as [RowState, ...RowState[]]),
   heldSince: maybe,
   waitedSeconds: z.number(),
+  releaseAt: maybe.describe('When its after releases it (status.releaseAt).'),
+  givesUpAt: maybe.describe('The latest it gives up if no check says go (status.givesUpAt).'),
+  nextCheckAt: maybe.describe('When the operator looks at it next (status.nextCheckAt).'),
 });
 
 export const listOutput = {
@@ -64,6 +67,8 @@ export const describeOutput = {
     nextCheckAt: maybe,
     checksSince: maybe,
     expiresAt: maybe,
+    releaseAt: maybe,
+    givesUpAt: maybe,
     lastCheckAt: maybe,
     lastCheckProfile: maybe,
     jobName: maybe,

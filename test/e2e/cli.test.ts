@@ -170,6 +170,9 @@ describe('waitgate held', () => {
           state: 'watching',
           heldSince: expect.any(String),
           waitedSeconds: expect.any(Number),
+          releaseAt: null,
+          givesUpAt: null,
+          nextCheckAt: null,
         });
         expect(Math.abs((rows[0]?.['waitedSeconds'] as number) - 90 * 60)).toBeLessThan(60);
 
