@@ -1,10 +1,11 @@
 // Every subcommand of `waitgate`, in the order help lists them. A new command is a file
 // beside this one and a line here.
 import type { Command } from './command.js';
+import { approve, reject } from './approve.js';
 import { cancel } from './cancel.js';
 import { check } from './check.js';
 import { doctor } from './doctor.js';
 import { held } from './held.js';
 import { triggersCheck } from './triggers-check.js';
 
-export const COMMANDS: readonly Command[] = [held, cancel, check, doctor, triggersCheck];
+export const COMMANDS: readonly Command[] = [held, cancel, approve, reject, check, doctor, triggersCheck];
