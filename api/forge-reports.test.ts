@@ -17,6 +17,10 @@ describe('commentBody', () => {
 
   test.each<[ReportSubject, string]>([
     [{ transition: 'launched', jobName: 'web-7-deploy' }, 'Job `web-7-deploy` was created'],
+    [
+      { transition: 'launched', jobName: 'web-7-deploy', approvedBy: 'alice' },
+      'cleared, approved by `alice`, and Job `web-7-deploy` was created',
+    ],
     [{ transition: 'finished', succeeded: true }, 'this job succeeded'],
     [{ transition: 'finished', succeeded: false }, 'The job ran and failed'],
     [{ transition: 'finished', succeeded: false, failureReason: FailureReason.JobRejected }, 'refused to create the job'],

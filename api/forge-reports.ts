@@ -35,7 +35,8 @@ export function reportMarker(heldJobUid: string, transition: ReportTransition): 
 /** What a comment is about. Names and tokens only. */
 export type ReportSubject =
   | { readonly transition: 'refused'; readonly token: RefusalToken }
-  | { readonly transition: 'launched'; readonly jobName: string }
+  /** approvedBy: the cluster user who said go to its approval condition (a name, never their reason). */
+  | { readonly transition: 'launched'; readonly jobName: string; readonly approvedBy?: string }
   | { readonly transition: 'finished'; readonly succeeded: boolean; readonly failureReason?: FailureReason | undefined };
 
 export interface CommentInput {
@@ -68,7 +69,7 @@ function headline(s: ReportSubject): string {
     case 'refused':
       return `**waitgate refused this job:** \`${s.token}\``;
     case 'launched':
-      return `**waitgate launched this job:** its wait conditions cleared and Job \`${s.jobName}\` was created.`;
+      return `**waitgate launched this job:** its wait conditions cleared${s.approvedBy ? `, approved by \`${s.approvedBy.replaceAll('`', "'")}\`,` : ''} and Job \`${s.jobName}\` was created.`;
     case 'finished':
       return s.succeeded ? '**waitgate: this job succeeded.**' : '**waitgate: this job failed.**';
     default: {

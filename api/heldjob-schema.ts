@@ -33,7 +33,19 @@ const profileCondition = z
   })
   .strict();
 
-export const waitConditionSchema = z.union([afterCondition, profileCondition]);
+/** A Kubernetes group name as the apiserver hands it over in request.userInfo.groups: printable, no whitespace. */
+export const APPROVAL_GROUP_PATTERN = '^[!-~]{1,253}$';
+
+const approvalCondition = z
+  .object({
+    approval: z.string().min(1).max(253).regex(new RegExp(APPROVAL_GROUP_PATTERN)).meta({
+      description:
+        'A Kubernetes group whose member says go: `waitgate approve` records who (annotation waitgate.dev/approved-by), and the admission policy admits only a member naming themselves. Spends no check.',
+    }),
+  })
+  .strict();
+
+export const waitConditionSchema = z.union([afterCondition, profileCondition, approvalCondition]);
 export type WaitCondition = z.infer<typeof waitConditionSchema>;
 
 /** CEL rules the apiserver enforces on spec.waitFor; the zod refinements below say the same. */
@@ -43,6 +55,7 @@ export const WAIT_FOR_CEL = [
     rule: 'self.all(a, !has(a.profile) || self.filter(b, has(b.profile) && b.profile == a.profile).size() == 1)',
     message: 'waitFor may not name the same profile twice',
   },
+  { rule: 'self.filter(c, has(c.approval)).size() <= 1', message: 'waitFor may hold at most one approval condition' },
 ] as const;
 
 export const waitForSchema = z
@@ -55,6 +68,9 @@ export const waitForSchema = z
     const profiles = conds.flatMap((c) => ('profile' in c ? [c.profile] : []));
     if (new Set(profiles).size !== profiles.length) {
       ctx.addIssue({ code: 'custom', message: WAIT_FOR_CEL[1].message });
+    }
+    if (conds.filter((c) => 'approval' in c).length > 1) {
+      ctx.addIssue({ code: 'custom', message: WAIT_FOR_CEL[2].message });
     }
   })
   .meta({
@@ -164,6 +180,17 @@ export const heldJobStatusSchema = z
     lastCheckProfile: z.string().optional(),
     clearedProfiles: z.array(z.string()).optional().meta({ description: 'Profiles that answered go in the current round of checks.' }),
     afterClearedAt: time.optional(),
+    approval: z
+      .object({
+        by: z.string().meta({ description: 'The user name of the member of the approval group who said go (waitgate.dev/approved-by).' }),
+        at: time.meta({ description: 'When the operator first saw the approval.' }),
+        reason: z.string().optional().meta({ description: "Why, in the approver's words (waitgate.dev/approval-reason), if given." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Who approved the hold's approval condition, and when; the launched Job is told them (WAITGATE_APPROVED_BY, WAITGATE_APPROVED_AT).",
+      }),
     waits: z
       .array(z.object({ condition: z.string(), state: z.string(), detail: z.string().optional() }))
       .optional()

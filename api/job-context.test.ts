@@ -114,7 +114,8 @@ describe('jobContextOf', () => {
 
 describe('jobContextEnv', () => {
   test('every name, in its fixed order, when everything is known', () => {
-    const ctx = jobContextOf(source('acme/web#7', forge('github'), recorded('issue', 'b'.repeat(64)), SHA));
+    const approval = { by: 'alice', at: '2026-09-01T09:00:00.000Z' };
+    const ctx = jobContextOf({ ...source('acme/web#7', forge('github'), recorded('issue', 'b'.repeat(64)), SHA), approval });
     expect(jobContextEnv(ctx).map((e) => e.name)).toEqual(JOB_ENV_NAMES);
     expect(Object.fromEntries(jobContextEnv(ctx).map((e) => [e.name, e.value]))).toEqual({
       WAITGATE_TARGET: 'acme/web#7',
@@ -126,6 +127,8 @@ describe('jobContextEnv', () => {
       WAITGATE_DELIVERY: 'b'.repeat(64),
       WAITGATE_HELDJOB: 'web-7-deploy-1a2b3c',
       WAITGATE_REVISION: SHA,
+      WAITGATE_APPROVED_BY: 'alice',
+      WAITGATE_APPROVED_AT: '2026-09-01T09:00:00.000Z',
     });
   });
 

@@ -18,6 +18,10 @@ export const JobEnv = {
   heldJob: 'WAITGATE_HELDJOB',
   /** The commit the labeller saw, when the trigger pins it (run.pinRevision): spec.revision. */
   revision: 'WAITGATE_REVISION',
+  /** Who said go to the hold's approval condition (status.approval.by), when it had one. */
+  approvedBy: 'WAITGATE_APPROVED_BY',
+  /** When the operator saw that approval (status.approval.at, RFC 3339). */
+  approvedAt: 'WAITGATE_APPROVED_AT',
 } as const;
 export type JobEnvName = (typeof JobEnv)[keyof typeof JobEnv];
 export const JOB_ENV_NAMES: readonly JobEnvName[] = Object.values(JobEnv);
@@ -28,6 +32,8 @@ export type JobContext = { readonly [K in keyof typeof JobEnv]?: string };
 export interface JobContextSource {
   readonly metadata: { readonly name: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
   readonly spec: { readonly target: string; readonly trigger: string; readonly revision?: string | undefined };
+  /** The approval the hold recorded (status.approval), for a hold with an approval condition. */
+  readonly approval?: { readonly by: string; readonly at: string } | undefined;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface JobContextSource {
  * target, and what the target's shape settles by itself.
  */
 export function jobContextOf(source: JobContextSource): JobContext {
-  const { metadata, spec } = source;
+  const { metadata, spec, approval } = source;
   const place = placeOfTarget(spec.target, {
     forge: metadata.labels?.[Labels.forge],
     kind: metadata.annotations?.[Annotations.targetKind],
@@ -52,6 +58,7 @@ export function jobContextOf(source: JobContextSource): JobContext {
     ...(delivery ? { delivery } : {}),
     heldJob: metadata.name,
     ...(spec.revision ? { revision: spec.revision } : {}),
+    ...(approval ? { approvedBy: approval.by, approvedAt: approval.at } : {}),
   };
 }
 

@@ -43,7 +43,8 @@ export function waitForRefusal(
   afterMaxMs: number,
 ): Refusal | undefined {
   for (const c of waitFor ?? []) {
-    const r = 'profile' in c ? unknownProfile(c.profile, declared) : afterBeyondMax(c.after, fromMs, afterMaxMs);
+    // An approval refuses nothing at the door: who may say go is the admission policy's business.
+    const r = 'profile' in c ? unknownProfile(c.profile, declared) : 'after' in c ? afterBeyondMax(c.after, fromMs, afterMaxMs) : undefined;
     if (r) return r;
   }
   return undefined;

@@ -109,6 +109,8 @@ export const ConditionReason = {
   ProfilesUnreadable: 'ProfilesUnreadable',
   NotYet: 'NotYet',
   CouldNotTell: 'CouldNotTell',
+  /** An approval condition waits for a member of its group to say go (waitgate approve). */
+  AwaitingApproval: 'AwaitingApproval',
   ScopeQueued: 'ScopeQueued',
   /** The create got no answer or a passing error (408, 429, 5xx): nothing is held, tried again. */
   LaunchRetrying: 'LaunchRetrying',
@@ -176,6 +178,8 @@ export const EventReason = {
   /** A receiver-made HeldJob is not what its trigger renders: failed, no Job (FailureReason.JobNotTrigger). */
   JobNotTrigger: 'JobNotTrigger',
   LaunchRetrying: 'LaunchRetrying',
+  /** A member of the approval group said go (Normal; the message names who). */
+  Approved: 'Approved',
   CheckGo: 'CheckGo',
   CheckNotYet: 'CheckNotYet',
   CheckCouldNotTell: 'CheckCouldNotTell',
@@ -256,7 +260,12 @@ export const WaitState = {
 } as const;
 export type WaitState = (typeof WaitState)[keyof typeof WaitState];
 
-/** Annotations the receiver stamps on the HeldJobs it creates. */
+/**
+ * Annotations on HeldJobs: most are stamped by the receiver on the HeldJobs it creates; the
+ * approval and cancel records (approvedBy .. cancelledBy) are written by users, through
+ * `waitgate approve`, `waitgate reject` and `waitgate cancel`, and the admission policy
+ * waitgate-heldjob-approval holds each name to the user who wrote it.
+ */
 export const Annotations = {
   /** The forge's delivery id; on a refusal record, that of the first refusal it counted. */
   delivery: 'waitgate.dev/delivery',
@@ -293,6 +302,16 @@ export const Annotations = {
    * its trigger and target that replaced it (the newest pending wins; api/superseded-hold.ts).
    */
   supersededBy: 'waitgate.dev/superseded-by',
+  /** On a hold with an approval condition: the user name of the member of its group who said go. Set once. */
+  approvedBy: 'waitgate.dev/approved-by',
+  /** Optional, beside approvedBy: why, in the approver's words (bounded: APPROVAL_REASON_MAX). */
+  approvalReason: 'waitgate.dev/approval-reason',
+  /** On a hold with an approval condition: the user name of the member who said no; the hold ends Refused wait-refused. Set once. */
+  rejectedBy: 'waitgate.dev/rejected-by',
+  /** Optional, beside rejectedBy: why (bounded: APPROVAL_REASON_MAX). */
+  rejectionReason: 'waitgate.dev/rejection-reason',
+  /** Written by `waitgate cancel` just before its delete: who cancelled. Set once, to the requester's own name. */
+  cancelledBy: 'waitgate.dev/cancelled-by',
 } as const;
 
 export function isFailureReason(v: unknown): v is FailureReason {

@@ -1,7 +1,7 @@
 import type { WaitCondition } from './heldjob-schema.js';
 import { parseInstant } from './instant.js';
 
-/** `after 2026-09-01T09:00Z + jira`: the conditions in one line, in UTC. */
+/** `after 2026-09-01T09:00Z + jira + approval release-managers`: the conditions in one line, in UTC. */
 export function waitLabel(conditions: readonly WaitCondition[]): string {
   if (conditions.length === 0) return '-';
   return conditions
@@ -10,6 +10,7 @@ export function waitLabel(conditions: readonly WaitCondition[]): string {
         const p = parseInstant(c.after);
         return `after ${p.ok ? formatUtc(p.epochMs) : c.after}`;
       }
+      if ('approval' in c) return `approval ${c.approval}`;
       return c.profile;
     })
     .join(' + ');

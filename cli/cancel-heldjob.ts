@@ -6,7 +6,8 @@
 // delete found (classify and describeCancel are pure).
 import * as k8s from '@kubernetes/client-node';
 import { TARGET_PATTERN, type HeldJobObject } from '../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../api/vocabulary.js';
+import { Annotations, API_GROUP, API_VERSION, HELDJOB_PLURAL, OPERATOR_CANCEL, Phase } from '../api/vocabulary.js';
+import { annotateHeldJob, whoAmI } from './approve-heldjob.js';
 import { statusCodeOf } from '../lib/kube/client.js';
 import { oneLine } from './format.js';
 
@@ -68,12 +69,28 @@ export type CancelOutcome =
   | { readonly kind: 'replaced' };
 
 /**
+ * Best effort: writes waitgate.dev/cancelled-by (the requester's own name, as the admission
+ * policy demands) before the delete, so the operator's cancel record says who. Refused or
+ * unanswered, the cancel goes on without it: nothing stands between a user and the stop.
+ */
+async function nameTheCanceller(kc: k8s.KubeConfig, seen: HeldJobObject): Promise<void> {
+  if (seen.metadata.deletionTimestamp || seen.metadata.annotations?.[Annotations.cancelledBy] !== undefined) return;
+  try {
+    const me = await whoAmI(kc);
+    await annotateHeldJob(kc, seen, { [Annotations.cancelledBy]: me.username });
+  } catch {
+    // forbidden, changed meanwhile, or no answer: delete anyway
+  }
+}
+
+/**
  * Deletes exactly `seen` (its uid is the precondition). A HeldJob already gone counts as
  * deleted. Throws the apiserver's error for anything else (403, no answer).
  */
 export async function cancelHeldJob(kc: k8s.KubeConfig, seen: HeldJobObject): Promise<CancelOutcome> {
   const { namespace, name, uid } = seen.metadata;
   let subject = classify(seen);
+  await nameTheCanceller(kc, seen);
   try {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     const after = (await custom.deleteNamespacedCustomObject({

@@ -8,7 +8,7 @@ describe('complete', () => {
       'the commands',
       [],
       '',
-      ['--help', '--version', 'cancel', 'check', 'completion', 'doctor', 'held', 'mcp', 'triggers'],
+      ['--help', '--version', 'approve', 'cancel', 'check', 'completion', 'doctor', 'held', 'mcp', 'reject', 'triggers'],
       CompletionDirective.NoFileComp,
     ],
     ['a command by its start', [], 'c', ['cancel', 'check', 'completion'], CompletionDirective.NoFileComp],

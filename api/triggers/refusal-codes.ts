@@ -31,6 +31,8 @@ export const TriggerRefusalCode = {
   AfterRepeated: 'waitfor-after-repeated',
   ProfileInvalid: 'waitfor-profile-invalid',
   ProfileRepeated: 'waitfor-profile-repeated',
+  ApprovalInvalid: 'waitfor-approval-invalid',
+  ApprovalRepeated: 'waitfor-approval-repeated',
   WithOnce: 'waitfor-with-once',
   WithReplicas: 'waitfor-with-replicas',
   OnCron: 'waitfor-on-cron',

@@ -339,6 +339,26 @@ const rows: Row[] = [
     file(label('deploy', waits({ profile: 'jira' }, { profile: 'jira' }))),
     at('deploy', '$[0].run.waitFor[1].profile', Code.ProfileRepeated),
   ],
+  [
+    'an approval group with a space',
+    file(label('deploy', waits({ approval: 'release managers' }))),
+    at('deploy', '$[0].run.waitFor[0].approval', Code.ApprovalInvalid),
+  ],
+  [
+    'an empty approval group',
+    file(label('deploy', waits({ approval: '' }))),
+    at('deploy', '$[0].run.waitFor[0].approval', Code.ApprovalInvalid),
+  ],
+  [
+    'an approval that is a list',
+    file(label('deploy', waits({ approval: ['a'] }))),
+    at('deploy', '$[0].run.waitFor[0].approval', Code.ApprovalInvalid),
+  ],
+  [
+    'a second approval',
+    file(label('deploy', waits({ approval: 'release-managers' }, { approval: 'sre' }))),
+    at('deploy', '$[0].run.waitFor[1].approval', Code.ApprovalRepeated),
+  ],
 
   // combinations
   ['waitFor with on.once', file(label('deploy', waits({ profile: 'jira' }), { once: true })), at('deploy', '$[0].on.once', Code.WithOnce)],
@@ -459,6 +479,11 @@ describe('files that load', () => {
       [label('deploy', waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00Z' }, { profile: 'ci' }, { profile: 'deploy-window' }))],
     ],
     ['a profile and an after', [label('deploy', waits({ profile: 'jira' }, { after: '2026-09-01T09:00:00Z' }))]],
+    [
+      'an approval beside an after and a profile',
+      [label('deploy', waits({ after: '2026-09-01T09:00:00Z' }, { approval: 'release-managers' }, { profile: 'jira' }))],
+    ],
+    ['an approval group such as OIDC gives one', [label('deploy', waits({ approval: 'oidc:team/release@example.com' }))]],
     ['a profile that no ConfigMap declares', [label('deploy', waits({ profile: 'nobody-declared-this' }))]],
     ['a profile of 63 characters', [label('deploy', waits({ profile: 'p'.repeat(63) }))]],
     ['a label trigger without waitFor', [label('deploy')]],

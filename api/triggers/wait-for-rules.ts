@@ -1,5 +1,6 @@
 // The rules for run.waitFor itself: a list of one to four conditions, each an object with
-// exactly one key, `after` (an instant with its own zone) or `profile` (a profile name).
+// exactly one key, `after` (an instant with its own zone), `profile` (a profile name) or
+// `approval` (a Kubernetes group whose member says go).
 // Everything here is strict: a wait term that is dropped or misread would let a job start
 // early while looking exactly like a correct run.
 import { MAX_CONDITIONS, waitConditionSchema, type WaitCondition } from '../heldjob-schema.js';
@@ -14,7 +15,9 @@ export interface WaitForCheck {
   refusals: PathRefusal[];
 }
 
-const CONDITION_KEYS = ['after', 'profile'] as const;
+const CONDITION_KEYS = ['after', 'profile', 'approval'] as const;
+/** The kinds of condition, as messages list them. */
+const KINDS_TEXT = '{"after": ...}, {"profile": ...} or {"approval": ...}';
 
 /** Checks a run.waitFor value; `basePath` is the path of the list itself. Never throws. */
 export function checkWaitFor(value: unknown, basePath: string): WaitForCheck {
@@ -43,6 +46,7 @@ export function checkWaitFor(value: unknown, basePath: string): WaitForCheck {
 
   const conditions: WaitCondition[] = [];
   let firstAfter: string | undefined;
+  let firstApproval: string | undefined;
   const firstProfile = new Map<string, string>();
   // A plain loop, not forEach: holes in a sparse array are conditions too, and wrong ones.
   for (let i = 0; i < value.length; i++) {
@@ -52,7 +56,7 @@ export function checkWaitFor(value: unknown, basePath: string): WaitForCheck {
       refusals.push({
         path: condPath,
         code: Code.WaitForShape,
-        message: `a condition must be an object with one key, such as {"after": ...} or {"profile": ...}, but this is ${kindOf(cond)}`,
+        message: `a condition must be an object with one key, such as ${KINDS_TEXT}, but this is ${kindOf(cond)}`,
       });
       continue;
     }
@@ -63,7 +67,7 @@ export function checkWaitFor(value: unknown, basePath: string): WaitForCheck {
         code: Code.WaitForShape,
         message:
           keys.length === 0
-            ? 'this condition is empty; it must hold exactly one key, after or profile'
+            ? 'this condition is empty; it must hold exactly one key, after, profile or approval'
             : `this condition holds ${keys.length} keys (${keys
                 .slice(0, 4)
                 .map((k) => show(k))
@@ -107,6 +111,24 @@ export function checkWaitFor(value: unknown, basePath: string): WaitForCheck {
         } else {
           firstProfile.set(name, keyPath);
           conditions.push({ profile: name });
+        }
+        break;
+      }
+      case 'approval': {
+        const refusal = approvalProblem(v, keyPath);
+        if (refusal) {
+          refusals.push(refusal);
+          break;
+        }
+        if (firstApproval !== undefined) {
+          refusals.push({
+            path: keyPath,
+            code: Code.ApprovalRepeated,
+            message: `a second approval (the first is ${firstApproval}); one member's go clears a hold, so two groups would read as though both had to agree while either would do; name one group`,
+          });
+        } else {
+          firstApproval = keyPath;
+          conditions.push({ approval: v as string });
         }
         break;
       }
@@ -178,10 +200,25 @@ function profileProblem(value: unknown, path: string): PathRefusal | undefined {
   return undefined;
 }
 
+function approvalProblem(value: unknown, path: string): PathRefusal | undefined {
+  // The same rule the HeldJob schema (and so the CRD) applies to a group name.
+  if (typeof value !== 'string' || !waitConditionSchema.safeParse({ approval: value }).success) {
+    return {
+      path,
+      code: Code.ApprovalInvalid,
+      message:
+        typeof value !== 'string'
+          ? `approval must be a string naming a Kubernetes group, but it is ${kindOf(value)}`
+          : `approval ${show(value)} is not a group name: 1 to 253 printable characters without spaces, as a group reaches the apiserver (request.userInfo.groups)`,
+    };
+  }
+  return undefined;
+}
+
 function unknownKeyMessage(key: string): string {
   const lower = key.trim().toLowerCase();
   const hint = (CONDITION_KEYS as readonly string[]).includes(lower) ? ` (keys are case-sensitive: did you mean "${lower}"?)` : '';
-  return `${show(key)} is not a kind of condition; a condition is {"after": ...} or {"profile": ...}${hint}. An unrecognized key here is refused, not skipped, because a skipped wait would let the job start early`;
+  return `${show(key)} is not a kind of condition; a condition is ${KINDS_TEXT}${hint}. An unrecognized key here is refused, not skipped, because a skipped wait would let the job start early`;
 }
 
 // eslint-disable-next-line no-control-regex -- control characters are what it finds, on purpose

@@ -237,8 +237,12 @@ async function examine(
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile, io.env)));
     const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };
     findings.push(...(await rbacCheck(kc, operatorPermissions(place), opts.as)));
-    const [receivers, jobPolicy] = await Promise.all([readReceivers(kc, namespace), readJobPolicy(kc, namespace)]);
-    findings.push(...protectionFindings({ receivers, jobPolicy }));
+    const [receivers, jobPolicy, approvalPolicy] = await Promise.all([
+      readReceivers(kc, namespace),
+      readJobPolicy(kc, namespace),
+      readApprovalPolicy(kc, namespace),
+    ]);
+    findings.push(...protectionFindings({ receivers, jobPolicy, approvalPolicy }));
     const listed = await editorsOf(kc, namespace);
     if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
     else editors = listed.editors;
@@ -326,6 +330,25 @@ async function readJobPolicy(kc: k8s.KubeConfig, namespace: string): Promise<Job
     return { state: 'ok', level: typeof parsed.default === 'string' ? parsed.default : 'baseline', namespaces };
   } catch (err) {
     return { state: 'error', problem: describeError(err) };
+  }
+}
+
+/** Whether this release's heldjob-approval policy is bound to deny; undefined when the lists cannot be read. */
+async function readApprovalPolicy(kc: k8s.KubeConfig, namespace: string): Promise<boolean | undefined> {
+  const admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  try {
+    const [policies, bindings] = await Promise.all([
+      admission.listValidatingAdmissionPolicy(),
+      admission.listValidatingAdmissionPolicyBinding(),
+    ]);
+    const name = policies.items
+      .map((p) => p.metadata?.name ?? '')
+      .find((n) => n.startsWith(`${namespace}-`) && n.endsWith('-heldjob-approval'));
+    return (
+      name !== undefined && bindings.items.some((b) => b.spec?.policyName === name && (b.spec?.validationActions ?? []).includes('Deny'))
+    );
+  } catch {
+    return undefined;
   }
 }
 

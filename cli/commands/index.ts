@@ -1,6 +1,7 @@
 // Every subcommand of `waitgate`, in the order help lists them. A new command is a file
 // beside this one and a line here.
 import type { Command } from './command.js';
+import { approve, reject } from './approve.js';
 import { cancel } from './cancel.js';
 import { check } from './check.js';
 import { doctor } from './doctor.js';
@@ -8,4 +9,4 @@ import { held } from './held.js';
 import { mcp } from './mcp.js';
 import { triggersCheck } from './triggers-check.js';
 
-export const COMMANDS: readonly Command[] = [held, cancel, check, doctor, mcp, triggersCheck];
+export const COMMANDS: readonly Command[] = [held, cancel, approve, reject, check, doctor, mcp, triggersCheck];

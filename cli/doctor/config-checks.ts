@@ -133,6 +133,7 @@ function triggersFindings(
         }
         continue;
       }
+      if (!('after' in c)) continue;
       // Measured from now: what a delivery arriving now would meet.
       const refusal = afterBeyondMax(c.after, input.nowMs, input.afterMaxMs);
       if (refusal) {

@@ -13,6 +13,22 @@ describe('protectionFindings', () => {
       ["ok the operator's Jobs meet Pod Security baseline and are created only under a HeldJob, never in kube-system"],
     ],
     [
+      'the approval policy bound',
+      { receivers: [], jobPolicy: policy, approvalPolicy: true },
+      [
+        "ok the operator's Jobs meet Pod Security baseline and are created only under a HeldJob, never in kube-system",
+        'ok approvals name their writer and only a member of the group approves (the heldjob-approval admission policy)',
+      ],
+    ],
+    [
+      'no approval policy: approvals are not enforced',
+      { receivers: [], jobPolicy: policy, approvalPolicy: false },
+      [
+        "ok the operator's Jobs meet Pod Security baseline and are created only under a HeldJob, never in kube-system",
+        "WARN no heldjob-approval admission policy is bound: an approval condition's approved-by is not enforced, and whoever may patch a HeldJob may approve it in anyone's name (admissionPolicy.enabled)",
+      ],
+    ],
+    [
       'one GitHub secret from a Secret: it speaks for every repository',
       { receivers: receiver({ name: 'WAITGATE_GITHUB_WEBHOOK_SECRET' }), jobPolicy: policy },
       [

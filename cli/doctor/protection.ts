@@ -23,6 +23,8 @@ export interface ProtectionInput {
   /** The receiver Deployments' containers found, by Deployment name (none: no receiver here). */
   readonly receivers: readonly { readonly deployment: string; readonly env: readonly ReceiverVariable[] }[];
   readonly jobPolicy: JobPolicyRead;
+  /** Whether the heldjob-approval policy of this release is bound (undefined: it could not be read). */
+  readonly approvalPolicy?: boolean | undefined;
 }
 
 const AREA = 'protection';
@@ -32,7 +34,24 @@ export const JOB_POD_SECURITY_ANNOTATION = 'waitgate.dev/job-pod-security';
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
 
 export function protectionFindings(input: ProtectionInput): Finding[] {
-  return [...input.receivers.flatMap((r) => receiverFindings(r.deployment, r.env)), ...jobPolicyFindings(input.jobPolicy)];
+  return [
+    ...input.receivers.flatMap((r) => receiverFindings(r.deployment, r.env)),
+    ...jobPolicyFindings(input.jobPolicy),
+    ...approvalPolicyFindings(input.approvalPolicy),
+  ];
+}
+
+/** Without the heldjob-approval policy, an approval's name is whatever its writer typed. */
+function approvalPolicyFindings(bound: boolean | undefined): Finding[] {
+  if (bound === undefined) return [];
+  return [
+    bound
+      ? ok(AREA, 'approvals name their writer and only a member of the group approves (the heldjob-approval admission policy)')
+      : warn(
+          AREA,
+          "no heldjob-approval admission policy is bound: an approval condition's approved-by is not enforced, and whoever may patch a HeldJob may approve it in anyone's name (admissionPolicy.enabled)",
+        ),
+  ];
 }
 
 function receiverFindings(deployment: string, env: readonly ReceiverVariable[]): Finding[] {

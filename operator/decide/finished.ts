@@ -4,6 +4,7 @@
 // back under the scope recorded at its launch, so a spec changed after the launch (even into
 // one that no longer passes its check: the CRD keeps unknown fields) changes nothing but its
 // generation, and that is said once, in a Warning Event.
+import { cancelledByText } from '../../api/approval.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { iso } from '../../api/time.js';
@@ -96,7 +97,8 @@ export function afterCancelRead(o: Observed, read: JobRead, now: number): Action
 /** The cancel of a hold whose Job is there: the fence off, the Job deleted, the cancel recorded, then the finalizer off. */
 function cancelJob(o: Observed, jobName: string, fenced: boolean, now: number): Action[] {
   const status = o.heldJob.status ?? {};
-  const message = `${OPERATOR_CANCEL}: Job ${jobName} deleted with its HeldJob`;
+  // Who: the waitgate.dev/cancelled-by that waitgate cancel writes before its delete, if any.
+  const message = `${OPERATOR_CANCEL}: Job ${jobName} deleted with its HeldJob (${cancelledByText(o.heldJob.metadata.annotations)})`;
   const cancelled: HeldJobStatus = {
     ...status,
     message,
@@ -194,7 +196,7 @@ export function decideGone(o: Observed): Action[] {
       event: {
         type: EventType.Warning,
         reason: EventReason.OperatorCancel,
-        message: `${OPERATOR_CANCEL}: Job ${job.name} deleted with its HeldJob`,
+        message: `${OPERATOR_CANCEL}: Job ${job.name} deleted with its HeldJob (${cancelledByText(o.heldJob.metadata.annotations)})`,
       },
     });
     // A Job created and not yet recorded (the cancel met the launch): deleted now rather than

@@ -80,6 +80,18 @@ describe('withHorizon: releaseAt and givesUpAt from the status alone', () => {
       { givesUpAt: iso(T0 + 19 * HOUR) },
     ],
     [
+      'an approval not given yet: its deadline, the first hold plus the maximum wait of an after',
+      [{ approval: 'release-managers' }, { profile: 'jira' }],
+      base,
+      { givesUpAt: iso(T0 + 30 * DAY) },
+    ],
+    [
+      'approved: the profile checks bound it again',
+      [{ approval: 'release-managers' }, { profile: 'jira' }],
+      { ...base, approval: { by: 'alice', at: iso(T0) } },
+      { givesUpAt: iso(T0 + DOCTOR) },
+    ],
+    [
       'in the middle of a round (no next check): from the last check',
       [{ profile: 'jira' }],
       { ...base, checksSince: iso(T0), expiresAt: iso(T0 + DAY), checks: 95, lastCheckAt: iso(T0 + 19 * HOUR) },

@@ -1,6 +1,7 @@
 // When a waiting hold releases and when it gives up at the latest (status.releaseAt and
 // status.givesUpAt), derived from the status alone so that a pass which changes nothing else
 // writes nothing: no clock is read here.
+import { approvalDeadline } from '../../api/approval.js';
 import { givesUpAtMs } from '../../api/cadence.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { epochOf, iso } from '../../api/time.js';
@@ -8,7 +9,7 @@ import type { DecideConfig } from './observed.js';
 import type { HeldJobView } from './view.js';
 
 type ReadyView = Extract<HeldJobView, { ok: true }>;
-type HorizonConfig = Pick<DecideConfig, 'intervalMs' | 'maxMs' | 'maxChecks'>;
+type HorizonConfig = Pick<DecideConfig, 'intervalMs' | 'maxMs' | 'maxChecks' | 'afterMaxMs'>;
 
 /** The status with releaseAt and givesUpAt as its conditions and counters say. */
 export function withHorizon(status: HeldJobStatus, view: ReadyView, config: HorizonConfig): HeldJobStatus {
@@ -23,6 +24,11 @@ export function withHorizon(status: HeldJobStatus, view: ReadyView, config: Hori
 }
 
 function givesUpOf(status: HeldJobStatus, view: ReadyView, config: HorizonConfig): number | undefined {
+  // An approval not given yet: nothing clears the hold before it, and it gives up at its deadline.
+  if (view.approval !== undefined && status.approval === undefined) {
+    const heldSince = epochOf(status.heldSince);
+    return heldSince === undefined ? undefined : approvalDeadline(heldSince, config.afterMaxMs);
+  }
   if (view.profiles.length === 0) return undefined;
   const bounds = { intervalMs: config.intervalMs, maxChecks: status.limits?.maxChecks ?? config.maxChecks };
   const since = epochOf(status.checksSince);

@@ -1,6 +1,7 @@
 // The batch/v1 Job a HeldJob launches, and what a Job's status says. Pure.
 import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobSpec } from '../../api/heldjob-schema.js';
+import { approvalGroupOf } from '../../api/approval.js';
 import { jobContextEnv, jobContextOf, type JobEnvName } from '../../api/job-context.js';
 import { labelValue } from '../../api/label-value.js';
 import { API_GROUP, API_VERSION, HELDJOB_KIND, JOB_LAUNCH_FINALIZER, Labels, MANAGED_BY } from '../../api/vocabulary.js';
@@ -15,7 +16,9 @@ import { JobOutcome, type ObservedJob } from './observed.js';
  */
 export function buildJob(heldJob: HeldJobObject, spec: HeldJobSpec, jobName: string): k8s.V1Job {
   const ids = { [Labels.heldJob]: labelValue(heldJob.metadata.name), [Labels.targetHash]: shortHash(spec.target) };
-  const env = jobContextEnv(jobContextOf({ metadata: heldJob.metadata, spec }));
+  // Who approved, recorded by an earlier pass (operator/decide/approval.ts), for a hold that waited for it.
+  const approval = approvalGroupOf(spec.waitFor ?? []) !== undefined ? heldJob.status?.approval : undefined;
+  const env = jobContextEnv(jobContextOf({ metadata: heldJob.metadata, spec, approval }));
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -84,7 +84,8 @@ function transitionIn(status: HeldJobStatus, transition: ReportTransition): { su
     case 'launched': {
       const created = status.conditions?.some((c) => c.type === ConditionType.Launched && c.status === 'True');
       if (!created || !status.jobName || !status.launchedAt) return undefined;
-      return { subject: { transition, jobName: status.jobName }, at: status.launchedAt };
+      const approvedBy = status.approval?.by;
+      return { subject: { transition, jobName: status.jobName, ...(approvedBy ? { approvedBy } : {}) }, at: status.launchedAt };
     }
     case 'finished': {
       if ((status.phase !== Phase.Succeeded && status.phase !== Phase.Failed) || !status.finishedAt) return undefined;

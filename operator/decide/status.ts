@@ -132,6 +132,12 @@ export function waitStates(
       const done = afterMs !== undefined && now >= afterMs;
       return { condition: waitLabel([c]), state: done ? WaitState.Cleared : WaitState.Waiting };
     }
+    if ('approval' in c) {
+      const a = status.approval;
+      return a
+        ? { condition: waitLabel([c]), state: WaitState.Cleared, detail: `approved by ${a.by} at ${a.at}` }
+        : { condition: waitLabel([c]), state: WaitState.Waiting, detail: `a member of ${c.approval} says go (waitgate approve)` };
+    }
     if (cleared.has(c.profile)) return { condition: c.profile, state: WaitState.Cleared, detail: 'answered go in this round' };
     if (status.lastCheckProfile === c.profile && status.lastExitCode !== undefined) {
       return { condition: c.profile, state: WaitState.Waiting, detail: `last exit code ${status.lastExitCode}` };

@@ -38,6 +38,8 @@ export type HeldJobView =
       readonly afterMs: number | undefined;
       /** The profiles, in the order written. */
       readonly profiles: readonly string[];
+      /** The group of the approval condition, if there is one. */
+      readonly approval: string | undefined;
       readonly scopeKey: string;
       readonly target: string;
       readonly trigger: string;
@@ -76,9 +78,14 @@ export function viewOf(heldJob: HeldJobObject): HeldJobView {
   const conditions = check.spec.waitFor ?? [];
   let afterMs: number | undefined;
   const profiles: string[] = [];
+  let approval: string | undefined;
   for (const c of conditions) {
     if ('profile' in c) {
       profiles.push(c.profile);
+      continue;
+    }
+    if ('approval' in c) {
+      approval = c.approval;
       continue;
     }
     const p = parseInstant(c.after);
@@ -93,6 +100,7 @@ export function viewOf(heldJob: HeldJobObject): HeldJobView {
     conditions,
     afterMs,
     profiles,
+    approval,
     scopeKey: readable.scopeKey ?? scopeKeyOf(spec.target, ownerOf(heldJob)),
     target: spec.target,
     trigger: spec.trigger,

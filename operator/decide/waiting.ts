@@ -1,4 +1,4 @@
-// The waiting ladder: pause window → wait (after first, then profile checks) → launch.
+// The waiting ladder: pause window → wait (after first, then an approval, then profile checks) → launch.
 // Nothing is spent before the wait decides; a held job holds no slot while it sleeps.
 import { conditionChanged, findCondition, setCondition, type ConditionInput } from '../../api/conditions.js';
 import type { HeldJobStatus } from '../../api/heldjob-schema.js';
@@ -12,6 +12,7 @@ import { waitLabel } from '../../api/wait-label.js';
 import { receiverStampOf, upgradeAdvice } from '../../api/receiver-schema.js';
 import { madeByReceiver } from '../../api/made-by.js';
 import type { Action } from './actions.js';
+import { awaitApproval, decideApproval } from './approval.js';
 import { buildJob } from './job.js';
 import { withHorizon } from './horizon.js';
 import { nextProfile } from './profile-order.js';
@@ -109,6 +110,11 @@ export function decideWaiting(o: Observed, now: number): Action[] {
   // The first hold starts the clock.
   let held: HeldJobStatus = heldFrom(withTrigger(status), view, config, now);
 
+  // An approval's record is read before the after: a go is recorded, and a no refuses, when
+  // it is written; only the waiting for it comes after the instant (approval.ts).
+  const approval = view.approval === undefined ? undefined : decideApproval(o, held, view.approval, now);
+  if (approval?.kind === 'done') return [...actions, ...approval.actions];
+
   // Cheapest first: an unreached instant never costs a check.
   if (afterMs !== undefined && now < afterMs) {
     const waiting = setCondition(
@@ -124,7 +130,10 @@ export function decideWaiting(o: Observed, now: number): Action[] {
         waits: waitStates(conditions, held, afterMs, now),
         // Only an instant left: armed in this same write, so the instant itself writes nothing
         // before the Job exists.
-        conditions: view.profiles.length === 0 ? armed(waiting, jobName, afterMs, now, generation) : disarmed(waiting),
+        conditions:
+          view.profiles.length === 0 && approval?.kind !== 'awaiting'
+            ? armed(waiting, jobName, afterMs, now, generation)
+            : disarmed(waiting),
       },
       view,
       config,
@@ -136,6 +145,10 @@ export function decideWaiting(o: Observed, now: number): Action[] {
     const heldSince = epochOf(held.heldSince) ?? now;
     if (heldSince < afterMs) actions.push({ type: 'observeAfterLateness', ms: now - afterMs });
   }
+
+  // Then the approval, which spends nothing, before any check.
+  if (view.approval !== undefined && approval?.kind === 'awaiting')
+    return [...actions, ...awaitApproval(o, status, held, view.approval, now)];
 
   if (view.profiles.length > 0) {
     const checking = decideChecks(o, status, held, now);

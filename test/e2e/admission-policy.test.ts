@@ -106,6 +106,7 @@ describe('the chart and policies/ ship the same admission policies', () => {
         );
       expect(byName(plain, 'waitgate-')).toEqual(byName(chart, 'waitgate-system-waitgate-'));
       expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
+        'ValidatingAdmissionPolicy/heldjob-approval',
         'ValidatingAdmissionPolicy/heldjob-launchers',
         'ValidatingAdmissionPolicy/heldjob-made-by',
         'ValidatingAdmissionPolicy/heldjob-spec-immutable',
@@ -113,6 +114,7 @@ describe('the chart and policies/ ship the same admission policies', () => {
         'ValidatingAdmissionPolicy/operator-events',
         'ValidatingAdmissionPolicy/operator-jobs',
         'ValidatingAdmissionPolicy/operator-pods',
+        'ValidatingAdmissionPolicyBinding/heldjob-approval',
         'ValidatingAdmissionPolicyBinding/heldjob-launchers',
         'ValidatingAdmissionPolicyBinding/heldjob-made-by',
         'ValidatingAdmissionPolicyBinding/heldjob-spec-immutable',
@@ -128,7 +130,7 @@ describe('the chart and policies/ ship the same admission policies', () => {
   test.concurrent(
     'the HeldJob bindings cover watchNamespace when set, every namespace when not; admissionPolicy.enabled=false renders none',
     async () => {
-      for (const policy of ['-heldjob-launchers', '-heldjob-spec-immutable', '-heldjob-made-by', '-heldjob-status']) {
+      for (const policy of ['-heldjob-launchers', '-heldjob-spec-immutable', '-heldjob-made-by', '-heldjob-status', '-heldjob-approval']) {
         const binding = (ms: Manifest[]) =>
           ms.find((m) => m.kind === 'ValidatingAdmissionPolicyBinding' && m.metadata.name.endsWith(policy));
         expect(binding(await render('team-a'))?.spec['matchResources']).toBeUndefined();
@@ -289,6 +291,7 @@ describe('who may launch what, with the chart installed', () => {
           'heldjob-spec-immutable',
           'heldjob-made-by',
           'heldjob-status',
+          'heldjob-approval',
           'operator-pods',
           'operator-jobs',
           'operator-events',

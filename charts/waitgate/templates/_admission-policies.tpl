@@ -403,3 +403,61 @@ validations:
     message: "waitgate: the receiver writes a status only to mark a record of its own (waitgate.dev/made-by: receiver) Refused"
   {{- end }}
 {{- end -}}
+
+{{/* The spec of the heldjob-approval ValidatingAdmissionPolicy. The annotations
+waitgate.dev/approved-by, rejected-by and cancelled-by (api/vocabulary.ts) record who acted on
+a hold: none is set at the create, each names the user who writes it and is never changed or
+removed, and approved-by or rejected-by goes only on a hold with an approval condition, written
+by a member of its group (request.userInfo.groups). Without this policy the names are not
+held to anyone (waitgate doctor warns). */}}
+{{- define "waitgate.heldJobApprovalSpec" -}}
+failurePolicy: Fail
+matchConstraints:
+  resourceRules:
+    - apiGroups: [waitgate.dev]
+      apiVersions: ["*"]
+      operations: [CREATE, UPDATE]
+      resources: [heldjobs]
+variables:
+  - name: ann
+    expression: "has(object.metadata.annotations) ? object.metadata.annotations : {}"
+  - name: old
+    expression: "oldObject != null && has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}"
+  - name: records
+    expression: "['waitgate.dev/approved-by', 'waitgate.dev/rejected-by', 'waitgate.dev/cancelled-by']"
+  - name: written
+    expression: "variables.records + ['waitgate.dev/approval-reason', 'waitgate.dev/rejection-reason']"
+  - name: added
+    expression: "variables.records.filter(k, k in variables.ann && !(k in variables.old))"
+  - name: says
+    expression: "variables.added.exists(k, k != 'waitgate.dev/cancelled-by')"
+  - name: group
+    expression: >-
+      has(object.spec) && has(object.spec.waitFor) && object.spec.waitFor.exists(c, has(c.approval))
+      ? object.spec.waitFor.filter(c, has(c.approval))[0].approval : ''
+validations:
+  - expression: "request.operation != 'CREATE' || !variables.written.exists(k, k in variables.ann)"
+    reason: Forbidden
+    message: "waitgate: a HeldJob is created without waitgate.dev/approved-by, rejected-by, cancelled-by or their reasons: they record who acted on it later"
+  - expression: "variables.written.all(k, !(k in variables.old) || (k in variables.ann && variables.ann[k] == variables.old[k]))"
+    reason: Forbidden
+    message: "waitgate: waitgate.dev/approved-by, rejected-by, cancelled-by and their reasons are set once, and never changed or removed"
+  - expression: "variables.added.all(k, variables.ann[k] == request.userInfo.username)"
+    reason: Forbidden
+    message: "waitgate: waitgate.dev/approved-by, rejected-by and cancelled-by name the user who writes them"
+    messageExpression: >-
+      'waitgate: ' + variables.added.filter(k, variables.ann[k] != request.userInfo.username).join(', ')
+      + ' must name the user who writes it, ' + request.userInfo.username
+  - expression: "!variables.says || variables.group != ''"
+    reason: Forbidden
+    message: "waitgate: only a HeldJob with an approval condition in spec.waitFor is approved or rejected"
+  - expression: "!variables.says || (has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == variables.group))"
+    reason: Forbidden
+    message: "waitgate: only a member of the approval condition's group approves or rejects a HeldJob"
+    messageExpression: >-
+      'waitgate: ' + request.userInfo.username + ' is not a member of ' + variables.group
+      + ', the group whose member approves or rejects ' + object.metadata.name
+  - expression: "!('waitgate.dev/approved-by' in variables.ann && 'waitgate.dev/rejected-by' in variables.ann)"
+    reason: Forbidden
+    message: "waitgate: a HeldJob is approved or rejected, not both"
+{{- end -}}
