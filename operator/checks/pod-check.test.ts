@@ -56,11 +56,16 @@ describe('checkPod', () => {
       capabilities: { drop: ['ALL'] },
     });
   });
-  test('the script is mounted read-only from the profiles ConfigMap, that key alone', () => {
-    expect(c.volumeMounts).toEqual([{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }]);
+  test('the script is mounted read-only from the profiles ConfigMap, that key alone; a small scratch directory is TMPDIR', () => {
+    expect(c.volumeMounts).toEqual([
+      { name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true },
+      { name: 'scratch', mountPath: '/var/run/waitgate/tmp' },
+    ]);
     expect(spec.volumes).toEqual([
       { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+      { name: 'scratch', emptyDir: { sizeLimit: '16Mi' } },
     ]);
+    expect(c.env).toEqual([{ name: 'TMPDIR', value: '/var/run/waitgate/tmp' }]);
   });
 
   test.each<[string, number, number]>([
@@ -255,24 +260,29 @@ describe('podAnswer: what a check Pod says so far, and the verdict it reads as',
   });
 });
 
+const SCRATCH = { name: 'scratch', emptyDir: { sizeLimit: '16Mi' } };
+const SCRATCH_MOUNTED = { name: 'scratch', mountPath: '/var/run/waitgate/tmp' };
+const TMPDIR = { name: 'TMPDIR', value: '/var/run/waitgate/tmp' };
+
 describe('checkPod: the Secrets a profile names', () => {
   const withSecrets = (p: Partial<Profile>) => checkPod({ ...base, profile: { ...profile, ...p } });
   test.each<
     [
       string,
       Partial<Profile>,
-      Pick<k8s.V1PodSpec, 'volumes'> & { mounts: k8s.V1VolumeMount[]; env: k8s.V1EnvVar[] | undefined; fsGroup: number | undefined },
+      Pick<k8s.V1PodSpec, 'volumes'> & { mounts: k8s.V1VolumeMount[]; env: k8s.V1EnvVar[]; fsGroup: number | undefined },
     ]
   >([
     [
-      'none: only the script, no fsGroup, no env',
+      'none: only the script and the scratch directory, no fsGroup, no Secret in the env',
       {},
       {
         volumes: [
           { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+          SCRATCH,
         ],
-        mounts: [{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }],
-        env: undefined,
+        mounts: [{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }, SCRATCH_MOUNTED],
+        env: [TMPDIR],
         fsGroup: undefined,
       },
     ],
@@ -282,15 +292,17 @@ describe('checkPod: the Secrets a profile names', () => {
       {
         volumes: [
           { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+          SCRATCH,
           { name: 'secret-0', secret: { secretName: 'jira', defaultMode: 0o440 } },
           { name: 'secret-1', secret: { secretName: 'ci.example.com', defaultMode: 0o440 } },
         ],
         mounts: [
           { name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true },
+          SCRATCH_MOUNTED,
           { name: 'secret-0', mountPath: '/var/run/waitgate/secrets/jira', readOnly: true },
           { name: 'secret-1', mountPath: '/var/run/waitgate/secrets/ci.example.com', readOnly: true },
         ],
-        env: undefined,
+        env: [TMPDIR],
         fsGroup: 65532,
       },
     ],
@@ -300,13 +312,16 @@ describe('checkPod: the Secrets a profile names', () => {
       {
         volumes: [
           { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+          SCRATCH,
           { name: 'secret-0', secret: { secretName: 'jira', defaultMode: 0o440 } },
         ],
         mounts: [
           { name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true },
+          SCRATCH_MOUNTED,
           { name: 'secret-0', mountPath: '/var/run/waitgate/secrets/jira', readOnly: true },
         ],
         env: [
+          TMPDIR,
           { name: 'JIRA_TOKEN', valueFrom: { secretKeyRef: { name: 'jira', key: 'token' } } },
           { name: 'ZED', valueFrom: { secretKeyRef: { name: 'jira', key: 'z' } } },
         ],

@@ -20,6 +20,12 @@ export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';
 export const SCRIPTS_MOUNT = '/waitgate/profiles';
 /**
+ * A small private scratch directory (an emptyDir), given to the check as TMPDIR: the root
+ * filesystem, /tmp included, stays read-only, and `mktemp` still works.
+ */
+export const SCRATCH_MOUNT = '/var/run/waitgate/tmp';
+export const SCRATCH_SIZE = '16Mi';
+/**
  * Container states that can never turn into a start: it could not tell, at once. Every other
  * wait (an image pull backing off, a Pod not scheduled yet, a container config not there yet)
  * may clear by itself on a real cluster, and is a fault only past the start timeout.
@@ -97,15 +103,17 @@ export function checkPod(o: {
             privileged: false,
             capabilities: { drop: ['ALL'] },
           },
-          ...(env.length > 0 ? { env } : {}),
+          env: [{ name: 'TMPDIR', value: SCRATCH_MOUNT }, ...env],
           volumeMounts: [
             { name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true },
+            { name: 'scratch', mountPath: SCRATCH_MOUNT },
             ...secrets.map((secret, i) => ({ name: secretVolumeName(i), mountPath: `${SECRETS_MOUNT_ROOT}/${secret}`, readOnly: true })),
           ],
         },
       ],
       volumes: [
         { name: 'profiles', configMap: { name: o.configMap, defaultMode: 0o555, items: [{ key: script, path: script }] } },
+        { name: 'scratch', emptyDir: { sizeLimit: SCRATCH_SIZE } },
         ...secrets.map((secret, i) => ({ name: secretVolumeName(i), secret: { secretName: secret, defaultMode: SECRET_FILE_MODE } })),
       ],
     },

@@ -32,6 +32,10 @@ function tokenScript(token: string): string {
 file=$(cat ${secretFilePath(LABELLED, 'token')} 2>/dev/null) || { echo "no file"; exit 1; }
 [ "$file" = "${token}" ] || { echo "file differs"; exit 1; }
 [ "$JIRA_TOKEN" = "${token}" ] || { echo "env differs"; exit 1; }
+# The HTTP shape of docs/checks.md keeps its answer in a private file: mktemp must work.
+out=$(mktemp) || { echo "no mktemp"; exit 1; }
+printf '%s' "$JIRA_TOKEN" > "$out" && [ "$(cat "$out")" = "${token}" ] || exit 1
+rm -f "$out"
 exit 0
 `;
 }
