@@ -229,3 +229,74 @@ describe('isScriptKey', () => {
     expect(isScriptKey(key)).toBe(ok);
   });
 });
+
+describe('parseProfiles: secrets and env (pod mode only)', () => {
+  const api = (extra: Record<string, unknown>) => cm({ api: { script: 'wait-ci.sh', ...extra } });
+  test.each<[string, Record<string, unknown>, Partial<Profile>]>([
+    ['a Secret mounted as files only', { secrets: ['jira'] }, { secrets: ['jira'] }],
+    [
+      'a Secret with one key also in the environment',
+      { secrets: ['jira', 'ci.example.com'], env: { JIRA_TOKEN: { secret: 'jira', key: 'token' } } },
+      { secrets: ['jira', 'ci.example.com'], env: { JIRA_TOKEN: { secret: 'jira', key: 'token' } } },
+    ],
+    ['an empty list says nothing', { secrets: [], env: {} }, {}],
+    ['in an explicit pod profile', { mode: 'pod', secrets: ['jira'] }, { secrets: ['jira'] }],
+  ])('%s', (_what, extra, expected) => {
+    expect(parseProfiles(api(extra))).toEqual({
+      ok: true,
+      profiles: new Map([['api', { name: 'api', mode: ProfileMode.Pod, script: 'wait-ci.sh', ...expected }]]),
+    });
+  });
+
+  test.each<[string, Record<string, unknown>, RegExp]>([
+    [
+      'secrets on an exec profile: the operator reads no Secret',
+      { mode: 'exec', secrets: ['jira'] },
+      /^profile "api": secrets is for pod mode only; an exec-mode profile runs as a process of the operator, which reads no Secret/,
+    ],
+    ['env on an exec profile', { mode: 'exec', env: { T: { secret: 'jira', key: 'token' } } }, /^profile "api": env is for pod mode only/],
+    ['a Secret name with an upper-case letter', { secrets: ['Jira'] }, /^profile "api": secrets: "Jira" is not a Secret name/],
+    ['a Secret name with a slash', { secrets: ['../x'] }, /^profile "api": secrets: "..\/x" is not a Secret name/],
+    ['a 254-character Secret name', { secrets: ['a'.repeat(254)] }, /is not a Secret name/],
+    ['secrets that is a string', { secrets: 'jira' }, /^profile "api": secrets must be an array of Secret names, but it is the string/],
+    ['a Secret named twice', { secrets: ['jira', 'jira'] }, /^profile "api": secrets names a Secret twice/],
+    ['too many Secrets', { secrets: Array.from({ length: 17 }, (_, i) => `s${i}`) }, /secrets may name at most 16 Secrets/],
+    [
+      'an env variable from a Secret not in secrets',
+      { secrets: ['ci'], env: { JIRA_TOKEN: { secret: 'jira', key: 'token' } } },
+      /^profile "api": env JIRA_TOKEN: Secret "jira" is not in secrets/,
+    ],
+    [
+      'a lower-case variable name',
+      { secrets: ['jira'], env: { token: { secret: 'jira', key: 'token' } } },
+      /is not an environment variable name/,
+    ],
+    [
+      'a variable name starting with a digit',
+      { secrets: ['jira'], env: { '1T': { secret: 'jira', key: 'token' } } },
+      /is not an environment variable name/,
+    ],
+    ['PATH', { secrets: ['jira'], env: { PATH: { secret: 'jira', key: 'token' } } }, /env: PATH is reserved/],
+    [
+      'a WAITGATE_ name',
+      { secrets: ['jira'], env: { WAITGATE_TOKEN: { secret: 'jira', key: 'token' } } },
+      /names starting WAITGATE_ are never set/,
+    ],
+    ['an LD_ name', { secrets: ['jira'], env: { LD_PRELOAD: { secret: 'jira', key: 'token' } } }, /names starting LD_ are never set/],
+    ['a key with a slash', { secrets: ['jira'], env: { T: { secret: 'jira', key: 'a/b' } } }, /key "a\/b" is not a Secret key/],
+    [
+      'a variable that is a string',
+      { secrets: ['jira'], env: { T: 'jira' } },
+      /env: each variable must be \{"secret": "<name>", "key": "<key>"\}/,
+    ],
+    [
+      'a misspelled variable setting',
+      { secrets: ['jira'], env: { T: { secret: 'jira', key: 't', optional: true } } },
+      /env T: "optional" is not a setting; a variable has secret and key/,
+    ],
+  ])('%s', (_what, extra, problem) => {
+    const r = parseProfiles(api(extra));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.some((p) => problem.test(p))).toBe(true);
+  });
+});

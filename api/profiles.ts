@@ -3,7 +3,9 @@
 //
 //   { "jira": { "mode": "exec", "script": "wait-jira.sh" },
 //     "ci":   { "mode": "pod", "script": "wait-ci.sh", "image": "alpine:3.20", "resources": {...} },
-//     "lock": { "script": "wait-lock.sh" } }
+//     "lock": { "script": "wait-lock.sh" },
+//     "api":  { "script": "wait-api.sh", "secrets": ["jira"],
+//               "env": { "JIRA_TOKEN": { "secret": "jira", "key": "token" } } } }
 //
 // A profile that names no mode runs in pod mode: its script in a Pod of its own, with no
 // service-account token, in the profile's image or, when it names none, the operator's default
@@ -15,6 +17,15 @@
 import { z } from 'zod';
 import { waitConditionSchema } from './heldjob-schema.js';
 import type { DeclaredProfiles } from './refusal-rules.js';
+import {
+  envNameProblem,
+  isSecretKey,
+  isSecretName,
+  MAX_PROFILE_ENV,
+  MAX_PROFILE_SECRETS,
+  SECRETS_MOUNT_ROOT,
+  type SecretEnv,
+} from './check-secrets.js';
 
 export const PROFILES_CONFIGMAP = 'waitgate-profiles';
 export const PROFILES_KEY = 'profiles.json';
@@ -41,6 +52,13 @@ export interface Profile {
   readonly resources?: Record<string, unknown>;
   /** Annotations for the check Pod (pod mode only), e.g. to keep a mesh sidecar out. */
   readonly annotations?: Record<string, string>;
+  /**
+   * Secrets of the operator's namespace mounted read-only in the check Pod, each at
+   * SECRETS_MOUNT_ROOT/<name>/ (pod mode only; api/check-secrets.ts).
+   */
+  readonly secrets?: readonly string[];
+  /** Environment variables of the check Pod read from keys of those Secrets (pod mode only). */
+  readonly env?: Readonly<Record<string, SecretEnv>>;
 }
 
 export type ProfilesCheck =
@@ -93,6 +111,33 @@ const profileEntrySchema = z
         error: (iss) => `annotations must be an object of strings (Pod annotations), but it is ${kindOf(iss.input)}`,
       })
       .optional(),
+    secrets: z
+      .array(
+        z.string({ error: (iss) => `secrets must list Secret names (strings), but one is ${kindOf(iss.input)}` }).refine(isSecretName, {
+          error: (iss) => `secrets: ${show(iss.input)} is not a Secret name (a DNS subdomain: lowercase letters, digits, '-' and '.')`,
+        }),
+        { error: (iss) => `secrets must be an array of Secret names, but it is ${kindOf(iss.input)}` },
+      )
+      .max(MAX_PROFILE_SECRETS, { error: `secrets may name at most ${MAX_PROFILE_SECRETS} Secrets` })
+      .refine((names) => new Set(names).size === names.length, { error: 'secrets names a Secret twice' })
+      .optional(),
+    env: z
+      .record(
+        z.string(),
+        z
+          .object(
+            {
+              secret: z.string({ error: 'secret must be a string naming a Secret listed in secrets' }),
+              key: z
+                .string({ error: 'key must be a string naming a key of the Secret' })
+                .refine(isSecretKey, { error: (iss) => `key ${show(iss.input)} is not a Secret key: letters, digits, '-', '_' or '.'` }),
+            },
+            { error: (iss) => `env: each variable must be {"secret": "<name>", "key": "<key>"}, but one is ${kindOf(iss.input)}` },
+          )
+          .strict(),
+        { error: (iss) => `env must be an object mapping variable names to {"secret", "key"}, but it is ${kindOf(iss.input)}` },
+      )
+      .optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -105,6 +150,31 @@ const profileEntrySchema = z
             message: `${field} is for pod mode only; an exec-mode profile runs its script as a process of the operator, so ${field} would do nothing`,
           });
         }
+      }
+      for (const field of ['secrets', 'env'] as const) {
+        if (p[field] !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `${field} is for pod mode only; an exec-mode profile runs as a process of the operator, which reads no Secret: remove "mode": "exec" to run it in a Pod of its own, where the Secrets are mounted`,
+          });
+        }
+      }
+    }
+    const env = Object.entries(p.env ?? {});
+    if (env.length > MAX_PROFILE_ENV) {
+      ctx.addIssue({ code: 'custom', path: ['env'], message: `env may set at most ${MAX_PROFILE_ENV} variables` });
+    }
+    const listed = new Set(p.secrets ?? []);
+    for (const [name, from] of env) {
+      const problem = envNameProblem(name);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['env', name], message: `env: ${problem}` });
+      else if (!listed.has(from.secret)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['env', name],
+          message: `env ${name}: Secret ${show(from.secret)} is not in secrets; list it there too (every Secret a check reads is named in secrets)`,
+        });
       }
     }
   });
@@ -169,6 +239,8 @@ export function parseProfiles(data: Record<string, string> | undefined): Profile
       ...(p.image !== undefined ? { image: p.image } : {}),
       ...(p.resources !== undefined ? { resources: p.resources } : {}),
       ...(p.annotations !== undefined ? { annotations: p.annotations } : {}),
+      ...(p.secrets !== undefined && p.secrets.length > 0 ? { secrets: p.secrets } : {}),
+      ...(p.env !== undefined && Object.keys(p.env).length > 0 ? { env: p.env } : {}),
     });
   }
   return problems.length ? { ok: false, problems } : { ok: true, profiles };
@@ -207,10 +279,24 @@ export function declaredNames(check: ProfilesCheck): DeclaredProfiles {
   return check.ok ? { state: 'ok', names: new Set(check.profiles.keys()) } : { state: 'unreadable' };
 }
 
+/** The Secrets a profile reads, each with how: mounted as files, and the variables set from it. */
+export function secretsRead(profile: Profile): { secret: string; files: string; envNames: string[] }[] {
+  return (profile.secrets ?? []).map((secret) => ({
+    secret,
+    files: `${SECRETS_MOUNT_ROOT}/${secret}/`,
+    envNames: Object.entries(profile.env ?? {})
+      .filter(([, from]) => from.secret === secret)
+      .map(([name]) => name)
+      .sort(),
+  }));
+}
+
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map(show).join(', ');
-    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image, resources and annotations`;
+    if (issue.path[0] === 'env')
+      return `env ${String(issue.path[1])}: ${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'}; a variable has secret and key`;
+    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image, resources, annotations, secrets and env`;
   }
   return issue.message;
 }

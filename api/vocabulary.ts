@@ -107,6 +107,8 @@ export const ConditionReason = {
   Paused: 'Paused',
   Held: 'Held',
   ProfilesUnreadable: 'ProfilesUnreadable',
+  /** A check Pod was refused at admission: its profile names a Secret not labelled for checks. */
+  CheckSecretRefused: 'CheckSecretRefused',
   NotYet: 'NotYet',
   CouldNotTell: 'CouldNotTell',
   /** An approval condition waits for a member of its group to say go (waitgate approve). */
@@ -185,6 +187,8 @@ export const EventReason = {
   CheckCouldNotTell: 'CheckCouldNotTell',
   CheckNever: 'CheckNever',
   ProfilesUnreadable: 'ProfilesUnreadable',
+  /** A check Pod was refused at admission: its profile names a Secret not labelled for checks (Warning). */
+  CheckSecretRefused: 'CheckSecretRefused',
   TriggerNotInFile: 'TriggerNotInFile',
   TriggersMissing: 'TriggersMissing',
   TriggersUnreadable: 'TriggersUnreadable',

@@ -1,7 +1,8 @@
 // What one check's answer means, in plain words, as `waitgate check` prints it. Pure.
 import { CheckExit, CheckVerdict, verdictOf } from '../api/check-verdict.js';
 import type { CheckAnswer } from '../operator/checks/exec-check.js';
-import { RefusalToken } from '../api/vocabulary.js';
+import { ConditionReason, RefusalToken } from '../api/vocabulary.js';
+import { CHECK_SECRET_LABEL, CHECK_SECRET_LABEL_VALUE } from '../api/check-secrets.js';
 import { formatSpan } from './format.js';
 
 /** A "could not tell" faster than this, with no output at all, looks like the grep -q trap. */
@@ -10,6 +11,8 @@ export const GREP_TRAP_MAX_MS = 1000;
 export interface ExplainSettings {
   readonly timeoutMs: number;
   readonly maxFaults: number;
+  /** A check Pod's answer (waitgate check --pod): no output is counted, a refused Pod is explained. */
+  readonly pod?: boolean;
 }
 
 export interface Explanation {
@@ -71,11 +74,22 @@ export function explainAnswer(a: CheckAnswer, s: ExplainSettings): Explanation {
 
 function couldNotTell(a: CheckAnswer, s: ExplainSettings, took: string, counted: string): Explanation {
   const verdict = CheckVerdict.CouldNotTell;
+  if (a.refusedSecret !== undefined) {
+    return {
+      verdict,
+      summary: `check Pod refused: it names Secret ${a.refusedSecret}, which is not labelled ${CHECK_SECRET_LABEL}=${CHECK_SECRET_LABEL_VALUE}.`,
+      details: [
+        `The cluster's admission policy admits a check Pod only if every Secret it names carries that label. Label the Secret (kubectl label secret ${a.refusedSecret} ${CHECK_SECRET_LABEL}=${CHECK_SECRET_LABEL_VALUE} in the operator's namespace) or take it out of the profile.`,
+        `The operator counts nothing for this: the hold pauses (Waiting reason ${ConditionReason.CheckSecretRefused}, with a Warning naming the Secret) and is tried again at the next interval or when the profiles change.`,
+      ],
+      grepTrap: false,
+    };
+  }
   if (a.spawnError !== undefined) {
     return {
       verdict,
       summary: `could not start (${a.spawnError}): could not tell.`,
-      details: [spawnWhy(a.spawnError), counted],
+      details: [a.spawnDetail ?? spawnWhy(a.spawnError), counted],
       grepTrap: false,
     };
   }
@@ -99,7 +113,8 @@ function couldNotTell(a: CheckAnswer, s: ExplainSettings, took: string, counted:
     };
   }
   if (a.exitCode === CheckExit.CouldNotTell) {
-    const grepTrap = looksLikeGrepTrap(a);
+    // A check Pod's output is not counted, so its silence says nothing.
+    const grepTrap = s.pod !== true && looksLikeGrepTrap(a);
     const details = [counted];
     if (grepTrap) {
       details.push(
@@ -134,10 +149,12 @@ function spawnWhy(code: string): string {
 }
 
 /** The lines `waitgate check` prints for an answer. */
-export function renderExplanation(a: CheckAnswer, e: Explanation): string[] {
+export function renderExplanation(a: CheckAnswer, e: Explanation, pod = false): string[] {
   return [
     e.summary,
     ...e.details.map((d) => `  ${d}`),
-    `output: stdout ${a.stdoutBytes} bytes, stderr ${a.stderrBytes} bytes (counted, never shown; the operator does not read them either)`,
+    pod
+      ? "output: not read (it was in the check Pod's log, deleted with the Pod; the operator does not read it either)"
+      : `output: stdout ${a.stdoutBytes} bytes, stderr ${a.stderrBytes} bytes (counted, never shown; the operator does not read them either)`,
   ];
 }

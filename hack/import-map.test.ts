@@ -26,7 +26,8 @@ describe('importMapProblem', () => {
     // The CLI takes only the check runner from the operator.
     ['cli → the exec-check runner', 'cli/commands/check.ts', 'operator/checks/exec-check.ts', true],
     ['cli → the profile scripts', 'cli/commands/check.ts', 'operator/checks/profile-scripts.ts', true],
-    ['cli → anything else of the operator', 'cli/commands/check.ts', 'operator/checks/pod-check.ts', false],
+    ['cli → the pod check runner (check --pod)', 'cli/check-pod.ts', 'operator/checks/pod-check.ts', true],
+    ['cli → anything else of the operator', 'cli/commands/check.ts', 'operator/checks/mode-runner.ts', false],
     ['cli → the operator decide', 'cli/doctor/config-checks.ts', 'operator/decide/view.ts', false],
     ['cli → receiver', 'cli/commands/doctor.ts', 'receiver/delivery/plan.ts', false],
     // api/ takes only lib/'s helpers that do no I/O, and no program.

@@ -21,7 +21,12 @@ export const MAPPED = ['api', 'lib', 'operator', 'receiver', 'cli'] as const;
 export const LIB_WITHOUT_IO: readonly string[] = ['lib/hash.ts', 'lib/config/env.ts', 'lib/valkey/keys.ts'];
 
 /** What the CLI may import from operator/: the check runner, so `waitgate check` runs a script as the operator would. */
-export const CHECK_RUNNER: readonly string[] = ['operator/checks/exec-check.ts', 'operator/checks/profile-scripts.ts'];
+// pod-check.ts: `waitgate check --pod` builds and runs the operator's own check Pod (one spec, one runner).
+export const CHECK_RUNNER: readonly string[] = [
+  'operator/checks/exec-check.ts',
+  'operator/checks/profile-scripts.ts',
+  'operator/checks/pod-check.ts',
+];
 
 const topOf = (path: string): string => path.split('/')[0] ?? '';
 

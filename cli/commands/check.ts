@@ -5,6 +5,9 @@
 // allow-listed part of this command's environment (api/check-env.ts, the operator's rule),
 // the configured timeout, output counted and never read. The script came from the cluster and
 // runs on the admin's machine: its sha256 is printed before it runs.
+//
+// waitgate check --pod PROFILE TARGET: a pod-mode profile's check Pod, started in the cluster as
+// the operator starts it (cli/check-pod.ts), its exit code explained the same way.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +16,17 @@ import { runExecCheck, type CheckAnswer } from '../../operator/checks/exec-check
 import { BASE_CHECK_ENV, checkEnvironment } from '../../api/check-env.js';
 import { ProfileScripts } from '../../operator/checks/profile-scripts.js';
 import { TARGET_PATTERN } from '../../api/heldjob-schema.js';
-import { isProfileName, parseProfiles, PROFILES_CONFIGMAP, ProfileMode } from '../../api/profiles.js';
+import {
+  isProfileName,
+  parseProfiles,
+  PROFILES_CONFIGMAP,
+  ProfileMode,
+  secretsRead,
+  withCheckImage,
+  type Profile,
+} from '../../api/profiles.js';
+import { runPodCheck } from '../check-pod.js';
+import type * as k8s from '@kubernetes/client-node';
 import { ConditionReason, RefusalToken } from '../../api/vocabulary.js';
 import {
   CLUSTER_FLAGS,
@@ -31,9 +44,11 @@ import { installedSettings, type InstalledSettings } from '../installed-settings
 import { operatorNamespace, readSettings } from '../settings.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
 
+const POD_FLAG = { name: 'pod' } as const;
+
 export const check: Command = {
   words: ['check'],
-  args: 'PROFILE TARGET [--waitgate-namespace NS] [-o json]',
+  args: 'PROFILE TARGET [--pod] [--waitgate-namespace NS] [-o json]',
   summary: 'run one check as the operator would, and explain its exit code',
   help: [
     `Reads PROFILE from the ${PROFILES_CONFIGMAP} ConfigMap, runs its script once with TARGET`,
@@ -49,15 +64,23 @@ export const check: Command = {
     "the operator's WAITGATE_CHECK_ENV_ALLOW with the operator's values, as its checks do; all of",
     'it only with WAITGATE_CHECK_ENV_INHERIT=true.',
     '',
+    'A pod-mode profile (the default mode) runs only with --pod: its check Pod, built exactly',
+    "as the operator builds it (the profile's image, or the operator's WAITGATE_CHECK_IMAGE; its",
+    'Secrets and their variables; the same limits, start timeout and check timeout), is created',
+    "in the operator's namespace under your own identity with a generated name, its exit code",
+    'is read from its status, and it is deleted (also on Ctrl-C or a timeout). You need to',
+    'create, get, list, watch and delete Pods there. Its output is never read.',
+    '',
+    '  --pod                run a pod-mode profile in a check Pod in the cluster',
     '  --waitgate-namespace NS  where the ConfigMap and the operator live (default:',
     '                           $WAITGATE_NAMESPACE, else waitgate-system)',
     '  -o json              the answer as one JSON object',
     ...CLUSTER_FLAGS_HELP,
     '',
     'Exit status 0 when the check ran, whatever it answered; 1 when it could not be run (the',
-    'cluster could not be asked, the ConfigMap is missing or does not load, a pod-mode profile,',
-    'a script that cannot be started, Ctrl-C); 2 for a usage error, a bad TARGET or a PROFILE',
-    'the ConfigMap does not declare.',
+    'cluster could not be asked, the ConfigMap is missing or does not load, a pod-mode profile',
+    'without --pod or an exec-mode one with it, a script or check Pod that cannot be started,',
+    'Ctrl-C); 2 for a usage error, a bad TARGET or a PROFILE the ConfigMap does not declare.',
   ].join('\n'),
   run: runCheck,
   get flags() {
@@ -66,7 +89,7 @@ export const check: Command = {
 };
 
 const LINE = {
-  flags: [WAITGATE_NAMESPACE_FLAG, OUTPUT_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
+  flags: [POD_FLAG, WAITGATE_NAMESPACE_FLAG, OUTPUT_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: ['PROFILE', 'TARGET'],
   missing: 'give a PROFILE and a TARGET',
 } as const;
@@ -79,6 +102,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
   if (!parsed.ok) return usage(parsed.problem);
   const [profileName, target] = parsed.args;
   const { json } = parsed;
+  const podMode = parsed.flags.get('pod') === true;
   if (!isProfileName(profileName)) {
     return usage(`${JSON.stringify(profileName)} is not a profile name (1 to 63 lowercase letters, digits or '-')`);
   }
@@ -90,8 +114,9 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
 
   let data: Record<string, string> | undefined;
   let installed: InstalledSettings;
+  let kc: k8s.KubeConfig;
   try {
-    const { kc } = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context'));
+    ({ kc } = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context')));
     [data, installed] = await Promise.all([readConfigMap(kc, namespace, PROFILES_CONFIGMAP), installedSettings(kc, namespace, io.env)]);
   } catch (err) {
     io.stderr(`waitgate check: cannot read ${where}: ${describeError(err)}`);
@@ -127,11 +152,34 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     );
     return ExitCode.Refused;
   }
-  if (profile.mode === ProfileMode.Pod) {
+  if (profile.mode === ProfileMode.Pod && !podMode) {
     io.stderr(
-      `waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? "the operator's default (WAITGATE_CHECK_IMAGE)"} (pod mode); this command runs exec-mode checks only, and running it here would not be the check the operator runs.`,
+      `waitgate check: profile ${profileName} runs in a Pod of image ${profile.image ?? "the operator's default (WAITGATE_CHECK_IMAGE)"} (pod mode); run it with --pod (waitgate check --pod ${profileName} ${target}), which starts that check Pod in ${namespace} as the operator would. Running its script here would not be the check the operator runs.`,
     );
     return ExitCode.Failure;
+  }
+  if (profile.mode === ProfileMode.Exec && podMode) {
+    io.stderr(`waitgate check: profile ${profileName} is an exec-mode profile (a process of the operator, no Pod); run it without --pod.`);
+    return ExitCode.Failure;
+  }
+  if (podMode) {
+    const imaged = withCheckImage({ ok: true, profiles: new Map([[profileName, profile]]) }, settings.config.checkImage);
+    if (!imaged.ok) {
+      for (const p of imaged.problems) io.stderr(`waitgate check: ${p}`);
+      return ExitCode.Failure;
+    }
+    return runInPod(io, {
+      kc,
+      namespace,
+      where,
+      source: installed.source,
+      profile: imaged.profiles.get(profileName) as Profile,
+      target,
+      json,
+      checkTimeoutMs,
+      startTimeoutMs: settings.config.podStartTimeoutMs,
+      maxFaults,
+    });
   }
 
   const dir = mkdtempSync(join(tmpdir(), 'waitgate-check-'));
@@ -190,6 +238,80 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     );
   } else {
     for (const line of renderExplanation(answer, e)) io.stdout(line);
+  }
+  return answer.spawnError !== undefined ? ExitCode.Failure : ExitCode.Ok;
+}
+
+/** The pod-mode path: the operator's check Pod, in the cluster, explained as exec mode is. */
+async function runInPod(
+  io: CliIo,
+  o: {
+    kc: k8s.KubeConfig;
+    namespace: string;
+    where: string;
+    source: string;
+    profile: Profile;
+    target: string;
+    json: boolean;
+    checkTimeoutMs: number;
+    startTimeoutMs: number;
+    maxFaults: number;
+  },
+): Promise<number> {
+  const reads = secretsRead(o.profile)
+    .map((r) => `${r.secret}${r.envNames.length ? ` (env ${r.envNames.join(', ')})` : ''}`)
+    .join(', ');
+  const header = `check ${o.profile.name} on ${o.target} in a Pod of ${o.namespace} (image ${o.profile.image ?? '?'}, script ${o.profile.script} from ${o.where}${reads ? `, Secrets ${reads}` : ''}, start timeout ${o.startTimeoutMs} ms, check timeout ${o.checkTimeoutMs} ms)`;
+  if (o.json) io.stderr(header);
+  else io.stdout(`settings: from ${o.source}\n${header}`);
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  let answer: CheckAnswer;
+  try {
+    answer = await runPodCheck({
+      kubeConfig: o.kc,
+      namespace: o.namespace,
+      profile: o.profile,
+      target: o.target,
+      checkTimeoutMs: o.checkTimeoutMs,
+      startTimeoutMs: o.startTimeoutMs,
+      signal: interrupt.signal,
+    });
+  } catch (err) {
+    io.stderr(`waitgate check: cannot run the check Pod: ${describeError(err)}`);
+    return ExitCode.Failure;
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+  if (interrupt.signal.aborted) {
+    io.stderr('waitgate check: interrupted; the check Pod was deleted');
+    return ExitCode.Failure;
+  }
+  const e = explainAnswer(answer, { timeoutMs: o.checkTimeoutMs, maxFaults: o.maxFaults, pod: true });
+  if (o.json) {
+    io.stdout(
+      JSON.stringify(
+        {
+          profile: o.profile.name,
+          target: o.target,
+          namespace: o.namespace,
+          mode: ProfileMode.Pod,
+          image: o.profile.image ?? null,
+          verdict: e.verdict,
+          exitCode: answer.exitCode,
+          timedOut: answer.timedOut,
+          spawnError: answer.spawnError ?? null,
+          refusedSecret: answer.refusedSecret ?? null,
+          durationMs: answer.durationMs,
+          explanation: [e.summary, ...e.details],
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    for (const line of renderExplanation(answer, e, true)) io.stdout(line);
   }
   return answer.spawnError !== undefined ? ExitCode.Failure : ExitCode.Ok;
 }

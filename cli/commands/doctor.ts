@@ -5,6 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { OperatorConfig } from '../../api/config/operator-config.js';
 import { PROFILES_CONFIGMAP } from '../../api/profiles.js';
+import { checkSecretFindings, readSecretsMetadata } from '../doctor/check-secrets.js';
 import {
   CLUSTER_FLAGS,
   CLUSTER_FLAGS_HELP,
@@ -54,6 +55,8 @@ export const doctor: Command = {
     '  profiles  waitgate-profiles loads; every script exists, is not empty, starts with #!;',
     '            none at all while triggers name profiles fails (their holds pause, none is',
     '            refused)',
+    '  secrets   which profile reads which Secret (files, env); where Secret metadata may be',
+    '            listed, a missing Secret or one not labelled waitgate.dev/check-secret warns',
     '  triggers  waitgate-triggers loads; every profile a trigger names is declared; no after',
     '            lies beyond WAITGATE_WAIT_AFTER_MAX_MS from now; a declared profile no',
     '            trigger names is a warning',
@@ -233,6 +236,7 @@ async function examine(
     ]);
     findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
     findings.push(...execReachFindings({ namespace, profiles, ...(await readOperators(kc, namespace)) }));
+    findings.push(...checkSecretFindings(namespace, profiles, await readSecretsMetadata(kc, namespace)));
     findings.push(...(await crdCheck(kc)));
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile, io.env)));
     const place = { namespace, watchNamespace: config.watchNamespace, leaseName: config.leaderElection.leaseName };

@@ -45,6 +45,11 @@ export interface CheckAnswer extends CheckOutcome {
   readonly spawnError?: string;
   /** Why it could not start, in words, where the runner can say more than spawnError. */
   readonly spawnDetail?: string;
+  /**
+   * Pod mode: the check Pod was refused at admission for naming this Secret, which is not
+   * labelled for checks (api/check-secrets.ts). A configuration slip, not a fault of the check.
+   */
+  readonly refusedSecret?: string;
   /** Counted, never stored. A floor when a grandchild kept the pipe open. */
   readonly stdoutBytes: number;
   readonly stderrBytes: number;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import { CheckVerdict, verdictOf } from '../../api/check-verdict.js';
 import { ProfileMode, type Profile } from '../../api/profiles.js';
-import { checkPod, checkPodName, podAnswer } from './pod-check.js';
+import { checkPod, checkPodName, createFailed, podAnswer } from './pod-check.js';
 
 const profile: Profile = { name: 'ci', mode: ProfileMode.Pod, script: 'ci.sh', image: 'alpine:3.20' };
 const base = {
@@ -56,11 +56,16 @@ describe('checkPod', () => {
       capabilities: { drop: ['ALL'] },
     });
   });
-  test('the script is mounted read-only from the profiles ConfigMap, that key alone', () => {
-    expect(c.volumeMounts).toEqual([{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }]);
+  test('the script is mounted read-only from the profiles ConfigMap, that key alone; a small scratch directory is TMPDIR', () => {
+    expect(c.volumeMounts).toEqual([
+      { name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true },
+      { name: 'scratch', mountPath: '/var/run/waitgate/tmp' },
+    ]);
     expect(spec.volumes).toEqual([
       { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+      { name: 'scratch', emptyDir: { sizeLimit: '16Mi' } },
     ]);
+    expect(c.env).toEqual([{ name: 'TMPDIR', value: '/var/run/waitgate/tmp' }]);
   });
 
   test.each<[string, number, number]>([
@@ -252,5 +257,120 @@ describe('podAnswer: what a check Pod says so far, and the verdict it reads as',
     const a = podAnswer(p);
     expect(a).toEqual(expected);
     if (a) expect(verdictOf(a)).toBe(verdict);
+  });
+});
+
+const SCRATCH = { name: 'scratch', emptyDir: { sizeLimit: '16Mi' } };
+const SCRATCH_MOUNTED = { name: 'scratch', mountPath: '/var/run/waitgate/tmp' };
+const TMPDIR = { name: 'TMPDIR', value: '/var/run/waitgate/tmp' };
+
+describe('checkPod: the Secrets a profile names', () => {
+  const withSecrets = (p: Partial<Profile>) => checkPod({ ...base, profile: { ...profile, ...p } });
+  test.each<
+    [
+      string,
+      Partial<Profile>,
+      Pick<k8s.V1PodSpec, 'volumes'> & { mounts: k8s.V1VolumeMount[]; env: k8s.V1EnvVar[]; fsGroup: number | undefined },
+    ]
+  >([
+    [
+      'none: only the script and the scratch directory, no fsGroup, no Secret in the env',
+      {},
+      {
+        volumes: [
+          { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+          SCRATCH,
+        ],
+        mounts: [{ name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true }, SCRATCH_MOUNTED],
+        env: [TMPDIR],
+        fsGroup: undefined,
+      },
+    ],
+    [
+      'files only: each Secret read-only under /var/run/waitgate/secrets/<name>, 0440 to the check group',
+      { secrets: ['jira', 'ci.example.com'] },
+      {
+        volumes: [
+          { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+          SCRATCH,
+          { name: 'secret-0', secret: { secretName: 'jira', defaultMode: 0o440 } },
+          { name: 'secret-1', secret: { secretName: 'ci.example.com', defaultMode: 0o440 } },
+        ],
+        mounts: [
+          { name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true },
+          SCRATCH_MOUNTED,
+          { name: 'secret-0', mountPath: '/var/run/waitgate/secrets/jira', readOnly: true },
+          { name: 'secret-1', mountPath: '/var/run/waitgate/secrets/ci.example.com', readOnly: true },
+        ],
+        env: [TMPDIR],
+        fsGroup: 65532,
+      },
+    ],
+    [
+      'env only for the keys asked, sorted by name, each a secretKeyRef',
+      { secrets: ['jira'], env: { ZED: { secret: 'jira', key: 'z' }, JIRA_TOKEN: { secret: 'jira', key: 'token' } } },
+      {
+        volumes: [
+          { name: 'profiles', configMap: { name: 'waitgate-profiles', defaultMode: 0o555, items: [{ key: 'ci.sh', path: 'ci.sh' }] } },
+          SCRATCH,
+          { name: 'secret-0', secret: { secretName: 'jira', defaultMode: 0o440 } },
+        ],
+        mounts: [
+          { name: 'profiles', mountPath: '/waitgate/profiles', readOnly: true },
+          SCRATCH_MOUNTED,
+          { name: 'secret-0', mountPath: '/var/run/waitgate/secrets/jira', readOnly: true },
+        ],
+        env: [
+          TMPDIR,
+          { name: 'JIRA_TOKEN', valueFrom: { secretKeyRef: { name: 'jira', key: 'token' } } },
+          { name: 'ZED', valueFrom: { secretKeyRef: { name: 'jira', key: 'z' } } },
+        ],
+        fsGroup: 65532,
+      },
+    ],
+  ])('%s', (_what, p, want) => {
+    const pod = withSecrets(p);
+    const spec = pod.spec as k8s.V1PodSpec;
+    const c = spec.containers[0] as k8s.V1Container;
+    expect({ volumes: spec.volumes, mounts: c.volumeMounts, env: c.env, fsGroup: spec.securityContext?.fsGroup }).toEqual(want);
+    // Never envFrom (the whole Secret), never a projected volume, and still no token.
+    expect(c.envFrom).toBeUndefined();
+    expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.securityContext?.runAsUser).toBe(65532);
+  });
+});
+
+describe('createFailed: a check Pod the apiserver would not create', () => {
+  const apiError = (code: number, message: string) =>
+    new k8s.ApiException(code, 'Forbidden', JSON.stringify({ kind: 'Status', message }), {});
+  test.each<[string, unknown, { spawnError: string; refusedSecret?: string }]>([
+    [
+      'refused by check-pod-secrets: the Secret is named, a slip in configuration',
+      apiError(
+        403,
+        "pods \"waitgate-check-1\" is forbidden: ValidatingAdmissionPolicy 'waitgate-check-pod-secrets' with binding 'waitgate-check-pod-secrets' denied request: waitgate: a check Pod references Secret plain-token which is not labelled waitgate.dev/check-secret=true",
+      ),
+      { spawnError: 'PodCreate403', refusedSecret: 'plain-token' },
+    ],
+    [
+      'forbidden by RBAC: could not tell, as before',
+      apiError(403, 'pods is forbidden: User "x" cannot create resource "pods"'),
+      { spawnError: 'PodCreate403' },
+    ],
+    [
+      'another policy: could not tell',
+      apiError(
+        403,
+        "ValidatingAdmissionPolicy 'waitgate-operator-pods' denied request: waitgate: a Pod the operator creates opens no hostPort",
+      ),
+      { spawnError: 'PodCreate403' },
+    ],
+    ['a server error', apiError(500, 'etcdserver: timeout'), { spawnError: 'PodCreate500' }],
+    ['no status at all', new Error('socket hang up'), { spawnError: 'PodCreate' }],
+  ])('%s', (_what, err, want) => {
+    const a = createFailed(err);
+    expect({ spawnError: a.spawnError, ...(a.refusedSecret !== undefined ? { refusedSecret: a.refusedSecret } : {}) }).toEqual(want);
+    expect(a.exitCode).toBeNull();
+    expect(verdictOf(a)).toBe(CheckVerdict.CouldNotTell);
   });
 });

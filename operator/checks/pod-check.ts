@@ -11,19 +11,35 @@ import { Labels, MANAGED_BY } from '../../api/vocabulary.js';
 import type { CheckAnswer } from './exec-check.js';
 import { checkPodResources } from './check-pod-resources.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
-import { statusCodeOf } from '../../lib/kube/client.js';
+import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
 import { assertNever } from '../../api/vocabulary.js';
 import { containerStartOf, podClock, startTimeoutDetail } from './pod-check-timing.js';
+import { refusedSecretOf, SECRETS_MOUNT_ROOT } from '../../api/check-secrets.js';
 
 export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';
 export const SCRIPTS_MOUNT = '/waitgate/profiles';
+/**
+ * A small private scratch directory (an emptyDir), given to the check as TMPDIR: the root
+ * filesystem, /tmp included, stays read-only, and `mktemp` still works.
+ */
+export const SCRATCH_MOUNT = '/var/run/waitgate/tmp';
+export const SCRATCH_SIZE = '16Mi';
 /**
  * Container states that can never turn into a start: it could not tell, at once. Every other
  * wait (an image pull backing off, a Pod not scheduled yet, a container config not there yet)
  * may clear by itself on a real cluster, and is a fault only past the start timeout.
  */
 const NEVER_STARTS = new Set(['InvalidImageName', 'ErrImageNeverPull']);
+/** The check container's user and group; its Secret files are this group's to read (0440). */
+export const CHECK_UID = 65532;
+/** Secret files: read-only to the owner and the Pod's fsGroup, nothing for others. */
+export const SECRET_FILE_MODE = 0o440;
+
+/** The volume of Secret `secret` in a check Pod (Secret names may hold '.', volume names may not). */
+export function secretVolumeName(index: number): string {
+  return `secret-${index}`;
+}
 
 export function checkPod(o: {
   name: string;
@@ -39,6 +55,11 @@ export function checkPod(o: {
   startTimeoutMs: number;
 }): k8s.V1Pod {
   const script = o.profile.script;
+  const secrets = o.profile.secrets ?? [];
+  // Only the keys asked for, each from a Secret the profile names (parseProfiles checks it).
+  const env: k8s.V1EnvVar[] = Object.entries(o.profile.env ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, from]) => ({ name, valueFrom: { secretKeyRef: { name: from.secret, key: from.key } } }));
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -61,7 +82,14 @@ export function checkPod(o: {
       // operator itself times the start and the check (pod-check-timing.ts).
       activeDeadlineSeconds: Math.max(1, Math.ceil((o.startTimeoutMs + o.timeoutMs) / 1000)),
       terminationGracePeriodSeconds: 2,
-      securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: CHECK_UID,
+        runAsGroup: CHECK_UID,
+        // The group Secret files are given to (0440), so the check's user reads them and no other does.
+        ...(secrets.length > 0 ? { fsGroup: CHECK_UID } : {}),
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
       containers: [
         {
           name: 'check',
@@ -75,10 +103,19 @@ export function checkPod(o: {
             privileged: false,
             capabilities: { drop: ['ALL'] },
           },
-          volumeMounts: [{ name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true }],
+          env: [{ name: 'TMPDIR', value: SCRATCH_MOUNT }, ...env],
+          volumeMounts: [
+            { name: 'profiles', mountPath: SCRIPTS_MOUNT, readOnly: true },
+            { name: 'scratch', mountPath: SCRATCH_MOUNT },
+            ...secrets.map((secret, i) => ({ name: secretVolumeName(i), mountPath: `${SECRETS_MOUNT_ROOT}/${secret}`, readOnly: true })),
+          ],
         },
       ],
-      volumes: [{ name: 'profiles', configMap: { name: o.configMap, defaultMode: 0o555, items: [{ key: script, path: script }] } }],
+      volumes: [
+        { name: 'profiles', configMap: { name: o.configMap, defaultMode: 0o555, items: [{ key: script, path: script }] } },
+        { name: 'scratch', emptyDir: { sizeLimit: SCRATCH_SIZE } },
+        ...secrets.map((secret, i) => ({ name: secretVolumeName(i), secret: { secretName: secret, defaultMode: SECRET_FILE_MODE } })),
+      ],
     },
   };
 }
@@ -106,6 +143,26 @@ export function podAnswer(pod: k8s.V1Pod): Omit<CheckAnswer, 'durationMs'> | und
   const waiting = cs?.state?.waiting?.reason;
   if (waiting && NEVER_STARTS.has(waiting)) return { ...none, exitCode: null, timedOut: false, spawnError: waiting };
   return undefined;
+}
+
+/**
+ * The answer of a check whose Pod the apiserver would not create. Refused by the check-Secret
+ * policy: a configuration slip (refusedSecret), which the gate pauses on; anything else could
+ * not tell, as before.
+ */
+export function createFailed(err: unknown): Omit<CheckAnswer, 'durationMs'> {
+  const code = statusCodeOf(err);
+  const message = apiMessageOf(err);
+  const refused = code === 403 ? refusedSecretOf(message) : undefined;
+  return {
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    spawnError: `PodCreate${code ?? ''}`,
+    ...(refused ? { spawnDetail: message, refusedSecret: refused.secret } : {}),
+    stdoutBytes: 0,
+    stderrBytes: 0,
+  };
 }
 
 export interface PodCheckOptions {
@@ -251,14 +308,7 @@ export class PodCheckRunner {
     } catch (err) {
       this.waiters.get(name)?.('deleted');
       this.waiters.delete(name);
-      return done({
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        spawnError: `PodCreate${statusCodeOf(err) ?? ''}`,
-        stdoutBytes: 0,
-        stderrBytes: 0,
-      });
+      return done(createFailed(err));
     }
     const result = await answer;
     // Read once, then gone: the Pod never outlives its answer.

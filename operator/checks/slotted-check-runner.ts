@@ -281,6 +281,14 @@ export class SlottedCheckGate implements CheckGate {
       this.startedNow(key);
       const answer = await this.o.runner.run(profile, target, abort.signal, key);
       if (abort.signal.aborted) return { kind: 'cancelled' };
+      if (answer.refusedSecret !== undefined) {
+        // A slip in configuration, not an answer: nothing counted toward the check's faults.
+        this.o.log.warn(
+          { heldjob: key, profile: profile.name, secret: answer.refusedSecret },
+          'Refused check Pod: the profile names a Secret not labelled for checks',
+        );
+        return { kind: 'misconfigured', profile: profile.name, secret: answer.refusedSecret, message: answer.spawnDetail ?? '' };
+      }
       const result = resultOf(profile.name, answer);
       this.o.metrics.checked(profile.name, result.verdict, answer.durationMs / 1000);
       // The profile's name and byte counts only: never the path, never the output.

@@ -121,4 +121,9 @@ export type CheckRun =
   /** Valkey cannot be reached: nothing that needs a slot runs, and nothing is counted. */
   | { readonly kind: 'unavailable' }
   /** Cancelled (the HeldJob is being deleted). */
-  | { readonly kind: 'cancelled' };
+  | { readonly kind: 'cancelled' }
+  /**
+   * The check Pod was refused at admission: the profile names a Secret not labelled for checks
+   * (api/check-secrets.ts). A configuration slip: the hold pauses, nothing is counted.
+   */
+  | { readonly kind: 'misconfigured'; readonly profile: string; readonly secret: string; readonly message: string };

@@ -428,3 +428,33 @@ describe('afterCheck: no slot, no count', () => {
     expect(afterCheck(readyView(h), h, CONFIG, { kind: 'cancelled' }, T0, 0)).toEqual([]);
   });
 });
+
+describe('afterCheck: a check Pod refused for a Secret not labelled for checks', () => {
+  const run = { kind: 'misconfigured', profile: 'jira', secret: 'plain-token', message: 'denied request' } as const;
+  test('pauses with a Waiting condition and one Warning naming the Secret; nothing counted; tried again at the interval', () => {
+    const h = hj(held({ checks: 2, faults: 1, profileFaults: { jira: 1 } }));
+    const actions = afterCheck(readyView(h), h, CONFIG, run, T0, 0);
+    expect(actions.map((a) => a.type)).toEqual(['updateStatus', 'wakeAt']);
+    expect(actions[1]).toEqual({ type: 'wakeAt', at: T0 + CONFIG.intervalMs });
+    const status = statusOf(actions) as HeldJobStatus;
+    // No check, no fault: the counts are as they were.
+    expect({ checks: status.checks, faults: status.faults, profileFaults: status.profileFaults }).toEqual({
+      checks: 2,
+      faults: 1,
+      profileFaults: { jira: 1 },
+    });
+    const waiting = status.conditions?.find((c) => c.type === 'Waiting');
+    expect(waiting).toMatchObject({ status: 'True', reason: 'CheckSecretRefused' });
+    expect(waiting?.message).toMatch(/names Secret "plain-token", which is not labelled waitgate\.dev\/check-secret=true/);
+    const u = actions[0] as Extract<Action, { type: 'updateStatus' }>;
+    expect(u.event).toMatchObject({ type: 'Warning', reason: 'CheckSecretRefused' });
+    expect(u.event?.message).toMatch(/plain-token/);
+    // Refused again: the condition is kept fresh, no second Warning.
+    const again = hj(status);
+    const next = afterCheck(readyView(again), again, CONFIG, run, T0 + CONFIG.intervalMs, 0);
+    expect((next[0] as Extract<Action, { type: 'updateStatus' }>).event).toBeUndefined();
+    // Another Secret is news again.
+    const other = afterCheck(readyView(again), again, CONFIG, { ...run, secret: 'other' }, T0 + CONFIG.intervalMs, 0);
+    expect((other[0] as Extract<Action, { type: 'updateStatus' }>).event).toMatchObject({ reason: 'CheckSecretRefused' });
+  });
+});

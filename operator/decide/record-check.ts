@@ -6,7 +6,8 @@ import { nextCheckDelayMs, slotDeniedDelayMs } from '../../api/cadence.js';
 import type { Action, CheckRun, EventSpec } from './actions.js';
 import type { DecideConfig } from './observed.js';
 import type { HeldJobView } from './view.js';
-import { setCondition } from '../../api/conditions.js';
+import { findCondition, setCondition } from '../../api/conditions.js';
+import { CHECK_SECRET_LABEL, CHECK_SECRET_LABEL_VALUE } from '../../api/check-secrets.js';
 import { epochOf, iso } from '../../api/time.js';
 import { refuse, updateStatus, waitStates, writeIfChanged } from './status.js';
 
@@ -78,9 +79,43 @@ export function afterCheck(
       ];
     case 'cancelled':
       return [];
+    case 'misconfigured':
+      return paused(view, recorded, config, run, now);
     default:
       return assertNever(run);
   }
+}
+
+/**
+ * A check whose Pod the cluster refused for the Secret it names (not labelled for checks): a
+ * slip in configuration. The hold pauses with a Waiting condition and one Warning naming the
+ * Secret, nothing is counted (no check, no fault), and it is tried again at the next interval,
+ * or sooner when the profiles ConfigMap changes (which wakes every hold).
+ */
+function paused(
+  view: ReadyView,
+  heldJob: HeldJobObject,
+  config: DecideConfig,
+  run: Extract<CheckRun, { kind: 'misconfigured' }>,
+  now: number,
+): readonly Action[] {
+  const before = heldJob.status ?? {};
+  const at = now + config.intervalMs;
+  const message = `profile "${run.profile}": its check Pod was refused because it names Secret "${run.secret}", which is not labelled ${CHECK_SECRET_LABEL}=${CHECK_SECRET_LABEL_VALUE}; label the Secret (or remove it from the profile), tried again at ${iso(at)}. Nothing is counted.`;
+  const next: HeldJobStatus = {
+    ...before,
+    conditions: setCondition(
+      before.conditions,
+      { type: ConditionType.Waiting, status: 'True', reason: ConditionReason.CheckSecretRefused, message },
+      now,
+      view.generation,
+    ),
+  };
+  // The Warning once, when the condition first says so (the retry time alone is no news).
+  const was = findCondition(before.conditions, ConditionType.Waiting);
+  const news = was?.reason !== ConditionReason.CheckSecretRefused || !(was.message ?? '').includes(`Secret "${run.secret}"`);
+  const event = news ? { type: EventType.Warning, reason: EventReason.CheckSecretRefused, message } : undefined;
+  return [updateStatus(next, now, view.generation, { event }), { type: 'wakeAt', at }];
 }
 
 /** The faults in a row already counted for `profile`; a status written before per-profile counts holds the last checked profile's. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Profile } from '../../api/profiles.js';
 import { checkPod } from '../../operator/checks/pod-check.js';
+import { CHECK_SECRET_LABEL } from '../../api/check-secrets.js';
 import { afterIn, heldJob } from '../support/builders.js';
 import {
   baseValues,
@@ -39,6 +40,10 @@ async function render(ns: string, args: readonly string[] = []): Promise<Manifes
     .map((d) => d.toJS() as Manifest | null)
     .filter((m): m is Manifest => m !== null);
 }
+
+/** A Secret of the release namespace labelled for checks, and one that is not. */
+const CHECK_SECRET = 'jira';
+const PLAIN_SECRET = 'plain-token';
 
 const policyKinds = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
 
@@ -107,6 +112,7 @@ describe('the chart and policies/ ship the same admission policies', () => {
       expect(byName(plain, 'waitgate-')).toEqual(byName(chart, 'waitgate-system-waitgate-'));
       expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
         'ValidatingAdmissionPolicy/heldjob-approval',
+        'ValidatingAdmissionPolicy/check-pod-secrets',
         'ValidatingAdmissionPolicy/heldjob-launchers',
         'ValidatingAdmissionPolicy/heldjob-made-by',
         'ValidatingAdmissionPolicy/heldjob-spec-immutable',
@@ -115,6 +121,7 @@ describe('the chart and policies/ ship the same admission policies', () => {
         'ValidatingAdmissionPolicy/operator-jobs',
         'ValidatingAdmissionPolicy/operator-pods',
         'ValidatingAdmissionPolicyBinding/heldjob-approval',
+        'ValidatingAdmissionPolicyBinding/check-pod-secrets',
         'ValidatingAdmissionPolicyBinding/heldjob-launchers',
         'ValidatingAdmissionPolicyBinding/heldjob-made-by',
         'ValidatingAdmissionPolicyBinding/heldjob-spec-immutable',
@@ -446,6 +453,16 @@ describe('who may launch what, with the chart installed', () => {
             ['create', 'pods', '--subresource=ephemeralcontainers', '-n', ns],
             ['update', 'pods', '-n', ns],
           ];
+          // Two Secrets of the release namespace: one labelled for checks, one not.
+          for (const [name, labels] of [
+            [CHECK_SECRET, { [CHECK_SECRET_LABEL]: 'true' }],
+            [PLAIN_SECRET, {}],
+          ] as const) {
+            await c.kube.core.createNamespacedSecret({
+              namespace: ns,
+              body: { metadata: { name, labels }, stringData: { token: 'not-a-real-token' } },
+            });
+          }
           const answers = await Promise.all(denied.map(async (a) => [a.join(' '), await canI(op, a)] as const));
           expect(Object.fromEntries(answers)).toEqual(Object.fromEntries(denied.map((a) => [a.join(' '), false])));
           expect(await canI(op, ['create', 'pods', '-n', ns])).toBe(true);
@@ -480,24 +497,39 @@ describe('who may launch what, with the chart installed', () => {
             ['a privileged container', variant((p) => (container(p).securityContext = { privileged: true })), /not privileged/],
             ['the host network', variant((p) => (spec(p).hostNetwork = true)), /no host namespace/],
             [
-              'a Secret volume',
-              variant((p) => spec(p).volumes?.push({ name: 's', secret: { secretName: 'waitgate-valkey' } })),
-              /only configMap, emptyDir and downwardAPI volumes/,
+              'a volume of a Secret not labelled for checks',
+              variant((p) => spec(p).volumes?.push({ name: 's', secret: { secretName: PLAIN_SECRET } })),
+              new RegExp(`references Secret ${PLAIN_SECRET} which is not labelled waitgate.dev/check-secret=true`),
+            ],
+            [
+              'a projected volume of a labelled Secret',
+              variant((p) => spec(p).volumes?.push({ name: 's', projected: { sources: [{ secret: { name: CHECK_SECRET } }] } })),
+              /only configMap, emptyDir, downwardAPI and named secret volumes/,
             ],
             [
               'a hostPath volume',
               variant((p) => spec(p).volumes?.push({ name: 'h', hostPath: { path: '/' } })),
-              /only configMap, emptyDir and downwardAPI volumes/,
+              /only configMap, emptyDir, downwardAPI and named secret volumes/,
             ],
             [
-              'a Secret in the environment',
-              variant((p) => (container(p).env = [{ name: 'V', valueFrom: { secretKeyRef: { name: 'waitgate-valkey', key: 'url' } } }])),
-              /reads no Secret into its environment/,
+              'a key of a Secret not labelled for checks in the environment',
+              variant((p) => (container(p).env = [{ name: 'V', valueFrom: { secretKeyRef: { name: PLAIN_SECRET, key: 'token' } } }])),
+              new RegExp(`references Secret ${PLAIN_SECRET} which is not labelled`),
             ],
             [
-              'a Secret as envFrom',
-              variant((p) => (container(p).envFrom = [{ secretRef: { name: 'waitgate-valkey' } }])),
-              /reads no Secret into its environment/,
+              'a labelled Secret as envFrom',
+              variant((p) => (container(p).envFrom = [{ secretRef: { name: CHECK_SECRET } }])),
+              /only key by key/,
+            ],
+            [
+              'a labelled Secret beside one that is not',
+              variant((p) => {
+                spec(p).volumes?.push(
+                  { name: 'a', secret: { secretName: CHECK_SECRET } },
+                  { name: 'b', secret: { secretName: PLAIN_SECRET } },
+                );
+              }),
+              new RegExp(`references Secret ${PLAIN_SECRET} which is not labelled`),
             ],
             [
               'an added capability',
@@ -513,6 +545,9 @@ describe('who may launch what, with the chart installed', () => {
           ];
           // The first refusal waits for the policy to take effect; the rest are then immediate.
           await refusedOnceActive(op, cases[0]?.[1] as object, ns, cases[0]?.[2] as RegExp);
+          // The check-Secret policy reads the Secrets through the apiserver's own cache: waited for too.
+          const plainCase = cases.find(([what]) => what.startsWith('a volume of a Secret not labelled')) as (typeof cases)[number];
+          await refusedOnceActive(op, plainCase[1], ns, plainCase[2]);
           const results = await Promise.all(
             cases.map(async ([what, pod, message]) => {
               const r = await createAs(op, pod, ns, true);
@@ -526,6 +561,29 @@ describe('who may launch what, with the chart installed', () => {
           const ok = await createAs(op, base, ns, true);
           expect(ok.stderr).toBe('');
           expect(ok.code).toBe(0);
+          // A profile's labelled Secret, mounted and read key by key, as checkPod builds it, is admitted.
+          const withSecret = checkPod({
+            name: 'waitgate-check-y',
+            namespace: ns,
+            profile: { ...profile, secrets: [CHECK_SECRET], env: { JIRA_TOKEN: { secret: CHECK_SECRET, key: 'token' } } },
+            target: 'acme/web#7',
+            key: `${ns}/web-7-deploy`,
+            worker: 'waitgate',
+            configMap: 'waitgate-profiles',
+            timeoutMs: 10_000,
+            startTimeoutMs: 120_000,
+          });
+          const labelled = await createAs(op, withSecret, ns, true);
+          expect({ stderr: labelled.stderr, code: labelled.code }).toEqual({ stderr: '', code: 0 });
+          // Someone else's Pod labelled as a check (what `waitgate check --pod` makes) is held to the same Secrets.
+          const adminCheck = await createAs(
+            kubeconfigPath(),
+            variant((p) => spec(p).volumes?.push({ name: 's', secret: { secretName: PLAIN_SECRET } })),
+            ns,
+            true,
+          );
+          expect(adminCheck.code).not.toBe(0);
+          expect(adminCheck.stderr).toMatch(new RegExp(`references Secret ${PLAIN_SECRET} which is not labelled`));
           // Other users' Pods are not the operator's policy's business.
           expect(
             (

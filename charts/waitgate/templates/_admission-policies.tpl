@@ -107,14 +107,17 @@ validations:
       && variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || !c.securityContext.privileged)
     reason: Forbidden
     message: "waitgate: a Pod the operator creates shares no host namespace and is not privileged"
-  - expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, has(v.configMap) || has(v.emptyDir) || has(v.downwardAPI))"
-    reason: Forbidden
-    message: "waitgate: a Pod the operator creates mounts only configMap, emptyDir and downwardAPI volumes (no Secret, token, hostPath or other volume)"
   - expression: >-
-      variables.containers.all(c, (!has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef)))
+      !has(object.spec.volumes) || object.spec.volumes.all(v, has(v.configMap) || has(v.emptyDir) || has(v.downwardAPI)
+        || (has(v.secret) && has(v.secret.secretName)))
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates mounts only configMap, emptyDir, downwardAPI and named secret volumes (no token, projected, hostPath or other volume); check-pod-secrets says which Secrets"
+  - expression: >-
+      variables.containers.all(c, (!has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef)
+          || has(e.valueFrom.secretKeyRef.name)))
         && (!has(c.envFrom) || c.envFrom.all(f, !has(f.secretRef))))
     reason: Forbidden
-    message: "waitgate: a Pod the operator creates reads no Secret into its environment"
+    message: "waitgate: a Pod the operator creates reads a Secret into its environment only key by key (valueFrom.secretKeyRef, never envFrom); check-pod-secrets says which Secrets"
   - expression: >-
       variables.containers.all(c, has(c.securityContext) && has(c.securityContext.allowPrivilegeEscalation)
         && !c.securityContext.allowPrivilegeEscalation
@@ -460,4 +463,47 @@ validations:
   - expression: "!('waitgate.dev/approved-by' in variables.ann && 'waitgate.dev/rejected-by' in variables.ann)"
     reason: Forbidden
     message: "waitgate: a HeldJob is approved or rejected, not both"
+{{- end -}}
+
+{{/* The spec of the check-pod-secrets ValidatingAdmissionPolicy. Include with
+(dict "operator" "<the operator's user name>"). Its params are the Secrets of the release
+namespace NOT labelled waitgate.dev/check-secret: "true" (the binding selects them), and the
+policy is evaluated once for each, all of them to admit: a check Pod (the operator's, or one
+labelled waitgate.dev/check, as `waitgate check --pod` makes) references none of them, by a
+secret or projected volume, an env secretKeyRef or an envFrom secretRef. With no such Secret
+there is no param and the Pod is admitted (parameterNotFoundAction: Allow). */}}
+{{- define "waitgate.checkPodSecretsSpec" -}}
+failurePolicy: Fail
+paramKind:
+  apiVersion: v1
+  kind: Secret
+matchConstraints:
+  resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+matchConditions:
+  - name: a-check-pod
+    expression: >-
+      request.userInfo.username == {{ .operator | squote }}
+      || (has(object.metadata.labels) && 'waitgate.dev/check' in object.metadata.labels)
+variables:
+  - name: containers
+    expression: "object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : [])"
+  - name: secret
+    expression: "params == null ? '' : params.metadata.name"
+validations:
+  - expression: >-
+      variables.secret == ''
+      || (!(has(object.spec.volumes) && object.spec.volumes.exists(v,
+            (has(v.secret) && has(v.secret.secretName) && v.secret.secretName == variables.secret)
+            || (has(v.projected) && has(v.projected.sources) && v.projected.sources.exists(p,
+              has(p.secret) && has(p.secret.name) && p.secret.name == variables.secret))))
+        && !variables.containers.exists(c,
+            (has(c.env) && c.env.exists(e, has(e.valueFrom) && has(e.valueFrom.secretKeyRef)
+              && has(e.valueFrom.secretKeyRef.name) && e.valueFrom.secretKeyRef.name == variables.secret))
+            || (has(c.envFrom) && c.envFrom.exists(f, has(f.secretRef) && has(f.secretRef.name) && f.secretRef.name == variables.secret))))
+    messageExpression: "'waitgate: a check Pod references Secret ' + variables.secret + ' which is not labelled waitgate.dev/check-secret=true'"
+    reason: Forbidden
 {{- end -}}

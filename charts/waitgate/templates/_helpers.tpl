@@ -179,6 +179,8 @@ url
 {{- if $p.image }}{{ $_ := set $entry "image" $p.image }}{{ end -}}
 {{- if $p.resources }}{{ $_ := set $entry "resources" $p.resources }}{{ end -}}
 {{- if $p.annotations }}{{ $_ := set $entry "annotations" $p.annotations }}{{ end -}}
+{{- if $p.secrets }}{{ $_ := set $entry "secrets" $p.secrets }}{{ end -}}
+{{- if $p.env }}{{ $_ := set $entry "env" $p.env }}{{ end -}}
 {{- $_ := set $profiles $name $entry -}}
 {{- end -}}
 profiles.json: {{ $profiles | toJson | toJson }}
