@@ -111,8 +111,8 @@ describe('the chart and policies/ ship the same admission policies', () => {
         );
       expect(byName(plain, 'waitgate-')).toEqual(byName(chart, 'waitgate-system-waitgate-'));
       expect(Object.keys(byName(plain, 'waitgate-')).sort()).toEqual([
-        'ValidatingAdmissionPolicy/heldjob-approval',
         'ValidatingAdmissionPolicy/check-pod-secrets',
+        'ValidatingAdmissionPolicy/heldjob-approval',
         'ValidatingAdmissionPolicy/heldjob-launchers',
         'ValidatingAdmissionPolicy/heldjob-made-by',
         'ValidatingAdmissionPolicy/heldjob-spec-immutable',
@@ -120,8 +120,8 @@ describe('the chart and policies/ ship the same admission policies', () => {
         'ValidatingAdmissionPolicy/operator-events',
         'ValidatingAdmissionPolicy/operator-jobs',
         'ValidatingAdmissionPolicy/operator-pods',
-        'ValidatingAdmissionPolicyBinding/heldjob-approval',
         'ValidatingAdmissionPolicyBinding/check-pod-secrets',
+        'ValidatingAdmissionPolicyBinding/heldjob-approval',
         'ValidatingAdmissionPolicyBinding/heldjob-launchers',
         'ValidatingAdmissionPolicyBinding/heldjob-made-by',
         'ValidatingAdmissionPolicyBinding/heldjob-spec-immutable',

@@ -353,7 +353,9 @@ describe("the helm test hook's command, run as the hook's ServiceAccount", () =>
           expect(r.stdout).toMatch(/^WARN\s+valkey-exposure: redis:\/\/127\.0\.0\.1:\d+ is used with no password/m);
           // And the admission policies these values turn off: nothing bounds the operator's Jobs.
           expect(r.stdout).toMatch(/^WARN\s+protection: no operator-jobs admission policy is bound/m);
-          expect(r.stdout).toMatch(/^0 failures, 3 warnings$/m);
+          // Nor who may approve a hold.
+          expect(r.stdout).toMatch(/^WARN\s+protection: no heldjob-approval admission policy is bound/m);
+          expect(r.stdout).toMatch(/^0 failures, 4 warnings$/m);
 
           // And no more: no Secrets (the URL came from the kubelet's side), no Pods, no HeldJobs.
           const sa = await serviceAccountKubeconfig(c.kube, ns, DOCTOR);

@@ -575,6 +575,7 @@ describe('waitgate doctor', () => {
             'ok    profiles',
             'ok    triggers',
             'ok    checks',
+            'ok    secrets',
             // The HeldJob's CRD, then the OnceRecord's.
             'ok    crd',
             'ok    crd',
@@ -591,6 +592,7 @@ describe('waitgate doctor', () => {
             expect.stringMatching(/^WARN {2}valkey-exposure: redis:\/\/127\.0\.0\.1:\d+ is used with no password/),
             // The operator runs here as a host process, with none of the chart's admission policies.
             expect.stringMatching(/^WARN {2}protection: no operator-jobs admission policy is bound/),
+            expect.stringMatching(/^WARN {2}protection: no heldjob-approval admission policy is bound/),
           ]);
           expect(r.stdout).toMatch(/about 6 while they check every 1m/);
           expect(r.stdout).toMatch(/about 90 once backed off to every 15m/);
@@ -600,7 +602,7 @@ describe('waitgate doctor', () => {
           expect(r.stdout).toMatch(/every round asks them all\): 9h47m with 2, 6h28m with 3, 4h49m with 4 profiles/);
           expect(r.stdout).toMatch(new RegExp(`who can edit ${ns}/waitgate-profiles, and so run code as the operator`));
           expect(r.stdout).toMatch(/^ {2}Group system:masters {2}\(ClusterRoleBinding cluster-admin → ClusterRole cluster-admin\)$/m);
-          expect(r.stdout).toMatch(/^0 failures, 3 warnings$/m);
+          expect(r.stdout).toMatch(/^0 failures, 4 warnings$/m);
 
           const json = await waitgate(['doctor', '--waitgate-namespace', ns, '-o', 'json']);
           const report = JSON.parse(json.stdout) as {
