@@ -71,6 +71,12 @@ import json, os, sys
 runs = [json.load(open(p)) for p in sys.argv[1:] if os.path.getsize(p) > 0]
 if runs:
     total = lambda k: sum(r[k] for r in runs)
+    # Each test skipped, by name and file: a skip is read, never only counted.
+    for r in runs:
+        for f in r.get('testResults', []):
+            for a in f.get('assertionResults', []):
+                if a.get('status') in ('pending', 'skipped', 'todo'):
+                    print(f"skipped: {os.path.relpath(f['name'])}: {a.get('fullName') or a.get('title')}")
     print(f"{total('numPassedTests')} passed, {total('numFailedTests')} failed, {total('numPendingTests') + total('numTodoTests')} skipped")
 PY
 rm -f "$results" "$serial_results"

@@ -105,15 +105,33 @@ unavailable() {
 
 # --- what the machine offers -------------------------------------------------------------
 CNI_BIN=/usr/lib/cni
-preflight() {
-  case "${WAITGATE_REAL_NODE:-1}" in 0 | false | no | off) unavailable "turned off (WAITGATE_REAL_NODE=${WAITGATE_REAL_NODE})" ;; esac
-  [ "$(uname -s)" = Linux ] || unavailable "not Linux"
-  [ "$(id -u)" = 0 ] || unavailable "not root (a kubelet and containerd need root)"
+# Why this machine itself cannot run a real node (empty when it can): what no install fixes.
+# One home for the answer: preflight stops on it, and `can-run` tells CI (.ci/run) whether a
+# missing node is a failure there.
+machine_reason() {
+  case "${WAITGATE_REAL_NODE:-1}" in 0 | false | no | off) echo "turned off (WAITGATE_REAL_NODE=${WAITGATE_REAL_NODE})"; return ;; esac
+  [ "$(uname -s)" = Linux ] || { echo "not Linux"; return; }
+  [ "$(id -u)" = 0 ] || { echo "not root (a kubelet and containerd need root)"; return; }
   if [ ! -e /sys/fs/cgroup/memory/cgroup.procs ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
-    unavailable "no cgroups (neither /sys/fs/cgroup/memory nor a cgroup v2 mount)"
+    echo "no cgroups (neither /sys/fs/cgroup/memory nor a cgroup v2 mount)"
+    return
   fi
   grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || true
-  grep -qw overlay /proc/filesystems || unavailable "no overlayfs in the kernel"
+  grep -qw overlay /proc/filesystems || { echo "no overlayfs in the kernel"; return; }
+  ip netns list >/dev/null 2>&1 || { echo "cannot make network namespaces (ip netns)"; return; }
+}
+
+# Exit 0 when the machine can run a real node; otherwise print why and exit 1.
+can_run() {
+  local why
+  why=$(machine_reason)
+  [ -z "$why" ] || { echo "$why"; return 1; }
+}
+
+preflight() {
+  local why
+  why=$(machine_reason)
+  [ -z "$why" ] || unavailable "$why"
   local b
   for b in kubelet kube-proxy coredns; do
     [ -x "$bin/$b" ] || unavailable "no $b in $bin (hack/build-control-plane.sh builds it)"
@@ -541,8 +559,9 @@ tag() {
 case "${1:-}" in
   up) up ;;
   down) down ;;
+  can-run) can_run ;;
   load) shift; load "$@" ;;
   tag) shift; tag "$@" ;;
   name) shift; name "$@" ;;
-  *) echo "usage: real-node.sh up|down|load ARCHIVE...|tag IMAGE NEW-NAME|name ARCHIVE" >&2; exit 2 ;;
+  *) echo "usage: real-node.sh up|down|can-run|load ARCHIVE...|tag IMAGE NEW-NAME|name ARCHIVE" >&2; exit 2 ;;
 esac
