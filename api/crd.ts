@@ -125,9 +125,15 @@ function namespacedCrd(d: KindDefinition): Schema {
               description: d.description,
               required: ['spec'],
               properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
+                apiVersion: {
+                  type: 'string',
+                  description: `The versioned schema of this representation of an object (${API_GROUP}/${API_VERSION}).`,
+                },
+                kind: { type: 'string', description: `The REST resource this object represents (${d.kind}).` },
+                metadata: {
+                  type: 'object',
+                  description: "Standard object metadata: the object's name, namespace, labels and annotations.",
+                },
                 spec: d.spec,
                 ...(d.status ? { status: d.status } : {}),
               },

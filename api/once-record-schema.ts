@@ -22,5 +22,6 @@ export const onceRecordSpecSchema = z
       .enum([OnceState.Claimed, OnceState.Fired])
       .meta({ description: 'claimed: the delivery took the record; fired: its HeldJob was created.' }),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'Which once trigger fired for which target, through which delivery and HeldJob. Written by the receiver.' });
 export type OnceRecordSpec = z.infer<typeof onceRecordSpecSchema>;
