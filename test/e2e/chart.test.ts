@@ -541,6 +541,7 @@ describe('what the chart renders', () => {
         'WaitgateCapacityExceeded',
         'WaitgateRefusalRateHigh',
         'WaitgateNoLeader',
+        'WaitgateScopeOvercommitted',
       ]);
       for (const r of alerts) expect(r.expr).toContain('namespace="team-a"');
       const monitors = (await render('team-a', ['--set', 'serviceMonitor.enabled=true'])).filter((m) => m.kind === 'ServiceMonitor');
