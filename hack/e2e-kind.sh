@@ -4,7 +4,7 @@
 # path is not run in CI; everything it wraps is).
 #
 # It builds the image, creates a kind cluster, loads the image, installs the chart, starts a
-# local redis-server, and runs the e2e suite with that cluster's KUBECONFIG. Tests that pick
+# local valkey-server 9 (hack/install-tools.sh installs it), and runs the e2e suite with that cluster's KUBECONFIG. Tests that pick
 # a Pod's exit code through kwok's annotation need kwok's fake nodes; on kind, run kwok in
 # the cluster (kwok's own docs) or expect those to be skipped by their own checks.
 set -euo pipefail
@@ -29,7 +29,7 @@ kubectl create namespace waitgate-system --dry-run=client -o yaml | kubectl appl
 helm upgrade --install waitgate "$root/charts/waitgate" -n waitgate-system \
   --set image.repository=ghcr.io/waitgate/waitgate --set image.tag=e2e --set valkey.url=redis://127.0.0.1:36903 --set crds.enabled=false
 
-redis-server --bind 127.0.0.1 --port 36903 --save '' --appendonly no --daemonize yes
+valkey-server --bind 127.0.0.1 --port 36903 --save '' --appendonly no --daemonize yes
 trap 'redis-cli -p 36903 shutdown nosave >/dev/null 2>&1 || true' EXIT
 export VALKEY_URL=redis://127.0.0.1:36903
 (cd "$root" && npm run --silent build && NODE_OPTIONS=--experimental-vm-modules npx jest --selectProjects e2e)

