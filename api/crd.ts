@@ -130,10 +130,8 @@ function namespacedCrd(d: KindDefinition): Schema {
                   description: `The versioned schema of this representation of an object (${API_GROUP}/${API_VERSION}).`,
                 },
                 kind: { type: 'string', description: `The REST resource this object represents (${d.kind}).` },
-                metadata: {
-                  type: 'object',
-                  description: "Standard object metadata: the object's name, namespace, labels and annotations.",
-                },
+                // The apiserver allows no more than this for metadata (ObjectMeta is its own).
+                metadata: { type: 'object' },
                 spec: d.spec,
                 ...(d.status ? { status: d.status } : {}),
               },
