@@ -120,14 +120,9 @@ const time = z.string().meta({ format: 'date-time' });
 
 /** One condition, as metav1.Condition has it; reasons are CamelCase (ConditionReason). */
 const kubeConditionSchema = z.object({
-  type: z
-    .string()
-    .min(1)
-    .max(316)
-    .meta({
-      description:
-        'The condition type: Waiting, Launched, Finished, TriggerChecked, Ready (the summary), Reconciling or Stalled (kstatus).',
-    }),
+  type: z.string().min(1).max(316).meta({
+    description: 'The condition type: Waiting, Launched, Finished, TriggerChecked, Ready (the summary), Reconciling or Stalled (kstatus).',
+  }),
   status: z.enum(['True', 'False', 'Unknown']).meta({ description: 'Whether the condition holds: True, False or Unknown.' }),
   reason: z.string().max(1024).meta({ description: 'Why, in one CamelCase word (for example WaitingForChecks, JobCreated).' }),
   message: z.string().max(32768).optional().meta({ description: "Why, in a sentence a person reads. Never a check script's output." }),
