@@ -7,13 +7,4 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
-cache=${WAITGATE_CACHE:-$HOME/.cache/waitgate}
-dir=$cache/bin/actionlint-$ACTIONLINT_VERSION
-if [ ! -x "$dir/actionlint" ]; then
-  command -v go >/dev/null 2>&1 || { echo "install-actionlint: go is required to build actionlint" >&2; exit 1; }
-  echo "install-actionlint: building actionlint $ACTIONLINT_VERSION from its Go module" >&2
-  GOBIN="$dir" GOFLAGS=-modcacherw go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION" >&2
-fi
-mkdir -p "$cache/bin/active"
-ln -sfn "$dir/actionlint" "$cache/bin/active/actionlint"
-echo "$dir/actionlint"
+exec "$here/install-go-tool.sh" actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint

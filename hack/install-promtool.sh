@@ -7,13 +7,4 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
-cache=${WAITGATE_CACHE:-$HOME/.cache/waitgate}
-dir=$cache/bin/prometheus-$PROMETHEUS_VERSION
-if [ ! -x "$dir/promtool" ]; then
-  command -v go >/dev/null 2>&1 || { echo "install-promtool: go is required to build promtool" >&2; exit 1; }
-  echo "install-promtool: building promtool $PROMETHEUS_VERSION from its Go module (a few minutes, once)" >&2
-  GOBIN="$dir" GOFLAGS="-modcacherw -mod=mod" go install "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION" >&2
-fi
-mkdir -p "$cache/bin/active"
-ln -sfn "$dir/promtool" "$cache/bin/active/promtool"
-echo "$dir/promtool"
+exec "$here/install-go-tool.sh" promtool "$PROMETHEUS_VERSION" github.com/prometheus/prometheus/cmd/promtool prometheus
