@@ -41,7 +41,12 @@ const REDIS7_LANE = [
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{api,operator,receiver,cli,hack,lib,bench}/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      // test/support's own unit tests (its helpers, run on fake clocks) beside the code's.
+      testMatch: ['<rootDir>/{api,operator,receiver,cli,hack,lib,bench}/**/*.test.ts', '<rootDir>/test/support/**/*.test.ts'],
+    },
     {
       ...common,
       displayName: 'integration',

@@ -434,6 +434,42 @@ describe('decide: profiles, cheapest first', () => {
       { phase: Phase.Running },
     ],
     [
+      'the last check was a go and another profile is left: refused wait-expired, nothing asked past the count (model test)',
+      observed(
+        heldJob({
+          waitFor: [{ profile: 'jira' }, { profile: 'ci' }],
+          status: profileHeld({ checks: 96, clearedProfiles: ['jira'], lastVerdicts: { jira: 'go', ci: 'not-yet' } }),
+        }),
+      ),
+      T0 + 1000,
+      ['updateStatus'],
+      { phase: Phase.Refused, reason: RefusalToken.Expired, checks: 96 },
+    ],
+    [
+      'the after edited away while it waited: the first check now, not at the old instant (model test)',
+      observed(
+        heldJob({
+          waitFor: [{ profile: 'jira' }],
+          status: { ...held, nextCheckAt: AFTER, releaseAt: AFTER, checks: 0, faults: 0 },
+        }),
+      ),
+      T0 + 1000,
+      ['runCheck'],
+      undefined,
+    ],
+    [
+      'the after edited away after checks began: the next check at its cadence, not at the old instant (model test)',
+      observed(
+        heldJob({
+          waitFor: [{ profile: 'jira' }],
+          status: profileHeld({ checks: 1, nextCheckAt: AFTER, releaseAt: AFTER, lastCheckAt: iso(T0) }),
+        }),
+      ),
+      T0 + 1000,
+      ['runCheck'],
+      undefined,
+    ],
+    [
       'a profile not declared (any more): refused',
       observed(heldJob({ waitFor: [{ profile: 'gone' }], status: profileHeld() })),
       T0,

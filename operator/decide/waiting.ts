@@ -280,6 +280,15 @@ function triggerWarningNew(status: HeldJobStatus, next: ConditionInput): boolean
   return conditionChanged(status.conditions, next, prev?.observedGeneration);
 }
 
+/**
+ * Whether status.nextCheckAt is the instant the hold waited for (status.releaseAt) and an edit
+ * has since taken that instant away or moved it: no check is due then, so a check is due now.
+ */
+function isStaleInstant(status: HeldJobStatus, afterMs: number | undefined): boolean {
+  const { nextCheckAt, releaseAt } = status;
+  return nextCheckAt !== undefined && nextCheckAt === releaseAt && (afterMs === undefined || iso(afterMs) !== releaseAt);
+}
+
 type ChecksDecision =
   | { readonly kind: 'done'; readonly actions: Action[]; readonly refusal?: boolean }
   | { readonly kind: 'cleared'; readonly held: HeldJobStatus };
@@ -327,9 +336,16 @@ function decideChecks(o: Observed, status: HeldJobStatus, heldIn: HeldJobStatus,
   const cleared = new Set(held.clearedProfiles ?? []);
   const pending = nextProfile(view.profiles, cleared, held.lastVerdicts);
   if (pending === undefined) return { kind: 'cleared', held };
+  // The check count is the bill's only ceiling: a round that used the last check on a go does
+  // not ask the next profile past it.
+  const used = held.checks ?? 0;
+  if (used >= config.maxChecks) {
+    const message = `${used} checks used without a go from every profile (profile "${pending}" not asked again)`;
+    return { kind: 'done', refusal: true, actions: refuse(held, RefusalToken.Expired, message, now, generation) };
+  }
 
   const next: HeldJobStatus = withHorizon({ ...held, waits: waitStates(view.conditions, held, view.afterMs, now) }, view, config);
-  const due = epochOf(held.nextCheckAt);
+  const due = isStaleInstant(held, view.afterMs) ? undefined : epochOf(held.nextCheckAt);
   if (due !== undefined && now < due && cleared.size === 0) {
     return { kind: 'done', actions: [...writeIfChanged(status, next, now, generation), { type: 'wakeAt', at: due }] };
   }

@@ -38,7 +38,7 @@ describe('after: held until the instant, then launched exactly once', () => {
     'a Job whose Pod exits 0 ends Succeeded, launched no earlier than the instant',
     () =>
       withScenario('after-ok', async (s) => {
-        const { after, atMs } = afterIn(3000);
+        const { after, atMs } = afterIn(Timeouts.leadMs);
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
         await reaches(s, Phase.Held, Timeouts.shortMs);
         await staysTrue('no Job before the instant', async () => (await s.kube.listJobs(s.namespace)).length === 0, atMs - 300);
@@ -83,11 +83,13 @@ describe('after: held until the instant, then launched exactly once', () => {
     '`kubectl delete heldjob` while held: no Job is ever created',
     () =>
       withScenario('after-cancel', async (s) => {
-        const { after, atMs } = afterIn(4000);
+        const { after, atMs } = afterIn(Timeouts.leadMs);
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }] }));
         await reaches(s, Phase.Held, Timeouts.shortMs);
         await run('kubectl', ['--kubeconfig', kubeconfigPath(), 'delete', 'heldjob', NAME, '-n', s.namespace]);
         await eventually('the HeldJob to be gone', async () => ((await s.kube.getHeldJob(s.namespace, NAME)) ? undefined : true));
+        // What follows claims nothing unless the cancel came before the instant.
+        expect({ cancelledBeforeTheInstant: Date.now() < atMs }).toEqual({ cancelledBeforeTheInstant: true });
         await staysTrue('no Job in the namespace', async () => (await s.kube.listJobs(s.namespace)).length === 0, atMs + 3000);
         expect(s.operator.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
       }),

@@ -46,11 +46,13 @@ describe('arm, then fire', () => {
     'the leader SIGKILLed between arming and firing: the new leader creates the one Job at the instant, one outcome',
     () =>
       withScenario('armed-kill', async (s) => {
-        const { after, atMs } = afterIn(5000);
+        const { after, atMs } = afterIn(Timeouts.leadMs);
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }], exitCode: 0 }));
         const hj = await armed(s);
         expect(launchedCondition(hj)?.message).toContain(hj.status?.jobName);
         await s.operator.kill('SIGKILL');
+        // The kill must come between arming and firing, or the test asserts something else.
+        expect({ killedBeforeTheInstant: Date.now() < atMs }).toEqual({ killedBeforeTheInstant: true });
         const second = await s.restartOperator();
         const done = await reaches(s, Phase.Succeeded);
         const jobs = await s.kube.listJobs(s.namespace);
@@ -92,7 +94,7 @@ describe('arm, then fire', () => {
     'an armed hold cancelled before its instant: gone, and no Job is ever created',
     () =>
       withScenario('armed-cancel', async (s) => {
-        const { after, atMs } = afterIn(4000);
+        const { after, atMs } = afterIn(Timeouts.leadMs);
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }] }));
         const hj = await armed(s);
         // No finalizer on an armed hold: a cancel needs no operator, and leaves nothing behind.
@@ -105,6 +107,7 @@ describe('arm, then fire', () => {
           name: NAME,
         });
         await eventually('the HeldJob to be gone', async () => ((await get(s)) ? undefined : true));
+        expect({ cancelledBeforeTheInstant: Date.now() < atMs }).toEqual({ cancelledBeforeTheInstant: true });
         await staysTrue('no Job in the namespace', async () => (await s.kube.listJobs(s.namespace)).length === 0, atMs + 3000);
         expect(s.operator.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);
       }),

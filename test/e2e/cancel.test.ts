@@ -47,7 +47,7 @@ describe('cancel with the operator down', () => {
     'a HeldJob held on an `after` only carries no finalizer: deleted, it is gone at once, and no Job follows',
     () =>
       withScenario('cancel-down-held', async (s) => {
-        const { after, atMs } = afterIn(5000);
+        const { after, atMs } = afterIn(Timeouts.leadMs);
         await s.kube.createHeldJob(s.namespace, heldJob({ name: NAME, waitFor: [{ after }] }));
         await eventually('the hold', async () =>
           (await s.kube.getHeldJob(s.namespace, NAME))?.status?.phase === Phase.Held ? true : undefined,
@@ -57,6 +57,7 @@ describe('cancel with the operator down', () => {
 
         await kubectlDelete(s);
         await eventually('the HeldJob to be gone', gone(s));
+        expect({ cancelledBeforeTheInstant: Date.now() < atMs }).toEqual({ cancelledBeforeTheInstant: true });
         const second = await s.restartOperator();
         await staysTrue('no Job, past the instant', async () => (await s.kube.listJobs(s.namespace)).length === 0, atMs + 2000);
         expect(second.logLines().filter((l) => l['msg'] === 'Created Job')).toHaveLength(0);

@@ -48,13 +48,15 @@ function expectConventionalConditions(hj: HeldJobObject, ready: 'True' | 'False'
 const stateDir = () => mkdtempSync(join(tmpdir(), 'waitgate-check-state-'));
 
 describe('profile checks: the exit-code contract, end to end', () => {
-  // Short bounds so each path ends in seconds: one fault refuses, the maximum wait is 4 s.
-  const fast = {
+  // Short bounds so each path ends in seconds: one fault refuses, the maximum wait is 4 s. The
+  // 1 s check timeout is only the hanging row's: with one fault allowed, any other script that
+  // took over a second to spawn and exit on two loaded cores would have ended wait-unanswerable.
+  const fast = (profile: string) => ({
     WAITGATE_WAIT_MAX_FAULTS: '1',
     WAITGATE_WAIT_MAX_MS: '4000',
-    WAITGATE_WAIT_CHECK_TIMEOUT_MS: '1000',
+    WAITGATE_WAIT_CHECK_TIMEOUT_MS: profile === 'hangs' ? '1000' : '10000',
     WAITGATE_CHECK_KILL_GRACE_MS: '300',
-  };
+  });
   const scripts = {
     go: fixtureScript('exit-0.sh'),
     notyet: fixtureScript('exit-3.sh'),
@@ -101,7 +103,7 @@ describe('profile checks: the exit-code contract, end to end', () => {
             expect(stalled).toMatchObject({ status: 'True', reason: REFUSAL_REASONS[reason as RefusalToken] });
           }
         },
-        { env: fast, configMaps: { 'waitgate-profiles': profilesConfigMap(scripts) } },
+        { env: fast(profile), configMaps: { 'waitgate-profiles': profilesConfigMap(scripts) } },
       ),
     Timeouts.testMs,
   );

@@ -298,25 +298,34 @@ describe('receiver: timeouts and caps', () => {
 
           // One upload, signed in shape, sends all but the last bytes of 1 MiB and stalls: the
           // 1 MiB in-flight cap is taken, and a real delivery is turned away at the door.
-          const upload = async (): Promise<Socket> => {
+          const upload = async (): Promise<{ socket: Socket; closed: () => boolean }> => {
             const c = connect({ host: '127.0.0.1', port });
+            let closed = false;
             c.on('error', () => undefined);
+            c.on('close', () => {
+              closed = true;
+            });
             await new Promise<void>((resolve) => c.once('connect', resolve));
             c.write(`${head('/webhooks/github', { 'x-hub-signature-256': SHAPED, 'content-length': String(MIB) })}\r\n\r\n`);
             c.write(Buffer.alloc(MIB - 100, 'x'));
-            return c;
+            return { socket: c, closed: () => closed };
           };
+          // The same upload is waited for until the receiver takes its bytes in: a loaded
+          // receiver reads 1 MiB slowly, and sending a fresh one on every poll (as this did)
+          // threw away what it had read so far, so on two busy cores the cap was never taken.
+          // Only an upload the receiver closed (its request timeout, 15 s) is sent again.
           let holder = await upload();
-          await eventually('the in-flight cap to be taken', async () => {
-            const r = await post(s.url, githubLabeled({ label: LABEL }));
-            if (r.status === 503 && r.json['error'] === 'too many bodies in flight') return r;
-            // Not taken yet: its bytes not read yet, or (seen twice on a loaded machine, under a
-            // whole e2e run) an upload that never took it in 15 s. A fresh one each time.
-            holder.destroy();
-            holder = await upload();
-            return undefined;
-          });
-          holder.destroy();
+          await eventually(
+            'the in-flight cap to be taken',
+            async () => {
+              const r = await post(s.url, githubLabeled({ label: LABEL }));
+              if (r.status === 503 && r.json['error'] === 'too many bodies in flight') return r;
+              if (holder.closed()) holder = await upload();
+              return undefined;
+            },
+            Timeouts.startMs,
+          );
+          holder.socket.destroy();
           await eventually('a delivery to be handled once the upload is gone', async () => {
             const r = await post(s.url, githubLabeled({ label: LABEL }));
             return r.status === 202 ? r : undefined;

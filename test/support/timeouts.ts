@@ -10,6 +10,11 @@ export const Timeouts = {
   jobMs: 45_000,
   /** The garbage collector removing dependents. */
   gcMs: 60_000,
+  /**
+   * How far ahead an `after` instant is set when a test must see the hold, or act on it (cancel
+   * it, kill the operator), before the instant: 3-5 s was missed on two loaded cores.
+   */
+  leadMs: 10_000,
   /** A whole e2e test. */
   testMs: 120_000,
 } as const;

@@ -24,15 +24,46 @@ export async function eventually<T>(
   }
 }
 
+/** The clock and the sleep staysTrue runs on; the real ones unless a unit test gives its own. */
+export interface WaitClock {
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+const realClock: WaitClock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+
 /**
- * Checks that `probe` stays true until `untilMs` (epoch); fails the moment it is not. A probe
- * that finished after `untilMs` may have seen the world after it, so its answer is not held
- * against the claim.
+ * Checks that `probe` stays true until `untilMs` (epoch); fails the moment it is not.
+ *
+ * Only an answer that came back inside the window vouches for it, so a probe that returns
+ * after `untilMs` fails the claim, whatever it answered: on a machine too loaded for the probe
+ * to finish in time the window watched nothing, and saying so beats passing. Probes are spaced
+ * so that the last one ends inside the window: another is started only while what is left of
+ * the window is more than twice the time the last one took, so the window is watched to within
+ * that of its end. A window that is over before the first probe fails too.
  */
-export async function staysTrue(what: string, probe: () => Promise<boolean>, untilMs: number): Promise<void> {
-  while (Date.now() < untilMs) {
+export async function staysTrue(
+  what: string,
+  probe: () => Promise<boolean> | boolean,
+  untilMs: number,
+  clock: WaitClock = realClock,
+): Promise<void> {
+  const until = new Date(untilMs).toISOString();
+  if (clock.now() >= untilMs) throw new Error(`cannot watch ${what}: the window ended at ${until}, before the first probe`);
+  for (;;) {
+    const started = clock.now();
     const ok = await probe();
-    if (!ok && Date.now() <= untilMs) throw new Error(`expected ${what} to hold until ${new Date(untilMs).toISOString()}`);
-    await new Promise((r) => setTimeout(r, Timeouts.pollMs * 2));
+    const ended = clock.now();
+    if (ended > untilMs) {
+      throw new Error(
+        `a probe of ${what} returned ${ended - untilMs} ms after the window ended at ${until} (it took ${ended - started} ms): ` +
+          'its answer vouches for nothing inside the window; widen the window or make the probe cheaper',
+      );
+    }
+    if (!ok) throw new Error(`expected ${what} to hold until ${until}; it did not at ${new Date(ended).toISOString()}`);
+    const left = untilMs - ended;
+    const took = ended - started;
+    if (left <= 2 * took) return;
+    await clock.sleep(Math.min(Timeouts.pollMs * 2, left - 2 * took));
   }
 }
