@@ -299,14 +299,19 @@ describe('profile checks: the exit-code contract, end to end', () => {
           await s.operator.kill('SIGKILL');
           await s.restartOperator();
           const nextAt = Date.parse(first.status?.nextCheckAt as string);
-          await staysTrue(
-            'no extra check before the next one is due',
-            async () => readFileSync(join(dir, 'acme_web_7'), 'utf8').trim() === '1',
-            nextAt - 500,
-          );
+          // On a loaded machine the restart can outlast the window; the check file's time
+          // below still says when the second check ran.
+          if (Date.now() < nextAt - 500) {
+            await staysTrue(
+              'no extra check before the next one is due',
+              async () => readFileSync(join(dir, 'acme_web_7'), 'utf8').trim() === '1',
+              nextAt - 500,
+            );
+          }
           const hj = await ends(s, NAME, Phase.Succeeded);
           expect(hj.status).toMatchObject({ checks: 2, heldSince: first.status?.heldSince });
           expect(readFileSync(join(dir, 'acme_web_7'), 'utf8').trim()).toBe('2');
+          expect(statSync(join(dir, 'acme_web_7')).mtimeMs).toBeGreaterThanOrEqual(nextAt - 500);
         },
         {
           env: { CHECK_STATE_DIR: dir, WAITGATE_WAIT_MAX_MS: '6000' },

@@ -37,7 +37,14 @@ describe('staysTrue', () => {
     ['false inside the window: fails', 2_000, [10], [true, true, false], /expected the thing to hold until/],
     ['the first probe returns after the window, true: fails (it watched nothing)', 2_000, [2_500], [true], /after the window ended/],
     ['the first probe returns after the window, false: fails as late', 2_000, [2_500], [false], /after the window ended/],
-    ['a later probe runs past the end: fails', 2_000, [10, 10, 10, 1_900], [true], /after the window ended/],
+    ['a later probe that started inside the window runs past the end, true: holds', 2_000, [10, 10, 10, 1_900], [true], undefined],
+    [
+      'a later probe that started inside the window runs past the end, false: fails',
+      2_000,
+      [10, 10, 10, 1_900],
+      [true, true, true, false],
+      /expected the thing to hold until/,
+    ],
     ['a slow probe whose answer came inside the window, then no room for another: holds', 2_000, [900], [true], undefined],
   ])('%s', async (_name, windowMs, durations, answers, failure) => {
     const clock = fakeClock();
@@ -54,7 +61,7 @@ describe('staysTrue', () => {
     expect(calls).toEqual([]);
   });
 
-  test('watches the window to its end: the last probe ends within twice its time of the end, never after it', async () => {
+  test('watches the window to its end: on a clock that keeps pace the last probe ends within twice its time of the end, never after it', async () => {
     const clock = fakeClock();
     const { probe, calls } = probeOf(clock, [30]);
     await staysTrue('the thing', probe, T0 + 2_000, clock);
