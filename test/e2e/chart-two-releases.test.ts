@@ -4,10 +4,21 @@
 // ConfigMaps (named after the release), leads on its own Lease, and serves a HeldJob in the
 // namespace it watches, with its own profiles and none of the other's.
 import { describe, expect, test } from '@jest/globals';
+import { join } from 'node:path';
 import { Phase, RefusalToken } from '../../api/vocabulary.js';
 import { heldJob } from '../support/builders.js';
-import { baseValues, CHART_DIR, deploymentEnv, helm, kubectl, mustRun, serviceAccountKubeconfig, valuesFile } from '../support/chart.js';
-import { kubeconfigPath, requireEnv } from '../support/env.js';
+import {
+  baseValues,
+  CHART_DIR,
+  deploymentEnv,
+  helm,
+  kubectl,
+  mustRun,
+  runTool,
+  serviceAccountKubeconfig,
+  valuesFile,
+} from '../support/chart.js';
+import { kubeconfigPath, requireEnv, ROOT } from '../support/env.js';
 import { TestKube } from '../support/kube.js';
 import { fixtureScript } from '../support/profiles.js';
 import { operatorProcess, type ServiceProcess } from '../support/service-process.js';
@@ -131,6 +142,26 @@ describe('two releases in one namespace', () => {
         expect(alphaOp.logText()).not.toContain(beta.watch);
         expect(betaOp.logText()).not.toContain(alpha.watch);
         for (const op of operators) expect(op.logText()).not.toMatch(/forbidden/i);
+
+        // doctor and check follow the names the installed operator is told: the first operator
+        // Deployment of the namespace, alpha's, whose ConfigMaps are not waitgate-profiles.
+        const cli = (args: string[]) =>
+          runTool(process.execPath, [
+            join(ROOT, 'bin', 'waitgate.js'),
+            ...args,
+            '--waitgate-namespace',
+            home,
+            '--kubeconfig',
+            kubeconfigPath(),
+          ]);
+        const doctor = await cli(['doctor']);
+        expect(doctor.stdout).toContain(`settings from Deployment ${home}/alpha-waitgate-operator`);
+        expect(doctor.stdout).toContain(`${home}/alpha-waitgate-profiles declares 1 profile (${alpha.profile})`);
+        expect(doctor.stdout).not.toContain(`cannot read ${home}/`);
+        const check = await cli(['check', alpha.profile, 'acme/web#7']);
+        expect([check.code, check.stderr]).toEqual([0, '']);
+        const unknown = await cli(['check', beta.profile, 'acme/web#7']);
+        expect(unknown.stderr).toContain(`profile ${beta.profile} is not declared in ${home}/alpha-waitgate-profiles`);
       } finally {
         for (const op of operators) await op.stop();
         for (const name of installed) await helm(['uninstall', name, '-n', home]);
