@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { Profile } from '../api/profiles.js';
-import { PROFILES_CONFIGMAP } from '../api/profiles.js';
 import type { CheckAnswer } from '../operator/checks/exec-check.js';
 import { PodCheckRunner } from '../operator/checks/pod-check.js';
 
@@ -24,6 +23,8 @@ export interface PodCheckRun {
   readonly target: string;
   readonly checkTimeoutMs: number;
   readonly startTimeoutMs: number;
+  /** The profiles ConfigMap the check Pod mounts its script from (the installed operator's). */
+  readonly configMap: string;
   readonly signal: AbortSignal;
 }
 
@@ -33,7 +34,7 @@ export async function runPodCheck(o: PodCheckRun): Promise<CheckAnswer> {
   const runner = new PodCheckRunner({
     kubeConfig: o.kubeConfig,
     namespace: o.namespace,
-    configMap: PROFILES_CONFIGMAP,
+    configMap: o.configMap,
     worker,
     timeoutMs: o.checkTimeoutMs,
     startTimeoutMs: o.startTimeoutMs,

@@ -11,7 +11,6 @@ import type { HeldJobObject } from '../api/heldjob-schema.js';
 import type { Profile } from '../api/profiles.js';
 import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
 import { ConfigMapViews } from './adapters/config-maps.js';
-import { PROFILES_CONFIGMAP } from '../api/profiles.js';
 import { PodCheckRunner } from './checks/pod-check.js';
 import { DEFAULT_LEADER_TIMING, KubeLeases, LeaderElector } from './adapters/leader-election.js';
 import { RestartingInformer } from '../lib/kube/informer.js';
@@ -109,7 +108,7 @@ async function main(): Promise<void> {
   const podChecks = new PodCheckRunner({
     kubeConfig: kc,
     namespace: config.namespace,
-    configMap: PROFILES_CONFIGMAP,
+    configMap: config.configMaps.profiles,
     worker: config.workerName,
     timeoutMs: config.wait.checkTimeoutMs,
     startTimeoutMs: config.podStartTimeoutMs,
@@ -168,6 +167,7 @@ async function main(): Promise<void> {
   const views = new ConfigMapViews({
     kubeConfig: kc,
     namespace: config.namespace,
+    names: config.configMaps,
     log,
     checkImage: config.checkImage,
     onChange: (data, profiles) => {

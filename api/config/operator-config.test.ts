@@ -26,6 +26,21 @@ describe('parseOperatorConfig', () => {
     expect(c.watchNamespace).toBe('');
     expect(c.finishedTtlMs).toBe(604_800_000);
     expect(c.podStartTimeoutMs).toBe(120_000);
+    expect(c.configMaps).toEqual({ profiles: 'waitgate-profiles', triggers: 'waitgate-triggers' });
+  });
+
+  test("the ConfigMaps' names: a release's own, or the fixed ones when empty", () => {
+    expect(
+      parseOperatorConfig({
+        ...BASE,
+        WAITGATE_PROFILES_CONFIGMAP: 'blue-waitgate-profiles',
+        WAITGATE_TRIGGERS_CONFIGMAP: 'blue-waitgate-triggers',
+      }).configMaps,
+    ).toEqual({ profiles: 'blue-waitgate-profiles', triggers: 'blue-waitgate-triggers' });
+    expect(parseOperatorConfig({ ...BASE, WAITGATE_PROFILES_CONFIGMAP: ' ', WAITGATE_TRIGGERS_CONFIGMAP: '' }).configMaps).toEqual({
+      profiles: 'waitgate-profiles',
+      triggers: 'waitgate-triggers',
+    });
   });
 
   test.each<[Record<string, string>, object]>([
@@ -218,6 +233,8 @@ describe('forge reporting and redelivery', () => {
       "WAITGATE_GITHUB_REDELIVER_HOOKS: names the GitHub App's own webhook (app), which needs the GitHub App settings, not a token",
     ],
     [{ WAITGATE_GITLAB_TOKEN: 't', WAITGATE_GITLAB_API_URL: 'gitlab.example' }, 'WAITGATE_GITLAB_API_URL: must be an http'],
+    [{ WAITGATE_PROFILES_CONFIGMAP: 'Blue_Profiles' }, 'WAITGATE_PROFILES_CONFIGMAP: must be a ConfigMap name'],
+    [{ WAITGATE_TRIGGERS_CONFIGMAP: 'blue-' }, 'WAITGATE_TRIGGERS_CONFIGMAP: must be a ConfigMap name'],
     [{ WAITGATE_AZURE_TOKEN: 't' }, 'WAITGATE_AZURE_API_URL: is required with WAITGATE_AZURE_TOKEN'],
     [{ WAITGATE_AZURE_TOKEN: 't', WAITGATE_AZURE_API_URL: 'dev.azure.com/acme' }, 'WAITGATE_AZURE_API_URL: must be an http'],
   ])('refuses %j', (env, message) => {

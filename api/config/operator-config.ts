@@ -17,6 +17,8 @@ import { pauseWindowsSchema, type PauseWindow } from '../pause-windows.js';
 import { parseEnvAllow, type CheckEnvPolicy } from '../check-env.js';
 import { parseReportNamespaces, parseReportTransitions, ReportTransition } from '../forge-reports.js';
 import { FORGES, type Forge } from '../vocabulary.js';
+import { PROFILES_CONFIGMAP } from '../profiles.js';
+import { TRIGGERS_CONFIGMAP } from '../triggers/triggers-file.js';
 import { parseHookRefs, type HookRef } from '../github-hooks.js';
 
 export { ConfigError } from '../../lib/config/env.js';
@@ -87,6 +89,18 @@ const hookRefs = () =>
     return r.ok ? { ok: true, value: r.hooks } : r;
   }, [] as HookRef[]);
 
+/** A ConfigMap's name: a DNS subdomain (RFC 1123), at most 253 characters. */
+const configMapName = (def: string) =>
+  textOr(def).pipe(
+    z
+      .string()
+      .max(253)
+      .regex(
+        /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+        'must be a ConfigMap name (lower-case letters, digits, "-" and ".")',
+      ),
+  );
+
 const httpUrl = (def: string) => textOr(def).pipe(z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL'));
 
 export const operatorEnvSchema = z.object({
@@ -104,6 +118,8 @@ export const operatorEnvSchema = z.object({
   WAITGATE_CONCURRENCY: capOrNone({ max: 10_000 }),
   WAITGATE_WORKER_NAME: textOr('waitgate'),
   WAITGATE_NAMESPACE: textOr('waitgate-system'),
+  WAITGATE_PROFILES_CONFIGMAP: configMapName(PROFILES_CONFIGMAP),
+  WAITGATE_TRIGGERS_CONFIGMAP: configMapName(TRIGGERS_CONFIGMAP),
   WAITGATE_WATCH_NAMESPACE: textOr(''),
   WAITGATE_RECONCILE_WORKERS: integer(32, { min: 1, max: 256 }),
   WAITGATE_SCOPE_LIMIT: integer(1, { min: 1, max: 10_000 }),
@@ -290,6 +306,8 @@ export interface OperatorConfig {
   readonly concurrency: number | undefined;
   readonly workerName: string;
   readonly namespace: string;
+  /** The names of its two ConfigMaps in `namespace` (a release of the chart names them after itself). */
+  readonly configMaps: { readonly profiles: string; readonly triggers: string };
   /** Empty: every namespace. */
   readonly watchNamespace: string;
   readonly reconcileWorkers: number;
@@ -337,6 +355,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     concurrency: e.WAITGATE_CONCURRENCY,
     workerName: e.WAITGATE_WORKER_NAME,
     namespace: e.WAITGATE_NAMESPACE,
+    configMaps: { profiles: e.WAITGATE_PROFILES_CONFIGMAP, triggers: e.WAITGATE_TRIGGERS_CONFIGMAP },
     watchNamespace: e.WAITGATE_WATCH_NAMESPACE,
     reconcileWorkers: e.WAITGATE_RECONCILE_WORKERS,
     logLevel: e.WAITGATE_LOG_LEVEL,

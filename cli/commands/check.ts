@@ -110,19 +110,23 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
     return usage(`${JSON.stringify(target)} is not an id-only target: <owner>/<repo>#<n> or <owner>/<repo>!<n>, as in acme/web#7`);
   }
   const namespace = operatorNamespace(flagValue(parsed, 'waitgate-namespace'), io.env);
-  const where = `${namespace}/${PROFILES_CONFIGMAP}`;
+  let where = `${namespace}/${PROFILES_CONFIGMAP}`;
 
   let data: Record<string, string> | undefined;
   let installed: InstalledSettings;
   let kc: k8s.KubeConfig;
+  let settings: ReturnType<typeof readSettings>;
   try {
     ({ kc } = loadCluster(io, flagValue(parsed, 'kubeconfig'), flagValue(parsed, 'context')));
-    [data, installed] = await Promise.all([readConfigMap(kc, namespace, PROFILES_CONFIGMAP), installedSettings(kc, namespace, io.env)]);
+    installed = await installedSettings(kc, namespace, io.env);
+    // The profiles ConfigMap the installed operator reads (a release of the chart names it after itself).
+    settings = readSettings(installed.env);
+    if (settings.ok) where = `${namespace}/${settings.config.configMaps.profiles}`;
+    data = await readConfigMap(kc, namespace, settings.ok ? settings.config.configMaps.profiles : PROFILES_CONFIGMAP);
   } catch (err) {
     io.stderr(`waitgate check: cannot read ${where}: ${describeError(err)}`);
     return ExitCode.Failure;
   }
-  const settings = readSettings(installed.env);
   if (!settings.ok) {
     for (const p of settings.problems) io.stderr(`waitgate check: ${p.variable} (from ${installed.source}): ${p.message}`);
     return ExitCode.Refused;
@@ -179,6 +183,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
       checkTimeoutMs,
       startTimeoutMs: settings.config.podStartTimeoutMs,
       maxFaults,
+      configMap: settings.config.configMaps.profiles,
     });
   }
 
@@ -256,6 +261,7 @@ async function runInPod(
     checkTimeoutMs: number;
     startTimeoutMs: number;
     maxFaults: number;
+    configMap: string;
   },
 ): Promise<number> {
   const reads = secretsRead(o.profile)
@@ -276,6 +282,7 @@ async function runInPod(
       target: o.target,
       checkTimeoutMs: o.checkTimeoutMs,
       startTimeoutMs: o.startTimeoutMs,
+      configMap: o.configMap,
       signal: interrupt.signal,
     });
   } catch (err) {

@@ -4,7 +4,6 @@
 // operator).
 import * as k8s from '@kubernetes/client-node';
 import type { OperatorConfig } from '../../api/config/operator-config.js';
-import { PROFILES_CONFIGMAP } from '../../api/profiles.js';
 import { checkSecretFindings, readSecretsMetadata } from '../doctor/check-secrets.js';
 import {
   CLUSTER_FLAGS,
@@ -23,7 +22,7 @@ import { statusCodeOf } from '../../lib/kube/client.js';
 import { installedSettings, type InstalledSettings } from '../installed-settings.js';
 import { operatorNamespace, readSettings } from '../settings.js';
 import { capacity, capacityLines, type Capacity } from '../doctor/capacity.js';
-import { configFindings, TRIGGERS_CONFIGMAP, type ConfigMapRead } from '../doctor/config-checks.js';
+import { configFindings, type ConfigMapRead } from '../doctor/config-checks.js';
 import { CRD_NAME, crdFindings, ONCE_RECORD_CRD_NAME, onceRecordCrdFindings } from '../doctor/crd-check.js';
 import { countLevels, fail, findingLine, ok, warn, type Finding } from '../doctor/findings.js';
 import {
@@ -106,6 +105,8 @@ export interface DoctorReport {
   readonly namespace: string;
   /** Where the operator's settings were read: its Deployment, or this shell. */
   readonly settingsSource: string;
+  /** The profiles ConfigMap's name, as the operator is told it (WAITGATE_PROFILES_CONFIGMAP). */
+  readonly profilesConfigMap: string;
   readonly findings: readonly Finding[];
   readonly capacity: Capacity | undefined;
   /** undefined when the bindings could not be read. */
@@ -154,9 +155,9 @@ export async function runDoctor(args: readonly string[], io: CliIo): Promise<num
     }
     io.stdout('');
     if (report.profileEditors === undefined) {
-      io.stdout(`who can edit ${namespace}/${PROFILES_CONFIGMAP}: unknown (the bindings could not be read; see the rbac warning)`);
+      io.stdout(`who can edit ${namespace}/${report.profilesConfigMap}: unknown (the bindings could not be read; see the rbac warning)`);
     } else {
-      io.stdout(`who can edit ${namespace}/${PROFILES_CONFIGMAP}, and so run code as the operator (update or patch, by RBAC):`);
+      io.stdout(`who can edit ${namespace}/${report.profilesConfigMap}, and so run code as the operator (update or patch, by RBAC):`);
       for (const e of report.profileEditors) io.stdout(`  ${e.subject}  (${e.via.join('; ')})`);
       if (report.profileEditors.length === 0) io.stdout('  no subject through RoleBindings or ClusterRoleBindings');
       if (!report.profileEditors.some((e) => e.subject === 'Group system:masters')) {
@@ -231,10 +232,12 @@ async function examine(
   if (cluster) {
     const kc = cluster.kc;
     const [profiles, triggers] = await Promise.all([
-      readMap(kc, namespace, PROFILES_CONFIGMAP),
-      readMap(kc, namespace, TRIGGERS_CONFIGMAP),
+      readMap(kc, namespace, config.configMaps.profiles),
+      readMap(kc, namespace, config.configMaps.triggers),
     ]);
-    findings.push(...configFindings({ namespace, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }));
+    findings.push(
+      ...configFindings({ namespace, names: config.configMaps, profiles, triggers, nowMs: io.now(), afterMaxMs: config.wait.afterMaxMs }),
+    );
     findings.push(...execReachFindings({ namespace, profiles, ...(await readOperators(kc, namespace)) }));
     findings.push(...checkSecretFindings(namespace, profiles, await readSecretsMetadata(kc, namespace)));
     findings.push(...(await crdCheck(kc)));
@@ -247,8 +250,9 @@ async function examine(
       readApprovalPolicy(kc, namespace),
     ]);
     findings.push(...protectionFindings({ receivers, jobPolicy, approvalPolicy }));
-    const listed = await editorsOf(kc, namespace);
-    if ('problem' in listed) findings.push(warn('rbac', `cannot list who may edit ${namespace}/${PROFILES_CONFIGMAP}: ${listed.problem}`));
+    const listed = await editorsOf(kc, namespace, config.configMaps.profiles);
+    if ('problem' in listed)
+      findings.push(warn('rbac', `cannot list who may edit ${namespace}/${config.configMaps.profiles}: ${listed.problem}`));
     else editors = listed.editors;
   } else {
     findings.push(...(await valkeyCheck(valkeyUrl, valkeyParses, valkeyCaFile, io.env)));
@@ -265,7 +269,14 @@ async function examine(
     maxFaults: w.maxFaults,
     afterMaxMs: w.afterMaxMs,
   });
-  return { namespace, settingsSource: installed.source, findings, capacity: settings.ok ? cap : undefined, profileEditors: editors };
+  return {
+    namespace,
+    settingsSource: installed.source,
+    profilesConfigMap: config.configMaps.profiles,
+    findings,
+    capacity: settings.ok ? cap : undefined,
+    profileEditors: editors,
+  };
 }
 
 async function readMap(kc: k8s.KubeConfig, namespace: string, name: string): Promise<ConfigMapRead> {
@@ -448,7 +459,11 @@ async function selfName(kc: k8s.KubeConfig): Promise<string> {
   return "the kubeconfig's user";
 }
 
-async function editorsOf(kc: k8s.KubeConfig, namespace: string): Promise<{ editors: Editor[] } | { problem: string }> {
+async function editorsOf(
+  kc: k8s.KubeConfig,
+  namespace: string,
+  profilesConfigMap: string,
+): Promise<{ editors: Editor[] } | { problem: string }> {
   const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   try {
     const [rb, crb, roles, clusterRoles] = await Promise.all([
@@ -481,7 +496,7 @@ async function editorsOf(kc: k8s.KubeConfig, namespace: string): Promise<{ edito
       })),
       ...clusterRoles.items.map((r) => ({ kind: 'ClusterRole' as const, name: r.metadata?.name ?? '?', rules: r.rules ?? [] })),
     ];
-    return { editors: profileEditors(bindings, roleInfos, namespace, PROFILES_CONFIGMAP) };
+    return { editors: profileEditors(bindings, roleInfos, namespace, profilesConfigMap) };
   } catch (err) {
     return { problem: describeError(err) };
   }

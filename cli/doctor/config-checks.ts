@@ -22,6 +22,8 @@ export type ConfigMapRead =
 
 export interface ConfigCheckInput {
   readonly namespace: string;
+  /** The two ConfigMaps' names, as the operator is told them; unset: waitgate-profiles and waitgate-triggers. */
+  readonly names?: { readonly profiles: string; readonly triggers: string };
   readonly profiles: ConfigMapRead;
   readonly triggers: ConfigMapRead;
   readonly nowMs: number;
@@ -29,7 +31,7 @@ export interface ConfigCheckInput {
 }
 
 export function configFindings(input: ConfigCheckInput): Finding[] {
-  const profilesRef = `${input.namespace}/${PROFILES_CONFIGMAP}`;
+  const profilesRef = `${input.namespace}/${input.names?.profiles ?? PROFILES_CONFIGMAP}`;
   const { findings: profileFindings, declared } = profilesFindings(input.profiles, profilesRef);
   const triggers = triggersFindings(input, declared, profilesRef);
   const findings = [...profileFindings, ...triggers.findings];
@@ -88,7 +90,7 @@ function triggersFindings(
   profilesRef: string,
 ): { findings: Finding[]; named: ReadonlySet<string> | undefined } {
   const findings: Finding[] = [];
-  const triggersRef = `${input.namespace}/${TRIGGERS_CONFIGMAP}`;
+  const triggersRef = `${input.namespace}/${input.names?.triggers ?? TRIGGERS_CONFIGMAP}`;
   const t = input.triggers;
   if (t.state === 'error') {
     findings.push(fail('triggers', `cannot read ${triggersRef}: ${t.problem}`));

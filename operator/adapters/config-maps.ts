@@ -1,9 +1,10 @@
-// The operator's view of its two ConfigMaps in WAITGATE_NAMESPACE, watched: a change
+// The operator's view of its two ConfigMaps in WAITGATE_NAMESPACE (named by
+// WAITGATE_PROFILES_CONFIGMAP and WAITGATE_TRIGGERS_CONFIGMAP), watched: a change
 // applies without a restart, and every hold looks again.
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { parseProfiles, PROFILES_CONFIGMAP, withCheckImage, type Profile } from '../../api/profiles.js';
-import { parseTriggersFile, TRIGGERS_CONFIGMAP, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
+import { parseProfiles, withCheckImage, type Profile } from '../../api/profiles.js';
+import { parseTriggersFile, TRIGGERS_KEY } from '../../api/triggers/triggers-file.js';
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
 import { RestartingInformer } from '../../lib/kube/informer.js';
 
@@ -23,6 +24,8 @@ export function triggersView(text: string | undefined): TriggersView {
 export interface ConfigMapViewsOptions {
   readonly kubeConfig: k8s.KubeConfig;
   readonly namespace: string;
+  /** The two ConfigMaps' names (WAITGATE_PROFILES_CONFIGMAP, WAITGATE_TRIGGERS_CONFIGMAP). */
+  readonly names: { readonly profiles: string; readonly triggers: string };
   readonly log: Logger;
   /** WAITGATE_CHECK_IMAGE: the image of pod-mode profiles that name none. */
   readonly checkImage: string | undefined;
@@ -49,8 +52,8 @@ export class ConfigMapViews {
   async start(): Promise<void> {
     await this.informer.start();
     // Whatever was not listed does not exist.
-    if (!this.informer.get(TRIGGERS_CONFIGMAP, this.opts.namespace)) this.triggersViewNow = { state: 'missing' };
-    if (!this.informer.get(PROFILES_CONFIGMAP, this.opts.namespace)) this.setProfiles(undefined);
+    if (!this.informer.get(this.opts.names.triggers, this.opts.namespace)) this.triggersViewNow = { state: 'missing' };
+    if (!this.informer.get(this.opts.names.profiles, this.opts.namespace)) this.setProfiles(undefined);
   }
 
   stop(): Promise<void> {
@@ -67,9 +70,9 @@ export class ConfigMapViews {
 
   private apply(event: 'add' | 'update' | 'delete', cm: k8s.V1ConfigMap): void {
     const name = cm.metadata?.name;
-    if (name === PROFILES_CONFIGMAP) {
+    if (name === this.opts.names.profiles) {
       this.setProfiles(event === 'delete' ? undefined : (cm.data ?? {}));
-    } else if (name === TRIGGERS_CONFIGMAP) {
+    } else if (name === this.opts.names.triggers) {
       this.triggersViewNow = event === 'delete' ? { state: 'missing' } : triggersView(cm.data?.[TRIGGERS_KEY]);
       if (this.triggersViewNow.state === 'ok') this.opts.log.info({ triggers: this.triggersViewNow.waits.size }, 'Loaded triggers');
       else this.opts.log.error({ triggers: this.triggersViewNow }, 'Cannot compare holds with their triggers');
@@ -82,7 +85,7 @@ export class ConfigMapViews {
     // operator pointed at the wrong namespace, pauses the profile holds; it refuses none.
     const r =
       data === undefined
-        ? { ok: false as const, problems: [`ConfigMap ${PROFILES_CONFIGMAP} is not in namespace ${this.opts.namespace}`] }
+        ? { ok: false as const, problems: [`ConfigMap ${this.opts.names.profiles} is not in namespace ${this.opts.namespace}`] }
         : withCheckImage(parseProfiles(data), this.opts.checkImage);
     if (r.ok) {
       this.profilesView = { state: 'ok', profiles: r.profiles };

@@ -32,6 +32,44 @@ namespace too, so two releases of the same name in different namespaces never co
 {{- printf "%s-receiver" (include "waitgate.fullname" .) -}}
 {{- end -}}
 
+{{/* The ServiceAccount each component runs as: <component>.serviceAccount.name, else (create
+true) the component's own name. RBAC bindings, the admission policies and doctor name it so.
+include with (dict "ctx" $ "component" "operator"). */}}
+{{- define "waitgate.serviceAccountName" -}}
+{{- $sa := index .ctx.Values .component "serviceAccount" -}}
+{{- if $sa.name -}}
+{{- $sa.name -}}
+{{- else if $sa.create -}}
+{{- printf "%s-%s" (include "waitgate.fullname" .ctx) .component -}}
+{{- else -}}
+{{- fail (printf "%s.serviceAccount.create is false and %s.serviceAccount.name is empty: name the existing ServiceAccount the %s runs as (the chart binds its rules to it)." .component .component .component) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "waitgate.operatorServiceAccount" -}}
+{{- include "waitgate.serviceAccountName" (dict "ctx" . "component" "operator") -}}
+{{- end -}}
+
+{{- define "waitgate.receiverServiceAccount" -}}
+{{- include "waitgate.serviceAccountName" (dict "ctx" . "component" "receiver") -}}
+{{- end -}}
+
+{{/* The two ConfigMaps follow the release: <fullname>-profiles and <fullname>-triggers, so the
+default release (fullname "waitgate") keeps waitgate-profiles and waitgate-triggers, and several
+releases fit in one namespace. profilesConfigMap.name / triggersConfigMap.name override. */}}
+{{- define "waitgate.profilesConfigMap" -}}
+{{- default (printf "%s-profiles" (include "waitgate.fullname" .)) .Values.profilesConfigMap.name -}}
+{{- end -}}
+
+{{- define "waitgate.triggersConfigMap" -}}
+{{- default (printf "%s-triggers" (include "waitgate.fullname" .)) .Values.triggersConfigMap.name -}}
+{{- end -}}
+
+{{/* The operator's leader-election Lease: operator.leaderElection.id, else the operator's name. */}}
+{{- define "waitgate.leaseName" -}}
+{{- default (include "waitgate.operatorName" .) .Values.operator.leaderElection.id -}}
+{{- end -}}
+
 {{- define "waitgate.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
@@ -45,6 +83,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | trunc 63 | trimSuffix "-" | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: waitgate
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{/* Selector labels of one component: include with (dict "ctx" $ "component" "operator"). */}}
@@ -66,6 +107,44 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/* repository@digest when image.digest is set (the tag is then ignored), else repository:tag. */}}
+{{/* The receiver's image: receiver.imageDigest, else receiver.imageTag, else the chart's image. */}}
+{{- define "waitgate.receiverImage" -}}
+{{- if .Values.receiver.imageDigest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.receiver.imageDigest -}}
+{{- else if .Values.receiver.imageTag -}}
+{{- printf "%s:%s" .Values.image.repository .Values.receiver.imageTag -}}
+{{- else -}}
+{{- include "waitgate.image" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pull secrets of the chart's own Pods: imagePullSecrets, then global.imagePullSecrets (a
+parent chart's), each entry {name: ...} or a bare name, without repeats. Empty: nothing. */}}
+{{- define "waitgate.imagePullSecrets" -}}
+{{- $names := list -}}
+{{- $global := dict -}}
+{{- if .Values.global }}{{ $global = .Values.global }}{{ end -}}
+{{- range (concat (.Values.imagePullSecrets | default list) ($global.imagePullSecrets | default list)) -}}
+{{- $n := ternary . (get (kindIs "map" . | ternary . dict) "name") (kindIs "string" .) -}}
+{{- if and $n (not (has $n $names)) }}{{ $names = append $names $n }}{{ end -}}
+{{- end -}}
+{{- if $names }}
+imagePullSecrets:
+{{- range $names }}
+  - name: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* A Pod's priorityClassName: the component's own, else global.priorityClassName. */}}
+{{- define "waitgate.priorityClassName" -}}
+{{- $global := dict -}}
+{{- if .ctx.Values.global }}{{ $global = .ctx.Values.global }}{{ end -}}
+{{- with (.own | default $global.priorityClassName) }}
+priorityClassName: {{ . | quote }}
+{{- end }}
+{{- end -}}
+
 {{- define "waitgate.image" -}}
 {{- if .Values.image.digest -}}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
@@ -241,17 +320,12 @@ profiles.json: {{ $profiles | toJson | toJson }}
 
 {{/* Pod-level settings shared by both Deployments: include with (dict "ctx" $ "c" .Values.operator). */}}
 {{- define "waitgate.podCommon" -}}
-{{- with .ctx.Values.imagePullSecrets }}
-imagePullSecrets:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
+{{- include "waitgate.imagePullSecrets" .ctx }}
 {{- with .ctx.Values.podSecurityContext }}
 securityContext:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .c.priorityClassName }}
-priorityClassName: {{ . }}
-{{- end }}
+{{- include "waitgate.priorityClassName" (dict "ctx" .ctx "own" .c.priorityClassName) }}
 {{- with .c.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
@@ -289,6 +363,14 @@ topologySpreadConstraints:
 {{- define "waitgate.extraVolumes" -}}
 {{- with .c.extraVolumes }}
 {{- toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* envFrom of a component's container: include with (dict "c" .Values.operator). */}}
+{{- define "waitgate.envFrom" -}}
+{{- with .c.envFrom }}
+envFrom:
+  {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
 
