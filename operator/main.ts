@@ -308,6 +308,7 @@ async function main(): Promise<void> {
       refused: (token) => metrics.refused(token),
       afterLateness: (ms) => metrics.afterLateness.observe(ms / 1000),
       scopeDeferred: () => metrics.scopeDeferrals.inc(),
+      holdEnded: (outcome, seconds) => metrics.holdEnded(outcome, seconds),
     },
     waker,
     clock: systemClock,

@@ -2,7 +2,7 @@
 // names (profiles, phases, tokens): nothing an issue author typed.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CheckVerdict } from '../api/check-verdict.js';
-import type { RefusalToken } from '../api/vocabulary.js';
+import { HOLD_OUTCOMES, type HoldOutcome, type RefusalToken } from '../api/vocabulary.js';
 import type { HeldJobCounts } from './controller/held-job-gauges.js';
 import { registerBuildInfo } from '../lib/build-info.js';
 
@@ -67,6 +67,17 @@ export class OperatorMetrics {
     name: 'waitgate_check_lateness_seconds',
     help: 'How long after it was first asked for a check started (0 when a slot was free at once).',
     buckets: [0.01, 0.1, 1, 5, 11, 15, 30, 60, 120, 300, 900, 3600],
+    registers: [this.registry],
+  });
+  /** Seconds from the first hold to its end: a second to thirty days. */
+  static readonly HOLD_DURATION_BUCKETS = [
+    1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 21_600, 43_200, 86_400, 259_200, 604_800, 1_209_600, 2_592_000,
+  ];
+  readonly holdDuration = new Histogram({
+    name: 'waitgate_hold_duration_seconds',
+    help: 'How long holds waited, from the first hold to its end, by how it ended (launched, cancelled, refused, failed).',
+    labelNames: ['outcome'] as const,
+    buckets: OperatorMetrics.HOLD_DURATION_BUCKETS,
     registers: [this.registry],
   });
   readonly afterLateness = new Histogram({
@@ -183,6 +194,7 @@ export class OperatorMetrics {
     // Every series from the start, at 0, so rate() and alerts see them before the first event.
     for (const result of Object.values(ReconcileResult)) this.reconciles.inc({ result }, 0);
     for (const informer of ['heldjobs', 'jobs']) this.informerRestarts.inc({ informer }, 0);
+    for (const outcome of HOLD_OUTCOMES) this.holdDuration.zero({ outcome });
   }
 
   /** Runs one reconcile, counting and timing it by result; its error is passed on. */
@@ -201,6 +213,10 @@ export class OperatorMetrics {
   checked(profile: string, verdict: CheckVerdict, seconds: number): void {
     this.checks.inc({ profile, verdict });
     this.checkDuration.observe({ profile }, seconds);
+  }
+
+  holdEnded(outcome: HoldOutcome, seconds: number): void {
+    this.holdDuration.observe({ outcome }, seconds);
   }
 
   refused(token: RefusalToken): void {

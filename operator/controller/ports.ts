@@ -3,7 +3,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
-import type { RefusalToken } from '../../api/vocabulary.js';
+import type { HoldOutcome, RefusalToken } from '../../api/vocabulary.js';
 import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from '../decide/actions.js';
 import type { ProfilesView, TriggersView } from '../decide/observed.js';
 import type { ReportRequest } from '../decide/report.js';
@@ -72,6 +72,8 @@ export interface GateMetrics {
   refused(token: RefusalToken): void;
   afterLateness(ms: number): void;
   scopeDeferred(): void;
+  /** A hold ended (operator/decide/hold-end.ts): once per HeldJob, at the write that recorded it. */
+  holdEnded(outcome: HoldOutcome, seconds: number): void;
 }
 export interface Waker {
   schedule(key: string, at: number): void;

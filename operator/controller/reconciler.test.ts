@@ -3,7 +3,7 @@ import type { HeldJobStatus } from '../../api/heldjob-schema.js';
 import { jobNameFor } from '../../api/job-name.js';
 import { withSummary } from '../../api/summary-conditions.js';
 import type { Profile } from '../../api/profiles.js';
-import { FINALIZER, JOB_LAUNCH_FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
+import { FINALIZER, HoldOutcome, JOB_LAUNCH_FINALIZER, Phase, RefusalToken } from '../../api/vocabulary.js';
 import { CheckVerdict } from '../../api/check-verdict.js';
 import { fakeDeps, fakeWorld, type FakeWorld } from '../../test/support/fake-ports.js';
 import type { HeldJob } from './ports.js';
@@ -485,6 +485,70 @@ describe('the executor carries out the decisions, in order', () => {
   test('a refusal is counted once', async () => {
     const w = await reconcile(fakeWorld({ ...TRIGGERS, heldJob: heldJob({ waitFor: [{ after: iso(T0 + 31 * DAY) }] }), now: T0 }));
     expect(w.refusals).toEqual([RefusalToken.AfterBeyondMax]);
+  });
+});
+
+describe('waitgate_hold_duration_seconds: each hold counted once, at the write that ends it', () => {
+  test('a launch: counted at its record, not again by later passes nor by a new operator (a restart)', async () => {
+    const w = fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held }), now: AFTER_MS });
+    const r = new Reconciler(fakeDeps(w, CONFIG));
+    await r.reconcile(KEY);
+    await r.reconcile(KEY);
+    expect(w.heldJob?.status?.phase).toBe(Phase.Running);
+    await r.reconcile(KEY);
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    expect(w.holdEnds).toEqual([{ outcome: HoldOutcome.Launched, seconds: (AFTER_MS - T0) / 1000 }]);
+  });
+
+  test('a refusal by a check: refused, once, though the pass is run again', async () => {
+    const w = fakeWorld({
+      heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }),
+      now: T0 + 30_000,
+      ...withJira,
+      check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.Never, exitCode: 2 } },
+    });
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    expect(w.holdEnds).toEqual([{ outcome: HoldOutcome.Refused, seconds: 30 }]);
+  });
+
+  test('a refusal that met a newer object (409) is not counted; its retry is, once', async () => {
+    const w = fakeWorld({
+      heldJob: heldJob({ waitFor: [{ profile: 'jira' }], status: profileHeld, finalizer: true }),
+      now: T0,
+      ...withJira,
+      check: { kind: 'answered', result: { profile: 'jira', verdict: CheckVerdict.Never, exitCode: 2 } },
+      failStatusWith: 409,
+    });
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    expect(w.holdEnds).toEqual([]);
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    expect(w.holdEnds.map((e) => e.outcome)).toEqual([HoldOutcome.Refused]);
+  });
+
+  test('a cancel of a held one: cancelled at the finalizer off; nothing when the informer then sees it gone', async () => {
+    const w = fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held, finalizer: true, deleted: true }), now: T0 + 5_000 });
+    const r = new Reconciler(fakeDeps(w, CONFIG));
+    await r.reconcile(KEY);
+    const lastSeen = w.heldJob;
+    expect(lastSeen?.metadata.finalizers).toEqual([]);
+    if (lastSeen) await r.forget(lastSeen);
+    expect(w.holdEnds).toEqual([{ outcome: HoldOutcome.Cancelled, seconds: 5 }]);
+  });
+
+  test('a held one without a finalizer deleted: cancelled when the informer sees it gone', async () => {
+    const w = fakeWorld({ ...TRIGGERS, heldJob: heldJob({ status: held }), now: T0 + 5_000 });
+    await new Reconciler(fakeDeps(w, CONFIG)).forget(heldJob({ status: held }));
+    expect(w.holdEnds).toEqual([{ outcome: HoldOutcome.Cancelled, seconds: 5 }]);
+  });
+
+  test('a cancel of a running one: the hold ended at its launch, nothing more', async () => {
+    const w = fakeWorld({
+      heldJob: heldJob({ status: { ...held, phase: Phase.Running, launchedAt: iso(T0) }, finalizer: true, deleted: true }),
+      now: AFTER_MS,
+    });
+    await new Reconciler(fakeDeps(w, CONFIG)).reconcile(KEY);
+    expect(w.holdEnds).toEqual([]);
   });
 });
 

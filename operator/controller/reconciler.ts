@@ -9,6 +9,7 @@ import { statusCodeOf } from '../../lib/kube/client.js';
 import type { Action, CheckRun, CreateOutcome, EventSpec } from '../decide/actions.js';
 import { decide } from '../decide/decide.js';
 import { afterCancelRead, decideGone } from '../decide/finished.js';
+import { holdEndOf, holdEndOfGone, type HoldEnd } from '../decide/hold-end.js';
 import { isOrphanedFence, observeJob } from '../decide/job.js';
 import type * as k8s from '@kubernetes/client-node';
 import { JobOutcome, type ObservedJob } from '../decide/observed.js';
@@ -183,6 +184,7 @@ export class Reconciler {
     };
     this.created.delete(key);
     this.unfenced.delete(key);
+    this.holdEnded(holdEndOfGone(lastSeen, this.deps.clock.now()));
     await this.execute(key, observed, decideGone(observed), this.deps.log.child({ heldjob: key }));
   }
 
@@ -251,6 +253,7 @@ export class Reconciler {
         try {
           const patched = await deps.writer.setFinalizers(current, action.finalizers);
           this.wroteOver(current);
+          this.holdEnded(holdEndOf(current, patched, deps.clock.now()));
           return next(patched);
         } catch (err) {
           if (isConflict(err)) return STOP;
@@ -355,6 +358,7 @@ export class Reconciler {
         if (action.event && action.status.phase === current.status?.phase) this.logWarning(action.event, log);
         if (action.event) await this.recordEvent(written, action.event, log);
         if (action.refusal) deps.metrics.refused(action.refusal);
+        this.holdEnded(holdEndOf(current, written, deps.clock.now()));
         if (isTerminal(action.status.phase)) deps.waker.cancel(key);
         return next(written);
       }
@@ -385,6 +389,10 @@ export class Reconciler {
       default:
         return assertNever(action);
     }
+  }
+
+  private holdEnded(end: HoldEnd | undefined): void {
+    if (end) this.deps.metrics.holdEnded(end.outcome, end.seconds);
   }
 
   private logCreate(outcome: CreateOutcome, job: string | undefined, log: Logger): void {

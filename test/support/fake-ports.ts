@@ -5,7 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { HeldJobObject, HeldJobStatus } from '../../api/heldjob-schema.js';
 import type { Profile } from '../../api/profiles.js';
-import type { RefusalToken } from '../../api/vocabulary.js';
+import type { HoldOutcome, RefusalToken } from '../../api/vocabulary.js';
 import type { CheckRun, CreateOutcome, DryRunOutcome, EventSpec, JobRead } from '../../operator/decide/actions.js';
 import type { DecideConfig, ProfilesView, TriggersView } from '../../operator/decide/observed.js';
 import type { HeldJob } from '../../operator/controller/ports.js';
@@ -41,6 +41,8 @@ export interface FakeWorld {
   readonly created: k8s.V1Job[];
   readonly wakes: number[];
   readonly refusals: RefusalToken[];
+  /** Hold ends the executor counted (waitgate_hold_duration_seconds), in order. */
+  readonly holdEnds: { outcome: HoldOutcome; seconds: number }[];
   /** Keys the executor queued another pass for (a Job created, its record to follow). */
   readonly requeued: string[];
 }
@@ -66,6 +68,7 @@ export function fakeWorld(over: Partial<FakeWorld> = {}): FakeWorld {
     created: [],
     wakes: [],
     refusals: [],
+    holdEnds: [],
     requeued: [],
     ...over,
   };
@@ -166,6 +169,9 @@ export function fakeDeps(w: FakeWorld, config: DecideConfig): ReconcilerDeps {
       },
       afterLateness: () => undefined,
       scopeDeferred: () => log('metric:scopeDeferred'),
+      holdEnded: (outcome, seconds) => {
+        w.holdEnds.push({ outcome, seconds });
+      },
     },
     waker: {
       schedule: (_key, at) => {
