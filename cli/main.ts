@@ -44,7 +44,7 @@ export async function run(argv: readonly string[], io: CliIo, commands: readonly
     io.stderr('waitgate completion: give bash or zsh, as in: source <(waitgate completion bash)');
     return ExitCode.Refused;
   }
-  if (first === '--version' || first === 'version') {
+  if (first === '--version') {
     io.stdout(`waitgate ${VERSION}`);
     return ExitCode.Ok;
   }
