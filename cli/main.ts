@@ -4,7 +4,8 @@ import { COMMANDS } from './commands/index.js';
 import { ExitCode, usageLine, type Command } from './commands/command.js';
 import { processIo, type CliIo } from './io.js';
 import { VERSION } from '../lib/version.js';
-import { BASH_COMPLETION, complete, ZSH_COMPLETION } from './completion.js';
+import { BASH_COMPLETION, complete, flagsOnLine, ZSH_COMPLETION } from './completion.js';
+import { lookupNames } from './completion-lookup.js';
 
 export function usage(commands: readonly Command[] = COMMANDS): string {
   const lines = commands.map((c) => [usageLine(c).slice('waitgate '.length), c.summary] as const);
@@ -30,8 +31,10 @@ export async function run(argv: readonly string[], io: CliIo, commands: readonly
   if (first === '__complete') {
     // The last word is the one being completed (possibly empty).
     const words = argv.slice(1, -1);
-    const { candidates, directive } = complete(commands, words, argv.length > 1 ? (argv[argv.length - 1] as string) : '');
-    for (const c of candidates) io.stdout(c);
+    const partial = argv.length > 1 ? (argv[argv.length - 1] as string) : '';
+    const { candidates, directive, lookup } = complete(commands, words, partial);
+    const found = lookup === undefined ? [] : await lookupNames(lookup, partial, flagsOnLine(words), io);
+    for (const c of [...candidates, ...found]) io.stdout(c);
     io.stdout(`:${directive}`);
     return ExitCode.Ok;
   }
