@@ -64,7 +64,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (err.code !== 'EPIPE') throw err;
   });
   try {
-    return await run(argv, processIo());
+    const code = await run(argv, processIo());
+    // A lookup cut off at its bound may leave a connection still trying (a TLS handshake that
+    // never ends holds the event loop for its own timeout): a completer answers and ends now.
+    // Writes to a pipe or file are synchronous on Linux, so nothing printed is lost.
+    if (argv[0] === '__complete') process.exit(code);
+    return code;
   } catch (err) {
     process.stderr.write(`waitgate: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return ExitCode.Failure;
