@@ -10,7 +10,7 @@ export KUBECONFIG
 VALKEY_URL ?= redis://127.0.0.1:36403
 export VALKEY_URL
 
-.PHONY: up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint release image image-valkey
+.PHONY: cli up test cluster-up cluster-down run-operator run-receiver deps build crd unit integration e2e e2e-kind bench chaos fuzz lint release image image-valkey
 
 ## up: install what is missing, start the local cluster and Valkey, install the CRD and examples, run the operator
 up:
@@ -74,6 +74,10 @@ image-valkey:
 ## release: the image (where docker, podman or buildah is), the chart (helm package) and the npm tarball, at one version, in dist/release
 release: deps
 	@hack/release.sh
+
+## cli: dist/release/kubectl-waitgate-linux-x64 and -linux-arm64, the CLI as Node single executable applications (no Node.js needed); last line: this machine's one
+cli: build
+	@hack/build-cli.sh
 
 ## lint: eslint (type-checked rules), prettier --check and actionlint (.github/workflows); all run, any failing fails it
 lint:

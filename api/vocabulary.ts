@@ -6,6 +6,8 @@ export const HELDJOB_KIND = 'HeldJob';
 export const HELDJOB_PLURAL = 'heldjobs';
 export const HELDJOB_SINGULAR = 'heldjob';
 export const HELDJOB_SHORT_NAMES = ['hj'] as const;
+/** On the operator's leader Lease: the version of the replica that holds it (`waitgate version` reads it). */
+export const OPERATOR_VERSION_ANNOTATION = 'waitgate.dev/operator-version';
 /** The record that a `once` trigger fired for a target (receiver/delivery/once.ts). */
 export const ONCE_RECORD_KIND = 'OnceRecord';
 export const ONCE_RECORD_PLURAL = 'oncerecords';

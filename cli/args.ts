@@ -69,10 +69,17 @@ export function flagValue(parsed: ParsedArgs, name: string): string | undefined 
 
 /** `-o json` / `--output json`: true for json, false for the default text; a problem otherwise. */
 export function outputJson(parsed: ParsedArgs): boolean | { problem: string } {
+  const v = outputFormat(parsed, []);
+  return typeof v === 'object' ? v : v === 'json';
+}
+
+/** The `-o` format: text (the default), json, or one of `more` the command also prints. */
+export function outputFormat(parsed: ParsedArgs, more: readonly string[]): string | { problem: string } {
   const v = flagValue(parsed, 'output');
-  if (v === undefined || v === 'text') return false;
-  if (v === 'json') return true;
-  return { problem: `-o ${v}: the output formats are text (the default) and json` };
+  if (v === undefined || v === 'text') return 'text';
+  if (v === 'json' || more.includes(v)) return v;
+  const all = ['text (the default)', 'json', ...more];
+  return { problem: `-o ${v}: the output formats are ${all.slice(0, -1).join(', ')} and ${all[all.length - 1]}` };
 }
 
 /** A subcommand's command line: its flags and the positionals it takes, exactly. */
@@ -82,10 +89,18 @@ export interface CommandLineSpec<P extends readonly string[]> {
   readonly positionals: P;
   /** The problem when some are missing, e.g. 'give a PROFILE and a TARGET'. */
   readonly missing?: string;
+  /** The `-o` formats it prints beyond text and json (held: wide, name, yaml). */
+  readonly outputs?: readonly string[];
 }
 
 export type CommandLine<P extends readonly string[]> =
-  | ({ readonly ok: true; readonly args: { readonly [K in keyof P]: string }; readonly json: boolean } & ParsedArgs)
+  | ({
+      readonly ok: true;
+      readonly args: { readonly [K in keyof P]: string };
+      readonly json: boolean;
+      /** The `-o` format: text, json, or one of the spec's outputs. */
+      readonly output: string;
+    } & ParsedArgs)
   | { readonly ok: false; readonly problem: string };
 
 /**
@@ -98,9 +113,9 @@ export function parseCommandLine<const P extends readonly string[]>(args: readon
   const want = spec.positionals.length;
   if (parsed.positionals.length < want) return { ok: false, problem: spec.missing ?? `give ${spec.positionals.join(' and ')}` };
   if (parsed.positionals.length > want) return { ok: false, problem: `unexpected argument ${parsed.positionals[want]}` };
-  const json = outputJson(parsed);
-  if (typeof json === 'object') return { ok: false, problem: json.problem };
-  return { ...parsed, args: parsed.positionals as unknown as { readonly [K in keyof P]: string }, json };
+  const output = outputFormat(parsed, spec.outputs ?? []);
+  if (typeof output === 'object') return { ok: false, problem: output.problem };
+  return { ...parsed, args: parsed.positionals as unknown as { readonly [K in keyof P]: string }, json: output === 'json', output };
 }
 
 export const KUBECONFIG_FLAG: FlagSpec = { name: 'kubeconfig', value: true };

@@ -3,7 +3,8 @@
 import * as k8s from '@kubernetes/client-node';
 import { delimiter } from 'node:path';
 import type { HeldJobObject } from '../api/heldjob-schema.js';
-import { API_GROUP, API_VERSION, HELDJOB_PLURAL } from '../api/vocabulary.js';
+import { API_GROUP, API_VERSION, HELDJOB_KIND, HELDJOB_PLURAL } from '../api/vocabulary.js';
+import type { HeldJobEvent } from './describe-text.js';
 import type { CliIo } from './io.js';
 import { statusCodeOf } from '../lib/kube/client.js';
 
@@ -123,4 +124,23 @@ export async function readConfigMap(kc: k8s.KubeConfig, namespace: string, name:
     if (statusCodeOf(err) === 404) return undefined;
     throw err;
   }
+}
+
+/** The last Events about one HeldJob (core/v1, by involvedObject and its uid), the newest last. */
+export async function listHeldJobEvents(kc: k8s.KubeConfig, hj: HeldJobObject, max: number): Promise<HeldJobEvent[]> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const { namespace, name, uid } = hj.metadata;
+  const list = await core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=${HELDJOB_KIND},involvedObject.name=${name}`,
+  });
+  const at = (e: k8s.CoreV1Event): string | undefined => {
+    const t = e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp;
+    return t === undefined ? undefined : new Date(t).toISOString();
+  };
+  return list.items
+    .filter((e) => e.involvedObject.uid === undefined || e.involvedObject.uid === uid)
+    .map((e) => ({ type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? '', at: at(e), count: e.count ?? 1 }))
+    .sort((a, b) => (a.at ?? '').localeCompare(b.at ?? ''))
+    .slice(-max);
 }

@@ -30,7 +30,7 @@ describe('waitgate', () => {
     expect(out.stderr).toEqual([]);
   });
 
-  test.each([['--version'], ['version']])('%s prints the version from package.json and exits 0', async (flag) => {
+  test.each([['--version']])('%s prints the version from package.json and exits 0', async (flag) => {
     const { io, out } = capture();
     expect(await run([flag], io)).toBe(0);
     expect(out.stdout).toEqual([`waitgate ${VERSION}`]);

@@ -4,7 +4,8 @@ import { COMMANDS } from './commands/index.js';
 import { ExitCode, usageLine, type Command } from './commands/command.js';
 import { processIo, type CliIo } from './io.js';
 import { VERSION } from '../lib/version.js';
-import { BASH_COMPLETION, complete, ZSH_COMPLETION } from './completion.js';
+import { BASH_COMPLETION, complete, flagsOnLine, ZSH_COMPLETION } from './completion.js';
+import { lookupNames } from './completion-lookup.js';
 
 export function usage(commands: readonly Command[] = COMMANDS): string {
   const lines = commands.map((c) => [usageLine(c).slice('waitgate '.length), c.summary] as const);
@@ -30,8 +31,10 @@ export async function run(argv: readonly string[], io: CliIo, commands: readonly
   if (first === '__complete') {
     // The last word is the one being completed (possibly empty).
     const words = argv.slice(1, -1);
-    const { candidates, directive } = complete(commands, words, argv.length > 1 ? (argv[argv.length - 1] as string) : '');
-    for (const c of candidates) io.stdout(c);
+    const partial = argv.length > 1 ? (argv[argv.length - 1] as string) : '';
+    const { candidates, directive, lookup } = complete(commands, words, partial);
+    const found = lookup === undefined ? [] : await lookupNames(lookup, partial, flagsOnLine(words), io);
+    for (const c of [...candidates, ...found]) io.stdout(c);
     io.stdout(`:${directive}`);
     return ExitCode.Ok;
   }
@@ -44,7 +47,7 @@ export async function run(argv: readonly string[], io: CliIo, commands: readonly
     io.stderr('waitgate completion: give bash or zsh, as in: source <(waitgate completion bash)');
     return ExitCode.Refused;
   }
-  if (first === '--version' || first === 'version') {
+  if (first === '--version') {
     io.stdout(`waitgate ${VERSION}`);
     return ExitCode.Ok;
   }
@@ -61,7 +64,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (err.code !== 'EPIPE') throw err;
   });
   try {
-    return await run(argv, processIo());
+    const code = await run(argv, processIo());
+    // A lookup cut off at its bound may leave a connection still trying (a TLS handshake that
+    // never ends holds the event loop for its own timeout): a completer answers and ends now.
+    // Writes to a pipe or file are synchronous on Linux, so nothing printed is lost.
+    if (argv[0] === '__complete') process.exit(code);
+    return code;
   } catch (err) {
     process.stderr.write(`waitgate: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return ExitCode.Failure;

@@ -23,6 +23,8 @@ echo "release: waitgate $version" >&2
 rm -rf "$out"
 mkdir -p "$out"
 packed=$("$here/release-pack.sh" "$out")
+# The single-file CLI: both executables, their archives, SHA256SUMS and the krew manifest.
+krew=$("$here/release-cli.sh" "$out")
 chart=$(sed -n 1p <<<"$packed")
 npm_tgz=$(sed -n 2p <<<"$packed")
 
@@ -40,4 +42,5 @@ esac
 
 echo "$image_line"
 echo "chart: $chart"
+echo "cli:   $out/kubectl-waitgate-linux-x64 $out/kubectl-waitgate-linux-arm64 (SHA256SUMS, krew: $krew)"
 echo "npm:   $npm_tgz"

@@ -10,6 +10,7 @@ import {
   parseCommandLine,
 } from '../args.js';
 import { heldRows, renderPanel, rowData } from '../held-panel.js';
+import { HELD_OUTPUTS, heldOutputLines, type HeldOutput } from '../held-output.js';
 import { watchHeld } from '../held-watch.js';
 import type { CliIo } from '../io.js';
 import { describeError, listHeldJobs, loadCluster } from '../kube.js';
@@ -17,7 +18,7 @@ import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './com
 
 export const held: Command = {
   words: ['held'],
-  args: '[--watch | --all | -o json] [-n NAMESPACE | -A]',
+  args: '[--watch | --all | -o wide|name|yaml|json] [-n NAMESPACE | -A]',
   summary: 'what is waiting: a count and the three longest-held (--watch: live, with cancel)',
   help: [
     'Prints `held · N waiting`, then the three HeldJobs that have waited longest (target,',
@@ -38,6 +39,9 @@ export const held: Command = {
     '  --watch               live, in the terminal, with the keys above',
     '  --all                 every waiting HeldJob, not only three',
     '  -o json               every waiting HeldJob as a JSON array, with namespace and name',
+    '  -o yaml               the same rows as YAML',
+    '  -o wide               a table: namespace, name, target, state, waited, next check',
+    '  -o name               heldjob.waitgate.dev/NAME, one a line (what cancel and kubectl take)',
     "  -n, --namespace NS    this namespace (default: the kubeconfig context's, else default)",
     '  -A, --all-namespaces  every namespace',
     ...CLUSTER_FLAGS_HELP,
@@ -54,18 +58,20 @@ export const held: Command = {
 const LINE = {
   flags: [{ name: 'watch' }, { name: 'all' }, OUTPUT_FLAG, NAMESPACE_FLAG, ALL_NAMESPACES_FLAG, ...CLUSTER_FLAGS, HELP_FLAG],
   positionals: [],
+  outputs: HELD_OUTPUTS,
 } as const;
 
 export async function runHeld(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) return printHelp(held, io);
   const parsed = parseCommandLine(args, LINE);
   if (!parsed.ok) return refuseUsage(held, io, parsed.problem);
-  const { json } = parsed;
+  const { output } = parsed;
   const namespaceFlag = flagValue(parsed, 'namespace');
   const allNamespaces = parsed.flags.has('all-namespaces');
   if (namespaceFlag !== undefined && allNamespaces) return refuseUsage(held, io, '-n and -A exclude each other');
   const watch = parsed.flags.has('watch');
-  if (watch && (json || parsed.flags.has('all'))) return refuseUsage(held, io, '--watch shows every row with h; not with --all or -o json');
+  if (watch && (output !== 'text' || parsed.flags.has('all')))
+    return refuseUsage(held, io, `--watch shows every row with h; not with --all or -o ${output === 'text' ? 'json' : output}`);
   const terminal = watch ? io.terminal?.() : undefined;
   if (watch && terminal === undefined) return refuseUsage(held, io, '--watch needs a terminal on standard input and output');
 
@@ -83,9 +89,12 @@ export async function runHeld(args: readonly string[], io: CliIo): Promise<numbe
     io.stderr(`waitgate held: cannot list HeldJobs${namespace ? ` in ${namespace}` : ''}: ${describeError(err)}`);
     return ExitCode.Failure;
   }
-  const rows = heldRows(items, io.now());
-  if (json) {
+  const now = io.now();
+  const rows = heldRows(items, now);
+  if (output === 'json') {
     io.stdout(JSON.stringify(rows.map(rowData), null, 2));
+  } else if (output !== 'text') {
+    for (const line of heldOutputLines(output as HeldOutput, rows, now)) io.stdout(line);
   } else {
     for (const line of renderPanel(rows, { all: parsed.flags.has('all') })) io.stdout(line);
   }

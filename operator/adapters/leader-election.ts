@@ -11,6 +11,8 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { abortWith, statusCodeOf } from '../../lib/kube/client.js';
+import { OPERATOR_VERSION_ANNOTATION } from '../../api/vocabulary.js';
+import { VERSION } from '../../lib/version.js';
 
 /** A follower takes over a Lease it has seen unchanged for this long (client-go's default). */
 export const LEASE_DURATION_MS = 15_000;
@@ -73,13 +75,18 @@ export class KubeLeases implements LeaseApi {
 
   async create(spec: k8s.V1LeaseSpec, signal: AbortSignal): Promise<void> {
     await this.api.createNamespacedLease(
-      { namespace: this.namespace, body: { metadata: { name: this.name, namespace: this.namespace }, spec } },
+      {
+        namespace: this.namespace,
+        body: { metadata: { name: this.name, namespace: this.namespace, annotations: { [OPERATOR_VERSION_ANNOTATION]: VERSION } }, spec },
+      },
       abortWith(signal),
     );
   }
 
   async replace(lease: k8s.V1Lease, signal: AbortSignal): Promise<void> {
-    await this.api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body: lease }, abortWith(signal));
+    // The holder says which version it runs (waitgate version reads it).
+    const metadata = { ...lease.metadata, annotations: { ...lease.metadata?.annotations, [OPERATOR_VERSION_ANNOTATION]: VERSION } };
+    await this.api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body: { ...lease, metadata } }, abortWith(signal));
   }
 }
 
