@@ -90,7 +90,7 @@ export function checkPod(o: {
       ...(placement.imagePullSecrets ? { imagePullSecrets: placement.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
       ...(placement.nodeSelector ? { nodeSelector: { ...placement.nodeSelector } } : {}),
       ...(placement.tolerations ? { tolerations: placement.tolerations.map((t) => ({ ...t })) } : {}),
-      ...(placement.affinity ? { affinity: placement.affinity as k8s.V1Affinity } : {}),
+      ...(placement.affinity ? { affinity: placement.affinity } : {}),
       ...(placement.priorityClassName ? { priorityClassName: placement.priorityClassName } : {}),
       securityContext: {
         runAsNonRoot: true,
