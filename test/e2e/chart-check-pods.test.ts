@@ -38,6 +38,13 @@ async function renderedDefaults(ns: string, values: object): Promise<string | un
 }
 
 const toleration = { key: 'dedicated', operator: 'Equal', value: 'checks', effect: 'NoSchedule' };
+const affinity = {
+  nodeAffinity: {
+    preferredDuringSchedulingIgnoredDuringExecution: [
+      { weight: 1, preference: { matchExpressions: [{ key: 'waitgate.dev/test-zone', operator: 'In', values: ['a'] }] } },
+    ],
+  },
+};
 
 describe('operator.checkPods renders WAITGATE_CHECK_POD_DEFAULTS', () => {
   test.concurrent.each<[string, object, object]>([
@@ -125,13 +132,15 @@ describe("check Pods carry the chart's pull secret, node selector, toleration an
           (ns) => ({
             ...baseValues(ns),
             watchNamespace: ns,
+            // Both checks at once: each Pod stays Pending (no node matches) until its start timeout.
+            wait: { checkSlots: 2 },
             imagePullSecrets: [{ name: 'registry' }],
             operator: {
               checkPods: {
                 // No node has these labels: the Pods stay Pending, read while they wait.
                 nodeSelector: { 'waitgate.dev/test-pool': 'checks' },
                 tolerations: [toleration],
-                affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+                affinity,
                 priorityClassName: defaultClass,
               },
             },
@@ -201,7 +210,7 @@ describe("check Pods carry the chart's pull secret, node selector, toleration an
                 imagePullSecrets: [{ name: 'registry' }],
                 nodeSelector: { 'waitgate.dev/test-pool': 'checks' },
                 tolerations: [toleration],
-                affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+                affinity,
                 priorityClassName: defaultClass,
                 priority: 1000,
               });
@@ -209,7 +218,7 @@ describe("check Pods carry the chart's pull secret, node selector, toleration an
                 imagePullSecrets: [{ name: 'registry' }],
                 nodeSelector: { 'waitgate.dev/test-pool': 'urgent' },
                 tolerations: [{ key: 'urgent', operator: 'Exists', effect: 'NoExecute' }],
-                affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+                affinity,
                 priorityClassName: ownClass,
                 priority: 2000,
               });

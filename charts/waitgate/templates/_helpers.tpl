@@ -181,6 +181,8 @@ url
 {{- if $p.annotations }}{{ $_ := set $entry "annotations" $p.annotations }}{{ end -}}
 {{- if $p.secrets }}{{ $_ := set $entry "secrets" $p.secrets }}{{ end -}}
 {{- if $p.env }}{{ $_ := set $entry "env" $p.env }}{{ end -}}
+{{- /* A profile's own placement; kept when empty too (an empty nodeSelector clears the default). */ -}}
+{{- range $k := list "nodeSelector" "tolerations" "priorityClassName" }}{{ if hasKey $p $k }}{{ $_ := set $entry $k (get $p $k) }}{{ end }}{{ end -}}
 {{- $_ := set $profiles $name $entry -}}
 {{- end -}}
 profiles.json: {{ $profiles | toJson | toJson }}
