@@ -300,3 +300,42 @@ describe('parseProfiles: secrets and env (pod mode only)', () => {
     if (!r.ok) expect(r.problems.some((p) => problem.test(p))).toBe(true);
   });
 });
+
+describe("parseProfiles: a profile's own nodeSelector, tolerations and priorityClassName (pod mode only)", () => {
+  const ci = (extra: Record<string, unknown>) => cm({ ci: { script: 'wait-ci.sh', ...extra } });
+  test.each<[string, Record<string, unknown>, Partial<Profile>]>([
+    ['a nodeSelector', { nodeSelector: { pool: 'gpu' } }, { placement: { nodeSelector: { pool: 'gpu' } } }],
+    [
+      'all three',
+      { nodeSelector: { pool: 'gpu' }, tolerations: [{ key: 'gpu', operator: 'Exists' }], priorityClassName: 'high' },
+      { placement: { nodeSelector: { pool: 'gpu' }, tolerations: [{ key: 'gpu', operator: 'Exists' }], priorityClassName: 'high' } },
+    ],
+    ['an empty nodeSelector (clears the default)', { nodeSelector: {} }, { placement: { nodeSelector: {} } }],
+  ])('%s', (_what, extra, expected) => {
+    expect(parseProfiles(ci(extra))).toEqual({
+      ok: true,
+      profiles: new Map([['ci', { name: 'ci', mode: ProfileMode.Pod, script: 'wait-ci.sh', ...expected }]]),
+    });
+  });
+
+  test.each<[string, Record<string, unknown>, RegExp]>([
+    ['a nodeSelector on an exec profile', { mode: 'exec', nodeSelector: { a: 'b' } }, /^profile "ci": nodeSelector is for pod mode only/],
+    [
+      'a priorityClassName on an exec profile',
+      { mode: 'exec', priorityClassName: 'p' },
+      /^profile "ci": priorityClassName is for pod mode only/,
+    ],
+    [
+      'a bad toleration',
+      { tolerations: [{ key: 'a', operator: 'exists' }] },
+      /^profile "ci": tolerations: operator must be "Exists" or "Equal"/,
+    ],
+    ['a bad PriorityClass name', { priorityClassName: 'High' }, /^profile "ci": priorityClassName "High" is not a PriorityClass name/],
+    ['affinity: defaults only', { affinity: {} }, /^profile "ci": "affinity" is not a setting of a profile/],
+    ['imagePullSecrets: defaults only', { imagePullSecrets: [] }, /^profile "ci": "imagePullSecrets" is not a setting of a profile/],
+  ])('refuses %s', (_what, extra, problem) => {
+    const r = parseProfiles(ci(extra));
+    expect(r.ok).toBe(false);
+    expect(r.ok ? [] : r.problems).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
+  });
+});

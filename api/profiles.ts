@@ -26,6 +26,7 @@ import {
   SECRETS_MOUNT_ROOT,
   type SecretEnv,
 } from './check-secrets.js';
+import { nodeSelectorSchema, priorityClassNameSchema, tolerationsSchema, type ProfilePlacement } from './check-pod-placement.js';
 
 export const PROFILES_CONFIGMAP = 'waitgate-profiles';
 export const PROFILES_KEY = 'profiles.json';
@@ -59,6 +60,11 @@ export interface Profile {
   readonly secrets?: readonly string[];
   /** Environment variables of the check Pod read from keys of those Secrets (pod mode only). */
   readonly env?: Readonly<Record<string, SecretEnv>>;
+  /**
+   * The check Pod's nodeSelector, tolerations and priorityClassName (pod mode only): each set
+   * replaces the operator's default for that key (api/check-pod-placement.ts).
+   */
+  readonly placement?: ProfilePlacement;
 }
 
 export type ProfilesCheck =
@@ -138,11 +144,14 @@ const profileEntrySchema = z
         { error: (iss) => `env must be an object mapping variable names to {"secret", "key"}, but it is ${kindOf(iss.input)}` },
       )
       .optional(),
+    nodeSelector: nodeSelectorSchema.optional(),
+    tolerations: tolerationsSchema.optional(),
+    priorityClassName: priorityClassNameSchema.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
     if (p.mode === ProfileMode.Exec) {
-      for (const field of ['image', 'resources', 'annotations'] as const) {
+      for (const field of ['image', 'resources', 'annotations', 'nodeSelector', 'tolerations', 'priorityClassName'] as const) {
         if (p[field] !== undefined) {
           ctx.addIssue({
             code: 'custom',
@@ -241,6 +250,15 @@ export function parseProfiles(data: Record<string, string> | undefined): Profile
       ...(p.annotations !== undefined ? { annotations: p.annotations } : {}),
       ...(p.secrets !== undefined && p.secrets.length > 0 ? { secrets: p.secrets } : {}),
       ...(p.env !== undefined && Object.keys(p.env).length > 0 ? { env: p.env } : {}),
+      ...(p.nodeSelector !== undefined || p.tolerations !== undefined || p.priorityClassName !== undefined
+        ? {
+            placement: {
+              ...(p.nodeSelector !== undefined ? { nodeSelector: p.nodeSelector } : {}),
+              ...(p.tolerations !== undefined ? { tolerations: p.tolerations } : {}),
+              ...(p.priorityClassName !== undefined ? { priorityClassName: p.priorityClassName } : {}),
+            },
+          }
+        : {}),
     });
   }
   return problems.length ? { ok: false, problems } : { ok: true, profiles };
@@ -296,7 +314,7 @@ function issueMessage(issue: z.core.$ZodIssue): string {
     const keys = issue.keys.map(show).join(', ');
     if (issue.path[0] === 'env')
       return `env ${String(issue.path[1])}: ${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'}; a variable has secret and key`;
-    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image, resources, annotations, secrets and env`;
+    return `${keys} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'} of a profile; a profile has mode, script, image, resources, annotations, secrets, env, nodeSelector, tolerations and priorityClassName`;
   }
   return issue.message;
 }

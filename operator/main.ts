@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     timeoutMs: config.wait.checkTimeoutMs,
     startTimeoutMs: config.podStartTimeoutMs,
     sweepIntervalMs: config.checkPodSweepMs,
+    defaults: config.checkPodDefaults,
     log,
   });
   const checkGate = new SlottedCheckGate({

@@ -241,3 +241,41 @@ describe('forge reporting and redelivery', () => {
     expect(() => parseOperatorConfig({ ...BASE, ...env })).toThrow(message);
   });
 });
+
+describe('WAITGATE_CHECK_POD_DEFAULTS', () => {
+  test.each<[string, string | undefined, object]>([
+    ['unset: none', undefined, {}],
+    ['empty: none', '', {}],
+    [
+      'the five keys',
+      '{"imagePullSecrets":[{"name":"r"}],"nodeSelector":{"pool":"a"},"tolerations":[{"operator":"Exists"}],"affinity":{},"priorityClassName":"p"}',
+      {
+        imagePullSecrets: [{ name: 'r' }],
+        nodeSelector: { pool: 'a' },
+        tolerations: [{ operator: 'Exists' }],
+        affinity: {},
+        priorityClassName: 'p',
+      },
+    ],
+  ])('%s', (_what, value, expected) => {
+    const env = value === undefined ? BASE : { ...BASE, WAITGATE_CHECK_POD_DEFAULTS: value };
+    expect(parseOperatorConfig(env).checkPodDefaults).toEqual(expected);
+  });
+
+  test.each<[string, string, string]>([
+    ['an unknown key', '{"nodeName":"n"}', 'WAITGATE_CHECK_POD_DEFAULTS: unknown key "nodeName"'],
+    ['a bad pull secret', '{"imagePullSecrets":[{"name":"A"}]}', 'WAITGATE_CHECK_POD_DEFAULTS: imagePullSecrets.0.name:'],
+    ['a bad toleration', '{"tolerations":[{"key":"a","operator":"In"}]}', 'WAITGATE_CHECK_POD_DEFAULTS: tolerations.0.operator:'],
+    ['not JSON', 'nodeSelector=a', 'WAITGATE_CHECK_POD_DEFAULTS: is not valid JSON'],
+  ])('refuses %s, naming the variable and the key', (_what, value, line) => {
+    let thrown: unknown;
+    try {
+      parseOperatorConfig({ ...BASE, WAITGATE_CHECK_POD_DEFAULTS: value });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const lines = (thrown as ConfigError).problems.map((p) => `${p.variable}: ${p.message}`);
+    expect(lines).toEqual(expect.arrayContaining([expect.stringContaining(line)]));
+  });
+});

@@ -20,6 +20,7 @@ import { FORGES, type Forge } from '../vocabulary.js';
 import { PROFILES_CONFIGMAP } from '../profiles.js';
 import { TRIGGERS_CONFIGMAP } from '../triggers/triggers-file.js';
 import { parseHookRefs, type HookRef } from '../github-hooks.js';
+import { parseCheckPodDefaults, type CheckPodDefaults } from '../check-pod-placement.js';
 
 export { ConfigError } from '../../lib/config/env.js';
 
@@ -41,6 +42,21 @@ const jsonOf = <T extends z.ZodType>(schema: T, def: z.infer<T>) =>
       .pipe(schema)
       .optional()
       .transform((v): z.infer<T> => v ?? def),
+  );
+
+/** WAITGATE_CHECK_POD_DEFAULTS: one JSON object (api/check-pod-placement.ts); empty: none. */
+const checkPodDefaults = () =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .optional()
+      .transform((s, ctx): CheckPodDefaults => {
+        const r = parseCheckPodDefaults(s);
+        if (r.ok) return r.defaults;
+        for (const problem of r.problems) ctx.addIssue({ code: 'custom', message: problem });
+        return z.NEVER;
+      }),
   );
 
 /** WAITGATE_CHECK_ENV_ALLOW: comma-separated variable names, none by default. */
@@ -130,6 +146,7 @@ export const operatorEnvSchema = z.object({
   WAITGATE_CHECK_ENV_INHERIT: boolean(false),
   WAITGATE_CHECK_POD_SWEEP_MS: integer(60_000, { min: 100, max: 86_400_000 }),
   WAITGATE_POD_START_TIMEOUT_MS: integer(120_000, { min: 1, max: 86_400_000 }),
+  WAITGATE_CHECK_POD_DEFAULTS: checkPodDefaults(),
   WAITGATE_CHECK_IMAGE: text().refine((s) => s === undefined || !/\s/.test(s), 'must be a container image reference (no spaces)'),
   WAITGATE_FINISHED_TTL_MS: integer(604_800_000, { min: 0 }),
   WAITGATE_PROFILES_DIR: text(),
@@ -290,6 +307,8 @@ export interface OperatorConfig {
   readonly podStartTimeoutMs: number;
   /** The image of pod-mode profiles that name none (the chart: the waitgate image); unset: they must name one. */
   readonly checkImage: string | undefined;
+  /** Check Pods' pull secrets and placement, before a profile's own (WAITGATE_CHECK_POD_DEFAULTS). */
+  readonly checkPodDefaults: CheckPodDefaults;
   /** How long a finished HeldJob is kept after status.finishedAt before it is deleted; 0 keeps it. */
   readonly finishedTtlMs: number;
   /** A mounted profiles ConfigMap; unset: the operator writes the scripts itself. */
@@ -347,6 +366,7 @@ export function parseOperatorConfig(env: Record<string, string | undefined>): Op
     checkPodSweepMs: e.WAITGATE_CHECK_POD_SWEEP_MS,
     podStartTimeoutMs: e.WAITGATE_POD_START_TIMEOUT_MS,
     checkImage: e.WAITGATE_CHECK_IMAGE,
+    checkPodDefaults: e.WAITGATE_CHECK_POD_DEFAULTS,
     finishedTtlMs: e.WAITGATE_FINISHED_TTL_MS,
     profilesDir: e.WAITGATE_PROFILES_DIR,
     metricsPort: e.WAITGATE_METRICS_PORT,

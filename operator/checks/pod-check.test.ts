@@ -374,3 +374,46 @@ describe('createFailed: a check Pod the apiserver would not create', () => {
     expect(verdictOf(a)).toBe(CheckVerdict.CouldNotTell);
   });
 });
+
+describe('checkPod: pull secrets and placement, the defaults under the profile', () => {
+  const defaults = {
+    imagePullSecrets: [{ name: 'registry' }],
+    nodeSelector: { pool: 'checks' },
+    tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'checks', effect: 'NoSchedule' }] as const,
+    affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+    priorityClassName: 'waitgate-checks',
+  };
+  const fields = (p: k8s.V1Pod) => {
+    const s = p.spec as k8s.V1PodSpec;
+    return {
+      imagePullSecrets: s.imagePullSecrets,
+      nodeSelector: s.nodeSelector,
+      tolerations: s.tolerations,
+      affinity: s.affinity,
+      priorityClassName: s.priorityClassName,
+    };
+  };
+  const gpu = { key: 'gpu', operator: 'Exists' as const };
+  test.each<[string, Partial<CheckPodInput>, Partial<Profile>, object]>([
+    ['none: no such field at all', {}, {}, {}],
+    ['the defaults, all five', { defaults: { ...defaults, tolerations: [...defaults.tolerations] } }, {}, defaults],
+    [
+      "a profile's own nodeSelector, tolerations and priorityClassName replace the defaults'; pull secrets and affinity stay",
+      { defaults: { ...defaults, tolerations: [...defaults.tolerations] } },
+      { placement: { nodeSelector: { pool: 'gpu' }, tolerations: [gpu], priorityClassName: 'high' } },
+      { ...defaults, nodeSelector: { pool: 'gpu' }, tolerations: [gpu], priorityClassName: 'high' },
+    ],
+    ['a profile alone', {}, { placement: { priorityClassName: 'high' } }, { priorityClassName: 'high' }],
+  ])('%s', (_what, input, p, expected) => {
+    const got = fields(checkPod({ ...base, ...input, profile: { ...profile, ...p } }));
+    const want = {
+      imagePullSecrets: undefined,
+      nodeSelector: undefined,
+      tolerations: undefined,
+      affinity: undefined,
+      priorityClassName: undefined,
+      ...expected,
+    };
+    expect(got).toEqual(want);
+  });
+});

@@ -15,6 +15,7 @@ import { apiMessageOf, statusCodeOf } from '../../lib/kube/client.js';
 import { assertNever } from '../../api/vocabulary.js';
 import { containerStartOf, podClock, startTimeoutDetail } from './pod-check-timing.js';
 import { refusedSecretOf, SECRETS_MOUNT_ROOT } from '../../api/check-secrets.js';
+import { checkPodPlacement, type CheckPodDefaults } from '../../api/check-pod-placement.js';
 
 export const CHECK_LABEL = 'waitgate.dev/check';
 export const WORKER_LABEL = 'waitgate.dev/worker';
@@ -53,6 +54,8 @@ export function checkPod(o: {
   timeoutMs: number;
   /** How long scheduling and starting may take. */
   startTimeoutMs: number;
+  /** Pull secrets and placement before the profile's own (WAITGATE_CHECK_POD_DEFAULTS). */
+  defaults?: CheckPodDefaults;
 }): k8s.V1Pod {
   const script = o.profile.script;
   const secrets = o.profile.secrets ?? [];
@@ -60,6 +63,7 @@ export function checkPod(o: {
   const env: k8s.V1EnvVar[] = Object.entries(o.profile.env ?? {})
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, from]) => ({ name, valueFrom: { secretKeyRef: { name: from.secret, key: from.key } } }));
+  const placement = checkPodPlacement(o.defaults, o.profile.placement);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -82,6 +86,12 @@ export function checkPod(o: {
       // operator itself times the start and the check (pod-check-timing.ts).
       activeDeadlineSeconds: Math.max(1, Math.ceil((o.startTimeoutMs + o.timeoutMs) / 1000)),
       terminationGracePeriodSeconds: 2,
+      // Where it runs and what it pulls with: the defaults, the profile's own keys over them.
+      ...(placement.imagePullSecrets ? { imagePullSecrets: placement.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+      ...(placement.nodeSelector ? { nodeSelector: { ...placement.nodeSelector } } : {}),
+      ...(placement.tolerations ? { tolerations: placement.tolerations.map((t) => ({ ...t })) } : {}),
+      ...(placement.affinity ? { affinity: placement.affinity } : {}),
+      ...(placement.priorityClassName ? { priorityClassName: placement.priorityClassName } : {}),
       securityContext: {
         runAsNonRoot: true,
         runAsUser: CHECK_UID,
@@ -176,6 +186,8 @@ export interface PodCheckOptions {
   readonly startTimeoutMs: number;
   /** How often check Pods no check of this process awaits are looked for and deleted. */
   readonly sweepIntervalMs: number;
+  /** Pull secrets and placement of every check Pod, before a profile's own. */
+  readonly defaults?: CheckPodDefaults;
   readonly log: Logger;
 }
 
@@ -303,6 +315,7 @@ export class PodCheckRunner {
           configMap: this.o.configMap,
           timeoutMs: this.o.timeoutMs,
           startTimeoutMs: this.o.startTimeoutMs,
+          ...(this.o.defaults ? { defaults: this.o.defaults } : {}),
         }),
       });
     } catch (err) {

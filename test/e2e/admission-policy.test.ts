@@ -542,6 +542,20 @@ describe('who may launch what, with the chart installed', () => {
               /adds no capability and allows no privilege escalation/,
             ],
             ['a hostPort', variant((p) => (container(p).ports = [{ containerPort: 80, hostPort: 80 }])), /opens no hostPort/],
+            // Placed only as operator.checkPods and profiles say (admitted below).
+            ['a node named outright', variant((p) => (spec(p).nodeName = 'node-1')), /is placed only by imagePullSecrets/],
+            ['another scheduler', variant((p) => (spec(p).schedulerName = 'other')), /is placed only by imagePullSecrets/],
+            ['a runtime class', variant((p) => (spec(p).runtimeClassName = 'gvisor')), /is placed only by imagePullSecrets/],
+            [
+              'topology spread constraints',
+              variant(
+                (p) =>
+                  (spec(p).topologySpreadConstraints = [
+                    { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' },
+                  ]),
+              ),
+              /is placed only by imagePullSecrets/,
+            ],
           ];
           // The first refusal waits for the policy to take effect; the rest are then immediate.
           await refusedOnceActive(op, cases[0]?.[1] as object, ns, cases[0]?.[2] as RegExp);
@@ -561,6 +575,27 @@ describe('who may launch what, with the chart installed', () => {
           const ok = await createAs(op, base, ns, true);
           expect(ok.stderr).toBe('');
           expect(ok.code).toBe(0);
+          // Pull secrets, nodeSelector, tolerations and affinity, as checkPod places them, are admitted
+          // (priorityClassName too: test/e2e/chart-check-pods.test.ts, which creates the class).
+          const placed = checkPod({
+            name: 'waitgate-check-z',
+            namespace: ns,
+            profile,
+            target: 'acme/web#7',
+            key: `${ns}/web-7-deploy`,
+            worker: 'waitgate',
+            configMap: 'waitgate-profiles',
+            timeoutMs: 10_000,
+            startTimeoutMs: 120_000,
+            defaults: {
+              imagePullSecrets: [{ name: 'registry' }],
+              nodeSelector: { pool: 'checks' },
+              tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'checks', effect: 'NoSchedule' }],
+              affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+            },
+          });
+          const placedOk = await createAs(op, placed, ns, true);
+          expect({ stderr: placedOk.stderr, code: placedOk.code }).toEqual({ stderr: '', code: 0 });
           // A profile's labelled Secret, mounted and read key by key, as checkPod builds it, is admitted.
           const withSecret = checkPod({
             name: 'waitgate-check-y',

@@ -127,6 +127,14 @@ validations:
   - expression: "variables.containers.all(c, !has(c.ports) || c.ports.all(p, !has(p.hostPort) || p.hostPort == 0))"
     reason: Forbidden
     message: "waitgate: a Pod the operator creates opens no hostPort"
+  # Placed only as operator.checkPods and a profile say: imagePullSecrets, nodeSelector,
+  # tolerations, affinity and priorityClassName; no node named outright, no other scheduler,
+  # runtime class or spread constraints.
+  - expression: >-
+      !has(object.spec.nodeName) && !has(object.spec.runtimeClassName) && !has(object.spec.topologySpreadConstraints)
+      && (!has(object.spec.schedulerName) || object.spec.schedulerName == 'default-scheduler')
+    reason: Forbidden
+    message: "waitgate: a Pod the operator creates is placed only by imagePullSecrets, nodeSelector, tolerations, affinity and priorityClassName (no nodeName, schedulerName, runtimeClassName or topologySpreadConstraints)"
 {{- end -}}
 
 

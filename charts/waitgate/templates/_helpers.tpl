@@ -260,6 +260,8 @@ url
 {{- if $p.annotations }}{{ $_ := set $entry "annotations" $p.annotations }}{{ end -}}
 {{- if $p.secrets }}{{ $_ := set $entry "secrets" $p.secrets }}{{ end -}}
 {{- if $p.env }}{{ $_ := set $entry "env" $p.env }}{{ end -}}
+{{- /* A profile's own placement; kept when empty too (an empty nodeSelector clears the default). */ -}}
+{{- range $k := list "nodeSelector" "tolerations" "priorityClassName" }}{{ if hasKey $p $k }}{{ $_ := set $entry $k (get $p $k) }}{{ end }}{{ end -}}
 {{- $_ := set $profiles $name $entry -}}
 {{- end -}}
 profiles.json: {{ $profiles | toJson | toJson }}
@@ -378,4 +380,31 @@ envFrom:
 {{- with .c.extraVolumeMounts }}
 {{- toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/* WAITGATE_CHECK_POD_DEFAULTS: operator.checkPods as one JSON object, empty keys left out.
+Its imagePullSecrets, when empty: the chart's own imagePullSecrets and global.imagePullSecrets
+(a parent chart's; a plain name or {name}), each name once. */}}
+{{- define "waitgate.checkPodDefaults" -}}
+{{- $c := .Values.operator.checkPods | default dict -}}
+{{- $out := dict -}}
+{{- $secrets := list -}}
+{{- $names := list -}}
+{{- $from := $c.imagePullSecrets | default list -}}
+{{- if not $from -}}
+{{- $from = concat (.Values.imagePullSecrets | default list) (dig "imagePullSecrets" list (.Values.global | default dict)) -}}
+{{- end -}}
+{{- range $from -}}
+{{- $name := ternary . (get (kindIs "map" . | ternary . dict) "name") (kindIs "string" .) -}}
+{{- if and $name (not (has $name $names)) -}}
+{{- $names = append $names $name -}}
+{{- $secrets = append $secrets (dict "name" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- with $secrets }}{{ $_ := set $out "imagePullSecrets" . }}{{ end -}}
+{{- with $c.nodeSelector }}{{ $_ := set $out "nodeSelector" . }}{{ end -}}
+{{- with $c.tolerations }}{{ $_ := set $out "tolerations" . }}{{ end -}}
+{{- with $c.affinity }}{{ $_ := set $out "affinity" . }}{{ end -}}
+{{- with $c.priorityClassName }}{{ $_ := set $out "priorityClassName" . }}{{ end -}}
+{{- if $out }}{{ toJson $out }}{{ end -}}
 {{- end -}}
