@@ -77,6 +77,9 @@ async function userWith(c: ChartInstall, name: string, rules: object[]): Promise
   return serviceAccountKubeconfig(c.kube, n, name);
 }
 
+/** A RuntimeClass the tests create (cluster-scoped, shared, harmless: no node runs it). */
+const RUNTIME_CLASS = 'waitgate-test-gvisor';
+
 const heldJobRules = { apiGroups: ['waitgate.dev'], resources: ['heldjobs'], verbs: ['create', 'get', 'update', 'patch'] };
 const jobRules = { apiGroups: ['batch'], resources: ['jobs'], verbs: ['create'] };
 const randomName = (p: string) => `${p}-${Math.random().toString(36).slice(2, 8)}`;
@@ -545,7 +548,7 @@ describe('who may launch what, with the chart installed', () => {
             // Placed only as operator.checkPods and profiles say (admitted below).
             ['a node named outright', variant((p) => (spec(p).nodeName = 'node-1')), /is placed only by imagePullSecrets/],
             ['another scheduler', variant((p) => (spec(p).schedulerName = 'other')), /is placed only by imagePullSecrets/],
-            ['a runtime class', variant((p) => (spec(p).runtimeClassName = 'gvisor')), /is placed only by imagePullSecrets/],
+            ['a runtime class', variant((p) => (spec(p).runtimeClassName = RUNTIME_CLASS)), /is placed only by imagePullSecrets/],
             [
               'topology spread constraints',
               variant(
@@ -557,6 +560,13 @@ describe('who may launch what, with the chart installed', () => {
               /is placed only by imagePullSecrets/,
             ],
           ];
+          // The RuntimeClass exists, so only the policy can refuse the Pod that names it (the
+          // apiserver's own RuntimeClass admission refuses an unknown one first).
+          await mustRun(
+            'kubectl',
+            ['--kubeconfig', kubeconfigPath(), 'apply', '-f', '-'],
+            JSON.stringify({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: RUNTIME_CLASS }, handler: 'runsc' }),
+          );
           // The first refusal waits for the policy to take effect; the rest are then immediate.
           await refusedOnceActive(op, cases[0]?.[1] as object, ns, cases[0]?.[2] as RegExp);
           // The check-Secret policy reads the Secrets through the apiserver's own cache: waited for too.
