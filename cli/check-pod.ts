@@ -4,6 +4,7 @@
 // the caller's identity with a generated name, read for its exit code and deleted, also on
 // Ctrl-C or a timeout. Its output is never read: the container's log stays where it is until
 // the Pod is deleted.
+import type { CheckPodDefaults } from '../api/check-pod-placement.js';
 import { randomBytes } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -25,6 +26,8 @@ export interface PodCheckRun {
   readonly startTimeoutMs: number;
   /** The profiles ConfigMap the check Pod mounts its script from (the installed operator's). */
   readonly configMap: string;
+  /** Where the Pod runs and what it pulls with: the installed operator's check Pod defaults. */
+  readonly defaults: CheckPodDefaults;
   readonly signal: AbortSignal;
 }
 
@@ -35,6 +38,7 @@ export async function runPodCheck(o: PodCheckRun): Promise<CheckAnswer> {
     kubeConfig: o.kubeConfig,
     namespace: o.namespace,
     configMap: o.configMap,
+    defaults: o.defaults,
     worker,
     timeoutMs: o.checkTimeoutMs,
     startTimeoutMs: o.startTimeoutMs,

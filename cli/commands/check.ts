@@ -40,6 +40,7 @@ import {
 import { explainAnswer, renderExplanation } from '../check-explain.js';
 import type { CliIo } from '../io.js';
 import { describeError, loadCluster, readConfigMap } from '../kube.js';
+import type { CheckPodDefaults } from '../../api/check-pod-placement.js';
 import { installedSettings, type InstalledSettings } from '../installed-settings.js';
 import { operatorNamespace, readSettings } from '../settings.js';
 import { ExitCode, printHelp, refuseUsage, wantsHelp, type Command } from './command.js';
@@ -184,6 +185,8 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
       startTimeoutMs: settings.config.podStartTimeoutMs,
       maxFaults,
       configMap: settings.config.configMaps.profiles,
+      // Placed as the installed operator places its check Pods (WAITGATE_CHECK_POD_DEFAULTS).
+      defaults: settings.config.checkPodDefaults,
     });
   }
 
@@ -262,6 +265,7 @@ async function runInPod(
     startTimeoutMs: number;
     maxFaults: number;
     configMap: string;
+    defaults: CheckPodDefaults;
   },
 ): Promise<number> {
   const reads = secretsRead(o.profile)
@@ -283,6 +287,7 @@ async function runInPod(
       checkTimeoutMs: o.checkTimeoutMs,
       startTimeoutMs: o.startTimeoutMs,
       configMap: o.configMap,
+      defaults: o.defaults,
       signal: interrupt.signal,
     });
   } catch (err) {
