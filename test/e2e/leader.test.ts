@@ -2,13 +2,16 @@
 // takes over once the Lease has lapsed; when its apiserver stalls, it steps down (exits) before
 // the other takes over; when it is stopped, it finishes what it is doing before letting go.
 import { describe, expect, test } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Phase } from '../../api/vocabulary.js';
 import { LEASE_DURATION_MS, RENEW_DEADLINE_MS, RETRY_PERIOD_MS } from '../../operator/adapters/leader-election.js';
+import { VERSION } from '../../lib/version.js';
 import { afterIn, heldJob } from '../support/builders.js';
-import { kubeconfigPath } from '../support/env.js';
+import { kubeconfigPath, ROOT } from '../support/env.js';
 import { TestKube } from '../support/kube.js';
 import { profilesConfigMap } from '../support/profiles.js';
 import { operatorProcess, type ServiceProcess } from '../support/service-process.js';
@@ -223,6 +226,31 @@ describe('leader election', () => {
         throw new Error(`${(err as Error).message}\n(logs: ${leader.logPath}, ${follower.logPath})`, { cause: err });
       } finally {
         await Promise.all([leader.stop(), follower.stop()]);
+        await kube.deleteNamespace(ns);
+      }
+    },
+    Timeouts.testMs,
+  );
+  test.concurrent(
+    'the leader records its version on the Lease, and `waitgate version` reads it there',
+    async () => {
+      const kube = new TestKube();
+      const ns = await kube.createNamespace('leader-version');
+      const operator = operatorProcess(electionEnv(ns), `${ns}-a`);
+      try {
+        await operator.start();
+        await operator.logged('Became leader');
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          [join(ROOT, 'bin', 'waitgate.js'), 'version', '--waitgate-namespace', ns, '-o', 'json'],
+          { env: { PATH: process.env['PATH'] ?? '', KUBECONFIG: kubeconfigPath() }, timeout: Timeouts.testMs },
+        );
+        const v = JSON.parse(stdout) as { client: { version: string }; operator: Record<string, unknown> };
+        expect(v.client.version).toBe(VERSION);
+        expect(v.operator).toMatchObject({ namespace: ns, version: VERSION, source: 'lease' });
+        expect(String(v.operator['detail'])).toMatch(/^held by /);
+      } finally {
+        await operator.stop();
         await kube.deleteNamespace(ns);
       }
     },
