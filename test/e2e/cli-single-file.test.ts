@@ -142,6 +142,20 @@ describe('kubectl-waitgate as one file, no node on PATH', () => {
   );
 
   test(
+    'completion asks the cluster: HeldJob names for describe and cancel, namespaces for -n',
+    async () => {
+      for (const verb of ['describe', 'cancel']) {
+        const c = await run(['__complete', verb, '-n', ns, '']);
+        expect(c.code).toBe(0);
+        expect(c.stdout.trimEnd().split('\n')).toEqual(['web-7', expect.stringMatching(/^:\d+$/)]);
+      }
+      const n = await run(['__complete', 'held', '-n', ns.slice(0, -2)]);
+      expect(n.stdout.split('\n')).toContain(ns);
+    },
+    Timeouts.testMs,
+  );
+
+  test(
     'describe: waits, next check, counters, Events; a missing name is one line and exit 1',
     async () => {
       const d = await run(['describe', 'web-7', '-n', ns]);
